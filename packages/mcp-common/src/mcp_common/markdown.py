@@ -1,0 +1,110 @@
+"""Markdown building blocks: the one table builder, front matter, inline escaping, size guard."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+DEFAULT_MAX_OUTPUT_CHARS = 100_000
+_RESERVED = frozenset(
+    w
+    for base in ("true", "false", "null", "yes", "no", "on", "off", "~")
+    for w in (base, base.title(), base.upper())
+)
+_NUMERIC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_NEEDS_QUOTES = set(":#[]{},&*?|>@`!%'\"\\")
+_INLINE = re.compile(r"([\\*_`\[\]<>])")
+
+
+def escape_cell(value: object) -> str:
+    """A table cell: ``None`` -> empty, ``|`` -> ``\\|``, CR dropped, LF -> one space."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    return text.replace("\r", "").replace("\n", " ").replace("|", "\\|")
+
+
+def escape_inline(text: str) -> str:
+    """Escape Markdown emphasis, code, link and HTML characters in running text."""
+    return _INLINE.sub(r"\\\1", text)
+
+
+def _row(cells: Sequence[object]) -> str:
+    return "| " + " | ".join(escape_cell(c) for c in cells) + " |\n"
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A Markdown table whose every cell (headers too) is escaped.
+
+    Raises ``ValueError`` for zero columns or a row of the wrong width.
+    """
+    if not headers:
+        raise ValueError("a table needs at least one column")
+    out = [_row(headers), "| " + " | ".join("---" for _ in headers) + " |\n"]
+    for row in rows:
+        if len(row) != len(headers):
+            raise ValueError(f"row has {len(row)} cells, the table has {len(headers)} columns")
+        out.append(_row(row))
+    return "".join(out)
+
+
+def key_value_table(
+    pairs: Mapping[str, object], headers: tuple[str, str] = ("Property", "Value")
+) -> str:
+    """A two-column table of ``pairs`` in insertion order."""
+    return markdown_table(headers, list(pairs.items()))
+
+
+def _front_matter_value(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    text = str(value)
+    if text == "":
+        return '""'
+    if (
+        text != text.strip()
+        or any(ch in _NEEDS_QUOTES for ch in text)
+        or text in _RESERVED
+        or "\n" in text
+        or "\r" in text
+        or _NUMERIC.match(text)
+    ):
+        escaped = (
+            text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+        )
+        return f'"{escaped}"'
+    return text
+
+
+def front_matter(fields: Mapping[str, object]) -> str:
+    """A ``---`` delimited ``key: value`` block (YAML-safe quoting), ending with a newline."""
+    lines = ["---"]
+    for key, value in fields.items():
+        if not key:
+            raise ValueError("front matter keys must not be empty")
+        rendered = _front_matter_value(value)
+        lines.append(f"{key}: {rendered}" if rendered else f"{key}:")
+    lines.append("---")
+    return "\n".join(lines) + "\n"
+
+
+def guard_output(
+    text: str,
+    max_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    levers: str = "a smaller limit, an offset, or a narrower selection",
+) -> str:
+    """Cut Markdown longer than ``max_chars`` and say so, naming how to narrow the request.
+
+    Never applied to structured content, which must stay whole to stay valid.
+    """
+    if len(text) <= max_chars:
+        return text
+    footer = (
+        f"\n\n---\n[OUTPUT TRUNCATED] showing {max_chars} of {len(text)} characters; "
+        f"narrow the request with {levers}."
+    )
+    return text[:max_chars] + footer

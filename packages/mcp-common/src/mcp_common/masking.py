@@ -1,0 +1,86 @@
+"""The one masking rule: credentials never leave the server, absolute paths leave as ``.../leaf``.
+
+``redact`` is for text a client reads; ``mask_credentials`` is for logs (paths kept);
+``FailureMessage`` builds the ``<tool> failed: <message>`` text of the failure path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+# user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole.
+_URL_USERINFO = re.compile(
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
+)
+_SECRET_PARAM = re.compile(
+    r"(?i)(?P<key>\b(?:password|passwd|pwd|token|access_token|auth_token|secret|api_key|apikey"
+    r"|private_token|client_secret)=)(?P<value>[^&\s;,'\"]+)"
+)
+_BEARER = re.compile(r"(?i)(?P<key>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
+_KNOWN_TOKEN = re.compile(
+    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,})"
+)
+# a '/' not preceded by a word char, ':', '/', '.', '-' or '~' starts an absolute path; it needs
+# at least one directory segment, and its last segment stops at , ; ) ] as well.
+_POSIX_PATH = re.compile(r"(?<![\w:/.\-~])/(?:[^/\s'\"`]+/)+(?P<leaf>[^/\s'\"`,;)\]]*)")
+_WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"`]+\\)+(?P<leaf>[^\\\s'\"`,;)\]]*)")
+_SECRET_KEYS = re.compile(r"(?i)password|passwd|secret|token|credential|api_?key")
+
+
+def mask_credentials(text: str) -> str:
+    """Mask URL user-info, secret query parameters, bearer tokens and well-known token shapes."""
+    text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
+    text = _SECRET_PARAM.sub(lambda m: f"{m['key']}***", text)
+    text = _BEARER.sub(lambda m: f"{m['key']}***", text)
+    return _KNOWN_TOKEN.sub("***", text)
+
+
+def _leaf(match: re.Match[str], separator: str) -> str:
+    leaf = match["leaf"]
+    if not leaf:
+        parts = [p for p in match[0].split(separator) if p]
+        leaf = parts[-1] if parts else ""
+    return f"...{separator}{leaf}"
+
+
+def shorten_paths(text: str) -> str:
+    """Replace absolute POSIX and Windows paths (two or more components) by ``.../<leaf>``."""
+    text = _POSIX_PATH.sub(lambda m: _leaf(m, "/"), text)
+    return _WINDOWS_PATH.sub(lambda m: _leaf(m, "\\"), text)
+
+
+def redact(text: str) -> str:
+    """What a client may read: credentials masked and absolute paths shortened."""
+    return shorten_paths(mask_credentials(text))
+
+
+def mask_arguments(arguments: object) -> Any:
+    """A copy of call arguments fit for a log line: credentials masked, paths kept."""
+    if isinstance(arguments, str):
+        return mask_credentials(arguments)
+    if isinstance(arguments, Mapping):
+        return {
+            key: "***" if isinstance(key, str) and _SECRET_KEYS.search(key) else mask_arguments(v)
+            for key, v in arguments.items()
+        }
+    if isinstance(arguments, list | tuple):
+        return [mask_arguments(v) for v in arguments]
+    return arguments
+
+
+class FailureMessage:
+    """Builds the text a client reads when a tool fails."""
+
+    @staticmethod
+    def describe(error: BaseException) -> str:
+        """The exception's message, or its type name when it has none."""
+        text = str(error).strip()
+        return text or type(error).__name__
+
+    @staticmethod
+    def for_client(tool_name: str, error: BaseException | str) -> str:
+        """``<tool> failed: <message>`` with credentials masked and paths shortened."""
+        message = error if isinstance(error, str) else FailureMessage.describe(error)
+        return f"{tool_name} failed: {redact(message)}"

@@ -1,0 +1,1 @@
+"""uniqueness-server."""
