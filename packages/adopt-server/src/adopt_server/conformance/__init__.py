@@ -1,0 +1,28 @@
+"""CLAUDE.md/AGENTS.md conformance: one Markdown reader shared by the checker and the reshaper."""
+
+from adopt_server.conformance.agents_md import agents_md_text
+from adopt_server.conformance.checker import check_agents_md, check_claude_md
+from adopt_server.conformance.reshaper import reshape
+from adopt_server.conformance.rules import (
+    AGENTS_MD_SECTIONS,
+    BUILDS,
+    JAVA_SECTIONS,
+    RULE_SET_NAMES,
+    RuleSet,
+    canonical_sections,
+    rules_for,
+)
+
+__all__ = [
+    "AGENTS_MD_SECTIONS",
+    "BUILDS",
+    "JAVA_SECTIONS",
+    "RULE_SET_NAMES",
+    "RuleSet",
+    "agents_md_text",
+    "canonical_sections",
+    "check_agents_md",
+    "check_claude_md",
+    "reshape",
+    "rules_for",
+]

@@ -1,0 +1,103 @@
+"""Rule sets: which title, sections and reference a CLAUDE.md must carry, per build system."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adopt_server.conformance.markdown_reader import canonical_heading
+
+BUILDS = ("maven", "gradle", "python", "github-actions")
+RULE_SET_NAMES = ("minimal", "project")
+CLAUDE_MD_TITLE = "# CLAUDE.md"
+AGENTS_MD_TITLE = "# AGENTS.md"
+REFERENCE_TARGET = "AGENTS.md"
+REFERENCE_LINE = "See [AGENTS.md](AGENTS.md) for the companion agent guide."
+# Deliberately not pointing back at AGENTS.md: the anchor's stub once sent readers in a circle.
+STUB_BODY = "_Not documented yet — replace this line with the project's own guidance._"
+JAVA_SECTIONS = (
+    "## Project",
+    "## Java version",
+    "## Maven",
+    "## Principles for Java Development",
+    "## Testing",
+    "## Dependencies",
+)
+AGENTS_MD_SECTIONS = (
+    "## Project overview",
+    "## Module layout",
+    "## Environment & toolchain",
+    "## Build, test, and run",
+    "## Code style & conventions",
+    "## Releasing",
+    "## Pull requests & commits",
+)
+_DEFAULT_SECTIONS: dict[str, tuple[str, ...]] = {
+    "maven": JAVA_SECTIONS,
+    "gradle": (),
+    "python": (),
+    "github-actions": (),
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """What a conforming CLAUDE.md (and, under ``project``, AGENTS.md) must look like.
+
+    ``sections`` are canonical headings, de-duplicated in the order given; ``reference`` is the
+    file CLAUDE.md must mention in prose (empty disables the check).
+    """
+
+    name: str
+    build: str
+    sections: tuple[str, ...]
+    title: str = CLAUDE_MD_TITLE
+    reference: str = REFERENCE_TARGET
+    reference_line: str = REFERENCE_LINE
+    stub: str = STUB_BODY
+
+    @property
+    def checks_agents_md(self) -> bool:
+        """Whether AGENTS.md is held to its format too (the ``project`` rules do, when present)."""
+        return self.name == "project"
+
+
+def rules_for(
+    name: str = "project",
+    build: str = "github-actions",
+    sections: Sequence[str] | None = None,
+) -> RuleSet:
+    """The rule set ``name`` (``project`` | ``minimal``, case-insensitive) for a ``build``.
+
+    ``sections`` default to the build's own (the six Java sections for Maven, none otherwise);
+    given ones are stripped, blanks dropped, canonicalised (``##  Testing`` -> ``## Testing``)
+    and de-duplicated. Raises ``ValueError`` for an unknown rule set or build, and for a
+    section that is not a Markdown heading such as ``## Testing``.
+    """
+    chosen = name.strip().lower() or "project"
+    if chosen not in RULE_SET_NAMES:
+        raise ValueError(f"Unknown rule set '{name}'. Use one of {', '.join(RULE_SET_NAMES)}")
+    if build not in BUILDS:
+        raise ValueError(f"Unknown build system '{build}'. Use one of {', '.join(BUILDS)}")
+    if sections is None:
+        return RuleSet(chosen, build, _DEFAULT_SECTIONS[build])
+    return RuleSet(chosen, build, canonical_sections(sections))
+
+
+def canonical_sections(sections: Sequence[str]) -> tuple[str, ...]:
+    """Validate and canonicalise required section headings (see :func:`rules_for`)."""
+    result: list[str] = []
+    for section in sections:
+        if not section.strip():
+            continue
+        heading = None if any(c in section for c in "\r\n") else canonical_heading(section)
+        if heading is None or " " not in heading:
+            raise ValueError(
+                f"Section {section.strip()!r} is not a Markdown heading: "
+                "write it as a heading with its text, such as '## Testing'"
+            )
+        if heading == CLAUDE_MD_TITLE:
+            raise ValueError(f"Section {section.strip()!r} is the CLAUDE.md title, not a section")
+        if heading not in result:
+            result.append(heading)
+    return tuple(result)
