@@ -15,11 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mcp_common.definition import ToolDefinition
+from mcp_common.masking import mask_credentials
 from mcp_common.result import ErrorCode, ToolError
 
 _log = logging.getLogger(__name__)
 
 DEFAULT_MAX_STRING_LENGTH = 100_000
+_MAX_ITEMS = 10_000
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
 
@@ -30,6 +32,8 @@ def _invalid(message: str) -> ToolError:
 
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    # mask before cutting: a cut between a URL's password and its '@' would hide it from the mask
+    text = mask_credentials(text)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -94,16 +98,21 @@ class ToolArguments:
 
     def _check_size(self, name: str, value: Any) -> None:
         limit = self._definition.properties.get(name, {}).get("maxLength", self._max)
-        strings = [value] if isinstance(value, str) else []
-        if isinstance(value, list):
-            strings = [v for v in value if isinstance(v, str)]
-            if len(value) > 10_000:
-                raise _invalid(f"{name} has {len(value)} items; at most 10000 are accepted")
-        for text in strings:
-            if len(text) > limit:
+        # nested junk is bounded too: a reader refuses it later, but only after it sat in memory
+        pending, items = [value], 0
+        while pending:
+            item = pending.pop()
+            if isinstance(item, str) and len(item) > limit:
                 raise _invalid(
-                    f"{name} is {len(text)} characters long; at most {limit} are accepted"
+                    f"{name} is {len(item)} characters long; at most {limit} are accepted"
                 )
+            if isinstance(item, list | Mapping):
+                items += len(item)
+                if items > _MAX_ITEMS:
+                    raise _invalid(
+                        f"{name} holds more than {_MAX_ITEMS} items; at most that many are accepted"
+                    )
+                pending.extend(item.values() if isinstance(item, Mapping) else item)
 
     @property
     def tool_name(self) -> str:

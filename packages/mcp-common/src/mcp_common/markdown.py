@@ -12,16 +12,29 @@ _RESERVED = frozenset(
     for w in (base, base.title(), base.upper())
 )
 _NUMERIC = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+# other scalars a YAML loader would not read back as text: underscored, hex, octal and binary
+# numbers, infinities, NaN, dates, one-letter booleans, the merge and value keys
+_IMPLICIT = re.compile(
+    r"^(?:[-+]?[0-9_.]+(?:[eE][-+]?[0-9]+)?|[-+]?0[xXoObB][0-9a-fA-F_]+|[-+]?\.(?:inf|Inf|INF)"
+    r"|\.(?:nan|NaN|NAN)|\d{4}-\d\d?-\d\d?(?:[Tt ].*)?|[yYnN]|=|<<)$"
+)
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_QUOTES = set(":#[]{},&*?|>@`!%'\"\\")
+_PIPE = re.compile(r"(\\*)\|")
 _INLINE = re.compile(r"([\\*_`\[\]<>])")
 
 
 def escape_cell(value: object) -> str:
-    """A table cell: ``None`` -> empty, ``|`` -> ``\\|``, CR dropped, LF -> one space."""
+    """A table cell: ``None`` -> empty, ``|`` -> ``\\|``, CR dropped, LF -> one space.
+
+    Backslashes right before a ``|`` are doubled, so a cell's own ``\\|`` cannot turn the
+    escaping backslash into an escaped one and split the cell.
+    """
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
-    return text.replace("\r", "").replace("\n", " ").replace("|", "\\|")
+    text = text.replace("\r", "").replace("\n", " ")
+    return _PIPE.sub(lambda m: m[1] * 2 + "\\|", text)
 
 
 def escape_inline(text: str) -> str:
@@ -55,6 +68,18 @@ def key_value_table(
     return markdown_table(headers, list(pairs.items()))
 
 
+def _yaml_escape(char: str) -> str:
+    code = ord(char)
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    # YAML's printable set; line separators would be folded inside quotes, so they go too
+    if 0x20 <= code <= 0x7E or (0xA0 <= code <= 0xFFFD and code not in (0x2028, 0x2029)):
+        return char
+    if code >= 0x10000:
+        return char
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 def _front_matter_value(value: object) -> str:
     if value is None:
         return ""
@@ -67,16 +92,13 @@ def _front_matter_value(value: object) -> str:
         return '""'
     if (
         text != text.strip()
-        or any(ch in _NEEDS_QUOTES for ch in text)
+        or any(ch in _NEEDS_QUOTES or not ch.isprintable() for ch in text)
         or text in _RESERVED
-        or "\n" in text
-        or "\r" in text
+        or text.startswith("-")
         or _NUMERIC.match(text)
+        or _IMPLICIT.match(text)
     ):
-        escaped = (
-            text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-        )
-        return f'"{escaped}"'
+        return '"' + "".join(_yaml_escape(ch) for ch in text) + '"'
     return text
 
 

@@ -22,10 +22,14 @@ _BEARER = re.compile(r"(?i)(?P<key>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~
 _KNOWN_TOKEN = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,})"
 )
-# a '/' not preceded by a word char, ':', '/', '.', '-' or '~' starts an absolute path; it needs
-# at least one directory segment, and its last segment stops at , ; ) ] as well.
-_POSIX_PATH = re.compile(r"(?<![\w:/.\-~])/(?:[^/\s'\"`]+/)+(?P<leaf>[^/\s'\"`,;)\]]*)")
+# a '/' not preceded by a word char, ':', '/', '.', '-', '~' or '@' (a URL's host-less path after
+# masked user-info) starts an absolute path; it needs at least one directory segment, and its
+# last segment stops at , ; ) ] as well.
+_PATH_BODY = r"/(?:[^/\s'\"`]+/)+(?P<leaf>[^/\s'\"`,;)\]]*)"
+_POSIX_PATH = re.compile(r"(?<![\w:/.\-~@])" + _PATH_BODY)
 _WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"`]+\\)+(?P<leaf>[^\\\s'\"`,;)\]]*)")
+# a file URL is a server path in disguise: its path is shortened like any other
+_FILE_URL = re.compile(r"\bfile://" + _PATH_BODY)
 _SECRET_KEYS = re.compile(r"(?i)password|passwd|secret|token|credential|api_?key")
 
 
@@ -47,6 +51,7 @@ def _leaf(match: re.Match[str], separator: str) -> str:
 
 def shorten_paths(text: str) -> str:
     """Replace absolute POSIX and Windows paths (two or more components) by ``.../<leaf>``."""
+    text = _FILE_URL.sub(lambda m: "file://" + _leaf(m, "/"), text)
     text = _POSIX_PATH.sub(lambda m: _leaf(m, "/"), text)
     return _WINDOWS_PATH.sub(lambda m: _leaf(m, "\\"), text)
 
