@@ -4,6 +4,7 @@ from adopt_server.conformance.agents_md import agents_md_text
 from adopt_server.conformance.checker import check_agents_md, check_claude_md
 from adopt_server.conformance.reshaper import reshape
 from adopt_server.conformance.rules import (
+    AGENTS_MD_RULES,
     AGENTS_MD_SECTIONS,
     BUILDS,
     JAVA_SECTIONS,
@@ -14,6 +15,7 @@ from adopt_server.conformance.rules import (
 )
 
 __all__ = [
+    "AGENTS_MD_RULES",
     "AGENTS_MD_SECTIONS",
     "BUILDS",
     "JAVA_SECTIONS",

@@ -7,7 +7,7 @@ sample or a comment is never mistaken for a section here while the checker ignor
 
 from __future__ import annotations
 
-from adopt_server.conformance.checker import check_claude_md
+from adopt_server.conformance.checker import check_document
 from adopt_server.conformance.markdown_reader import BOM, MarkdownDocument, normalise
 from adopt_server.conformance.rules import RuleSet
 
@@ -21,7 +21,7 @@ def reshape(text: str, rules: RuleSet) -> str:
     headings such as ``## Project purpose`` and giving empty sections a stub), removes extra
     titles, closes an unterminated fence or comment, and keeps CRLF line endings.
     """
-    if not check_claude_md(text, rules):
+    if not check_document("CLAUDE.md", text, rules):
         return text
     lines, crlf = normalise(text)
     for _ in range(_MAX_PASSES):

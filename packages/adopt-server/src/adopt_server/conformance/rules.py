@@ -101,3 +101,13 @@ def canonical_sections(sections: Sequence[str]) -> tuple[str, ...]:
         if heading not in result:
             result.append(heading)
     return tuple(result)
+
+
+AGENTS_MD_RULES = RuleSet(
+    name="agents",
+    build="github-actions",
+    sections=AGENTS_MD_SECTIONS,
+    title=AGENTS_MD_TITLE,
+    reference="",
+)
+"""The AGENTS.md format (the enforcer's agentsMdFormat): title and the seven guide sections."""

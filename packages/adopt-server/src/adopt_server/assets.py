@@ -1,0 +1,100 @@
+"""Starter Claude Code assets, each written only where the project has nothing yet."""
+
+from __future__ import annotations
+
+import json
+import logging
+import stat
+from pathlib import Path
+
+from adopt_server.conformance import agents_md_text
+
+SESSION_START_HOOK = ".claude/hooks/session-start.sh"
+_LOG = logging.getLogger(__name__)
+
+_SETTINGS = {
+    "permissions": {
+        "deny": ["Read(./.env)", "Read(./.env.*)", "Read(./**/*.pem)", "Read(./**/id_rsa)"]
+    },
+    "hooks": {
+        "SessionStart": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "$CLAUDE_PROJECT_DIR/" + SESSION_START_HOOK,
+                    }
+                ]
+            }
+        ]
+    },
+}
+
+_SESSION_START = """\
+#!/bin/sh
+# Run by Claude Code when a session starts (wired in .claude/settings.json).
+# Put the project's environment setup here: tool versions, dependencies, services.
+exit 0
+"""
+
+_CLAUDE_WORKFLOW = """\
+# Runs Claude Code when an issue or review comment mentions @claude.
+# Needs the ANTHROPIC_API_KEY repository secret.
+name: Claude Code
+on:
+  issue_comment:
+    types: [created]
+  pull_request_review_comment:
+    types: [created]
+jobs:
+  claude:
+    if: contains(github.event.comment.body, '@claude')
+    runs-on: ubuntu-latest
+    permissions:
+      contents: write
+      pull-requests: write
+      issues: write
+      id-token: write
+    steps:
+      - uses: actions/checkout@v4
+      - uses: anthropics/claude-code-action@v1
+        with:
+          anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}
+"""
+
+
+def asset_texts() -> dict[str, str]:
+    """Each starter asset's relative path and content."""
+    return {
+        "AGENTS.md": agents_md_text(),
+        ".claude/settings.json": json.dumps(_SETTINGS, indent=2) + "\n",
+        SESSION_START_HOOK: _SESSION_START,
+        ".mcp.json": json.dumps({"mcpServers": {}}, indent=2) + "\n",
+        ".github/workflows/claude.yml": _CLAUDE_WORKFLOW,
+    }
+
+
+def install_assets(checkout: Path) -> list[str]:
+    """Write each asset whose path does not exist yet; return the relative paths written.
+
+    An existing file (or directory, or dangling symlink) at an asset's path is left alone.
+    """
+    written: list[str] = []
+    for relative, text in asset_texts().items():
+        target = checkout / relative
+        if target.exists() or target.is_symlink():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        if relative == SESSION_START_HOOK:
+            _make_executable(target)
+        written.append(relative)
+    return written
+
+
+def _make_executable(path: Path) -> None:
+    try:
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    except OSError as error:
+        _LOG.warning("could not make %s executable: %s", path.name, error)

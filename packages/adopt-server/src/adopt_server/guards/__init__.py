@@ -1,0 +1,82 @@
+"""The CLAUDE.md guards wired into a project's build, one per build system.
+
+Each guard is idempotent: installing it again changes nothing, and no file the project
+already has is ever overwritten (only ``pom.xml``, the Gradle script and the pre-commit
+configuration are edited, by appending or splicing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adopt_server.assets import asset_texts
+from adopt_server.conformance import RuleSet
+from adopt_server.guards import fallback, gradle, maven, python
+from adopt_server.guards.detection import detect_build
+from adopt_server.guards.maven import checked_rule_version
+
+_GUARD_PATHS: dict[str, tuple[str, ...]] = {
+    "maven": (maven.POM,),
+    "gradle": (gradle.GROOVY, gradle.KOTLIN),
+    "python": (python.PRE_COMMIT_CONFIG, fallback.WORKFLOW),
+    "github-actions": (fallback.WORKFLOW, fallback.SCRIPT),
+}
+ASSET_PATHS = tuple(asset_texts())
+WRITTEN_PATHS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [*ASSET_PATHS, "CLAUDE.md", *(p for paths in _GUARD_PATHS.values() for p in paths)]
+    )
+)
+"""Every path an adoption may write, relative to the checkout (POSIX separators)."""
+
+
+def guard_paths(build: str) -> list[str]:
+    """The paths the guard of ``build`` may write or edit."""
+    return list(_GUARD_PATHS[_known(build)])
+
+
+def install_guard(
+    checkout: Path, build: str, rules: RuleSet, rule_version: str | None
+) -> list[str]:
+    """Wire the CLAUDE.md guard of ``build`` into ``checkout``.
+
+    Returns the relative paths written or changed, ``[]`` when the guard is already there.
+    ``rule_version`` pins the claude-code-enforcer rule in a POM (``None`` = the default; blank
+    or SNAPSHOT refused). Raises ``ValueError`` when the build files cannot be edited safely.
+    """
+    build = _known(build)
+    if build == "maven":
+        return maven.install(checkout, rules, rule_version)
+    if build == "gradle":
+        return gradle.install(checkout)
+    if build == "python":
+        return python.install(checkout, rules)
+    return fallback.install(checkout)
+
+
+def is_guard_installed(checkout: Path, build: str) -> bool:
+    """Whether ``checkout`` already carries the guard of ``build`` (read-only)."""
+    build = _known(build)
+    if build == "maven":
+        return maven.is_installed(checkout)
+    if build == "gradle":
+        return gradle.is_installed(checkout)
+    if build == "python":
+        return python.is_installed(checkout)
+    return fallback.is_installed(checkout)
+
+
+def _known(build: str) -> str:
+    if build not in _GUARD_PATHS:
+        raise ValueError(f"Unknown build system '{build}'. Use one of {', '.join(_GUARD_PATHS)}")
+    return build
+
+
+__all__ = [
+    "WRITTEN_PATHS",
+    "checked_rule_version",
+    "detect_build",
+    "guard_paths",
+    "install_guard",
+    "is_guard_installed",
+]

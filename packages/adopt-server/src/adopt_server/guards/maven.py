@@ -1,0 +1,240 @@
+"""The Maven guard: the enforcer plugin running the CLAUDE.md rule, spliced into ``pom.xml``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from adopt_server.conformance import RuleSet
+from adopt_server.guards.pom_xml import Element, Node, append_child, indent_unit, parse
+
+POM = "pom.xml"
+ENFORCER_PLUGIN = "maven-enforcer-plugin"
+ENFORCER_PLUGIN_VERSION = "3.6.2"
+MINIMUM_ENFORCER = (3, 1, 0)
+RULE_GROUP = "io.github.adamw7"
+RULE_ARTIFACT = "tools.claude-code-enforcer"
+# The released claude-code-enforcer the guard pins when the caller names none.
+DEFAULT_RULE_VERSION = "1.2.0"
+EXECUTION_ID = "enforce-claude-md"
+GUARD_RULES = ("claudeMdFormat", "claudeCodeProject")
+_VERSION_PARTS = re.compile(r"[.-]")
+
+
+def checked_rule_version(rule_version: str | None) -> str:
+    """The rule version to pin: ``rule_version`` or the default; blank or SNAPSHOT refused.
+
+    A SNAPSHOT would make every build of the adopted project depend on an unreleased artifact.
+    """
+    if rule_version is None:
+        return DEFAULT_RULE_VERSION
+    version = rule_version.strip()
+    if not version:
+        raise ValueError("ruleVersion must not be blank")
+    if version.upper().endswith("-SNAPSHOT") or not re.fullmatch(r"[\w.+-]+", version):
+        raise ValueError(
+            f"ruleVersion must be a released version of {RULE_ARTIFACT}, not '{rule_version}'"
+        )
+    return version
+
+
+def is_installed(checkout: Path) -> bool:
+    """Whether ``pom.xml`` already runs a CLAUDE.md rule in its ordinary build."""
+    pom = checkout / POM
+    if not pom.is_file():
+        return False
+    return _guarded(parse(pom.read_text(encoding="utf-8"), POM))
+
+
+def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
+    """Wire the guard into ``pom.xml``; ``[]`` when it is already there.
+
+    Raises ``ValueError`` for an unreadable POM or an enforcer plugin older than 3.1.0.
+    """
+    version = checked_rule_version(rule_version)
+    pom = checkout / POM
+    if not pom.is_file():
+        raise ValueError(f"Could not read POM: {POM} is not a file")
+    with pom.open(encoding="utf-8", newline="") as handle:
+        source = handle.read()
+    edited = splice_guard(source, rules, version)
+    if edited == source:
+        return []
+    with pom.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(edited)
+    return [POM]
+
+
+def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
+    """``source`` with the guard added (unchanged when already guarded)."""
+    root = parse(source)
+    if _guarded(root):
+        return source
+    unit = indent_unit(source, root)
+    dependency = Node(
+        "dependency",
+        children=(
+            Node("groupId", RULE_GROUP),
+            Node("artifactId", RULE_ARTIFACT),
+            Node("version", rule_version),
+        ),
+    )
+    execution = _execution(rules)
+    build, plugins, enforcer = _locate(root, source)
+    if enforcer is None:
+        plugin = Node(
+            "plugin",
+            children=(
+                Node("groupId", "org.apache.maven.plugins"),
+                Node("artifactId", ENFORCER_PLUGIN),
+                Node("version", ENFORCER_PLUGIN_VERSION),
+                Node("dependencies", children=(dependency,)),
+                Node("executions", children=(execution,)),
+            ),
+        )
+        if plugins is not None:
+            return append_child(source, plugins, plugin, unit)
+        if build is not None:
+            return append_child(source, build, Node("plugins", children=(plugin,)), unit)
+        return append_child(
+            source, root, Node("build", children=(Node("plugins", children=(plugin,)),)), unit
+        )
+    _refuse_old_enforcer(source, enforcer, build)
+    if not _depends_on_rules(source, enforcer):
+        source = _append_under(source, enforcer, "dependencies", dependency, unit)
+        # Re-read: the splice moved every offset after it.
+        enforcer = _locate(parse(source), source)[2] or enforcer
+    return _append_under(source, enforcer, "executions", execution, unit)
+
+
+def _locate(root: Element, source: str) -> tuple[Element | None, Element | None, Element | None]:
+    build = root.child("build")
+    plugins = build.child("plugins") if build else None
+    return build, plugins, _enforcer(plugins, source) if plugins else None
+
+
+def _append_under(source: str, plugin: Element, container: str, node: Node, unit: str) -> str:
+    existing = plugin.child(container)
+    if existing is not None:
+        return append_child(source, existing, node, unit)
+    return append_child(source, plugin, Node(container, children=(node,)), unit)
+
+
+def _execution(rules: RuleSet) -> Node:
+    if rules.name == "minimal":
+        rule = Node(
+            "claudeMdFormat",
+            children=(
+                Node("claudeMdFile", "${project.basedir}/CLAUDE.md"),
+                *(
+                    (
+                        Node(
+                            "requiredSections",
+                            children=tuple(Node("requiredSection", s) for s in rules.sections),
+                        ),
+                    )
+                    if rules.sections
+                    else ()
+                ),
+            ),
+        )
+    else:
+        rule = Node(
+            "claudeCodeProject",
+            children=(
+                Node("projectDir", "${project.basedir}"),
+                *(
+                    (
+                        Node(
+                            "claudeMdSections",
+                            children=tuple(Node("claudeMdSection", s) for s in rules.sections),
+                        ),
+                    )
+                    if rules.sections
+                    else ()
+                ),
+            ),
+        )
+    return Node(
+        "execution",
+        children=(
+            Node("id", EXECUTION_ID),
+            Node("phase", "validate"),
+            Node("inherited", "false"),
+            Node("goals", children=(Node("goal", "enforce"),)),
+            Node("configuration", children=(Node("rules", children=(rule,)),)),
+        ),
+    )
+
+
+def _guarded(root: Element) -> bool:
+    # Only build/plugins runs on an ordinary build: pluginManagement, profiles and reporting
+    # declarations do not count.
+    build = root.child("build")
+    plugins = build.child("plugins") if build else None
+    if plugins is None:
+        return False
+    return any(
+        element.name in GUARD_RULES
+        and element.parent is not None
+        and element.parent.name == "rules"
+        for plugin in plugins.children
+        if plugin.name == "plugin"
+        for element in plugin.descendants()
+    )
+
+
+def _enforcer(plugins: Element, source: str) -> Element | None:
+    return next(
+        (
+            plugin
+            for plugin in plugins.children
+            if plugin.name == "plugin" and _artifact(plugin, source) == ENFORCER_PLUGIN
+        ),
+        None,
+    )
+
+
+def _artifact(element: Element, source: str) -> str:
+    artifact = element.child("artifactId")
+    return artifact.text(source) if artifact else ""
+
+
+def _depends_on_rules(source: str, enforcer: Element) -> bool:
+    dependencies = enforcer.child("dependencies")
+    return dependencies is not None and any(
+        _artifact(d, source) == RULE_ARTIFACT for d in dependencies.children
+    )
+
+
+def _refuse_old_enforcer(source: str, enforcer: Element, build: Element | None) -> None:
+    declared = enforcer.child("version")
+    where = "build/plugins"
+    if declared is None and build is not None:
+        management = build.child("pluginManagement")
+        managed_plugins = management.child("plugins") if management else None
+        managed = _enforcer(managed_plugins, source) if managed_plugins else None
+        declared = managed.child("version") if managed else None
+        where = "build/pluginManagement"
+    if declared is None:
+        return
+    literal = declared.text(source)
+    if is_below(literal, MINIMUM_ENFORCER):
+        raise ValueError(
+            f"The {ENFORCER_PLUGIN} in {where} is version {literal}, but the CLAUDE.md rule "
+            "needs 3.1.0 or later. Raise it to 3.1.0 or later, then adopt again."
+        )
+
+
+def is_below(literal: str, minimum: tuple[int, ...]) -> bool:
+    """Whether a version literal is numerically below ``minimum`` (qualifiers ignored;
+    a literal that does not start with a number, such as ``${v}``, is never below)."""
+    numbers: list[int] = []
+    for part in _VERSION_PARTS.split(literal.strip()):
+        if not part.isdigit():
+            break
+        numbers.append(int(part))
+    if not numbers:
+        return False
+    padded = numbers + [0] * (len(minimum) - len(numbers))
+    return tuple(padded[: len(minimum)]) < minimum
