@@ -1,0 +1,222 @@
+"""Adopting many repositories: checkout claims, parallelism, retention, reports in order."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+from mcp_common import mask_credentials
+
+from adopt_server.guards import detect_build
+from adopt_server.pipeline.context import CredentialHelper, RepoContext
+from adopt_server.pipeline.options import AdoptionOptions, validate_options
+from adopt_server.pipeline.report import RepositoryReport
+from adopt_server.pipeline.runner import CommandRunner
+from adopt_server.pipeline.steps import steps_for
+from adopt_server.pipeline.urls import RepositoryUrl, parse_repository_url
+
+_log = logging.getLogger(__name__)
+
+
+class Observer(Protocol):
+    """Hears about progress and may ask the run to stop (checked between steps)."""
+
+    def step_started(self, repository: int, url: str, step: str, index: int, count: int) -> None:
+        """Step ``index`` (1-based) of ``count`` starts for repository number ``repository``."""
+
+    def repository_finished(self, repository: int, report: RepositoryReport) -> None:
+        """A repository is done (succeeded or not)."""
+
+    def cancelled(self) -> bool:
+        """Whether the caller wants the run to stop."""
+
+
+class SilentObserver:
+    """An observer that listens to nothing and never cancels."""
+
+    def step_started(self, repository: int, url: str, step: str, index: int, count: int) -> None:
+        """Ignore progress."""
+
+    def repository_finished(self, repository: int, report: RepositoryReport) -> None:
+        """Ignore completion."""
+
+    def cancelled(self) -> bool:
+        """Never cancel."""
+        return False
+
+
+class CheckoutClaims:
+    """Reserves checkout directories so two repositories of one run never share one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owners: dict[Path, RepositoryUrl] = {}
+
+    def claim(self, checkout: Path, url: RepositoryUrl) -> None:
+        """Reserve ``checkout`` for ``url``; raise ValueError if another URL holds it."""
+        with self._lock:
+            owner = self._owners.setdefault(checkout, url)
+        if owner is not url:
+            raise ValueError(
+                f"Cannot adopt {url.masked} and {owner.masked} in one run: both would clone "
+                f"into {checkout}. Adopt them in separate runs, or into separate workspaces."
+            )
+
+
+def unique_urls(urls: Sequence[str]) -> list[str]:
+    """URLs stripped, blanks dropped, duplicates (by exact text) adopted once."""
+    seen: dict[str, None] = {}
+    for url in urls:
+        text = url.strip()
+        if text:
+            seen.setdefault(text, None)
+    return list(seen)
+
+
+def check_repositories(urls: Sequence[str], workspace: Path) -> list[RepositoryUrl]:
+    """Parse every URL and detect checkout collisions up front, so an entry point can refuse
+    a bad batch before anything is cloned; raises ValueError naming every problem."""
+    claims = CheckoutClaims()
+    parsed: list[RepositoryUrl] = []
+    problems: list[str] = []
+    for text in unique_urls(urls):
+        try:
+            url = parse_repository_url(text)
+            claims.claim(workspace / url.name, url)
+            parsed.append(url)
+        except ValueError as error:
+            problems.append(str(error))
+    if not parsed and not problems:
+        raise ValueError("Missing required argument: give at least one repository URL")
+    if problems:
+        raise ValueError("; ".join(problems))
+    return parsed
+
+
+def adopt_repositories(
+    urls: Sequence[str],
+    workspace: Path,
+    options: AdoptionOptions,
+    observer: Observer | None = None,
+) -> list[RepositoryReport]:
+    """Adopt (or verify) every repository into ``workspace``; one report each, input order.
+
+    One repository's failure never stops the others. ``workspace`` must exist.
+    """
+    options = validate_options(options)
+    watcher = observer or SilentObserver()
+    texts = unique_urls(urls)
+    claims = CheckoutClaims()
+    runner = CommandRunner(
+        timeout_seconds=options.timeout_seconds,
+        retries=options.retries,
+        backoff_unit=options.backoff_unit,
+    )
+    started = time.monotonic()
+    with CredentialHelper() as helper:
+
+        def adopt(index: int) -> RepositoryReport:
+            return _adopt_one(
+                index, texts[index], workspace, options, runner, helper, claims, watcher
+            )
+
+        if options.parallel == 1 or len(texts) <= 1:
+            reports = [adopt(i) for i in range(len(texts))]
+        else:
+            with ThreadPoolExecutor(max_workers=options.parallel) as pool:
+                reports = list(pool.map(adopt, range(len(texts))))
+    failed = [r for r in reports if not r.succeeded]
+    _log.info(
+        "Adopted %d of %d repositories in %.1fs",
+        len(reports) - len(failed),
+        len(reports),
+        time.monotonic() - started,
+    )
+    if failed:
+        _log.warning("failed: %s", ", ".join(mask_credentials(r.repository_url) for r in failed))
+    return reports
+
+
+def _adopt_one(
+    index: int,
+    text: str,
+    workspace: Path,
+    options: AdoptionOptions,
+    runner: CommandRunner,
+    helper: CredentialHelper,
+    claims: CheckoutClaims,
+    observer: Observer,
+) -> RepositoryReport:
+    report = RepositoryReport(repository_url=text, branch=options.branch)
+    masked = mask_credentials(text)
+    started = time.monotonic()
+    try:
+        if observer.cancelled():
+            report.fail("cancelled before it started")
+            return report
+        try:
+            url = parse_repository_url(text)
+            checkout = workspace / url.name
+            claims.claim(checkout, url)
+        except ValueError as error:
+            report.fail(str(error))
+            return report
+        ctx = RepoContext(
+            url=url,
+            workspace=workspace,
+            checkout=checkout,
+            reused=(checkout / ".git").exists(),
+            options=options,
+            runner=runner,
+            git_env=helper.environment(url),
+            log=lambda message: _log.info("%s: %s", masked, mask_credentials(message)),
+        )
+        _run_steps(index, ctx, report, observer)
+        _retain(ctx, report)
+        return report
+    finally:
+        report.elapsed_seconds = time.monotonic() - started
+        observer.repository_finished(index, report)
+
+
+def _run_steps(index: int, ctx: RepoContext, report: RepositoryReport, observer: Observer) -> None:
+    steps = steps_for(ctx.options)
+    masked = ctx.url.masked
+    for number, step in enumerate(steps, start=1):
+        if observer.cancelled():
+            report.fail(f"{step.name}: cancelled")
+            return
+        observer.step_started(index, masked, step.name, number, len(steps))
+        _log.info("%s: Step %d/%d: %s", masked, number, len(steps), step.name)
+        if step.name == "clone":
+            report.checkout = str(ctx.checkout)
+        try:
+            outcome = step.action(ctx)
+        except Exception as error:  # one step's failure is the repository's, never the batch's
+            message = str(error).strip() or type(error).__name__
+            report.fail(f"{step.name}: {message}")
+            _log.warning("%s: %s", masked, report.failure)
+            return
+        if outcome is not None:
+            report.pull_request_url = outcome
+        if step.name == "build-toolchain":
+            report.build = detect_build(ctx.checkout)
+        report.completed_steps.append(step.name)
+
+
+def _retain(ctx: RepoContext, report: RepositoryReport) -> None:
+    # a checkout that existed before the run is the user's: never delete it
+    if not report.succeeded or ctx.options.keeps_checkouts or ctx.reused:
+        return
+    try:
+        shutil.rmtree(ctx.checkout)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        _log.warning("could not remove %s: %s", ctx.checkout, error)

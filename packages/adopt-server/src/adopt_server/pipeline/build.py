@@ -1,0 +1,123 @@
+"""The build-system steps: ``build-toolchain``, ``enforcer``, ``assets``, ``verify`` and the
+verification pipeline's ``check-adopted``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mcp_common import mask_credentials
+
+from adopt_server.assets import install_assets
+from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
+from adopt_server.guards import detect_build, install_guard, is_guard_installed
+from adopt_server.pipeline.context import RepoContext
+from adopt_server.pipeline.errors import StepError
+from adopt_server.pipeline.runner import CommandError, render
+
+_WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
+_VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
+_PROBE_SH = ("sh", "-c", "exit 0")
+FALLBACK_SCRIPT = ".github/claude-md-guard.sh"
+
+
+def launcher(checkout: Path, build: str) -> list[str]:
+    """How to start the build tool: the project's wrapper (by absolute path, through ``sh``
+    when it lacks the exec bit) before the tool on the PATH."""
+    wrapper_name, tool = _WRAPPERS[build]
+    wrapper = checkout / wrapper_name
+    if wrapper.is_file():
+        return [str(wrapper)] if os.access(wrapper, os.X_OK) else ["sh", str(wrapper)]
+    return [tool]
+
+
+def build_toolchain(ctx: RepoContext) -> None:
+    """Prove the detected build tool can run, before anything is written."""
+    build = detect_build(ctx.checkout)
+    if build == "python":
+        return  # the python guard's checker is this package: nothing external to probe
+    if build in _WRAPPERS:
+        probe = [*launcher(ctx.checkout, build), "--version"]
+        advice = "Install it on the PATH, or commit the project's build wrapper."
+    else:
+        probe = list(_PROBE_SH)
+        advice = "Put a POSIX sh on the PATH, or give the project a Maven, Gradle or Python build."
+    try:
+        ok = ctx.runner.run(ctx.checkout, probe).ok
+    except CommandError:
+        ok = False
+    if not ok:
+        raise StepError(
+            f"build-toolchain failed: {ctx.checkout} builds with {build} but {render(probe)} "
+            f"could not be run, so the CLAUDE.md guard could not be verified. {advice}"
+        )
+
+
+def enforcer(ctx: RepoContext) -> None:
+    """Wire the build system's CLAUDE.md guard in (a no-op when it is already there)."""
+    build = detect_build(ctx.checkout)
+    rules = rules_for(ctx.options.rules, build, ctx.options.sections)
+    try:
+        changed = install_guard(ctx.checkout, build, rules, ctx.options.rule_version)
+    except ValueError as error:
+        raise StepError(f"enforcer failed: {error}") from None
+    ctx.log(f"guard for {build}: " + (", ".join(changed) if changed else "already installed"))
+
+
+def assets(ctx: RepoContext) -> None:
+    """Install the starter assets that are not there yet (never overwrites)."""
+    written = install_assets(ctx.checkout)
+    ctx.log("assets: " + (", ".join(written) if written else "all present"))
+
+
+def verify(ctx: RepoContext) -> None:
+    """Run the guard the way the project's build will run it."""
+    build = detect_build(ctx.checkout)
+    if build == "python":
+        _verify_in_process(ctx, build)
+        return
+    if build in _VERIFY_ARGS:
+        argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
+    else:
+        argv = ["sh", FALLBACK_SCRIPT]
+    ctx.runner.run_or_fail("verify", ctx.checkout, argv)
+
+
+def _verify_in_process(ctx: RepoContext, build: str) -> None:
+    rules = rules_for(ctx.options.rules, build, ctx.options.sections)
+    problems = _conformance_problems(ctx.checkout, rules)
+    if problems:
+        raise StepError("verify failed: " + "; ".join(problems))
+
+
+def _conformance_problems(checkout: Path, rules: RuleSet) -> list[str]:
+    claude_md = checkout / "CLAUDE.md"
+    if not claude_md.is_file():
+        return ["CLAUDE.md is missing"]
+    problems = check_claude_md(claude_md.read_text(encoding="utf-8", errors="replace"), rules)
+    agents = checkout / "AGENTS.md"
+    if rules.checks_agents_md and agents.is_file():
+        problems += check_agents_md(agents.read_text(encoding="utf-8", errors="replace"))
+    return problems
+
+
+def check_adopted(ctx: RepoContext) -> None:
+    """Read-only: the default branch has a root CLAUDE.md and a wired guard."""
+    missing: list[str] = []
+    if not (ctx.checkout / "CLAUDE.md").is_file():
+        missing.append("no CLAUDE.md at its root")
+    build = detect_build(ctx.checkout)
+    try:
+        installed = is_guard_installed(ctx.checkout, build)
+    except ValueError as error:
+        missing.append(f"its {build} build files cannot be read ({error})")
+        installed = True
+    if not installed:
+        missing.append(f"its {build} build wires in no CLAUDE.md guard")
+    if missing:
+        raise StepError(
+            mask_credentials(
+                f"{ctx.url.masked} is not adopted: {'; '.join(missing)}. "
+                "Adopt it to restore what is missing."
+            )
+        )

@@ -1,0 +1,169 @@
+"""Repository URLs: which ones are accepted, what they are called, and who they are.
+
+Accepted forms: ``https://``, ``ssh://``, scp-like ``user@host:owner/repo``, ``file://`` and
+local paths. Anything starting with ``-`` (option injection), remote-helper syntax
+(``ext::...``), plain ``http://`` and other schemes are refused before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from mcp_common import mask_credentials
+
+_SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://(?P<rest>.*)$", re.DOTALL)
+_ALLOWED_SCHEMES = ("https", "ssh", "file")
+_SCP_LIKE = re.compile(r"^(?:[^@/:\s]+@)?(?P<host>[^/:\s@]+):(?P<path>.*)$")
+_PORT = re.compile(r"^(?P<host>[^/]*?):\d+(?=/|$)")
+
+
+class RepositoryUrlError(ValueError):
+    """A repository URL that cannot be adopted; the message is credential-masked."""
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryUrl:
+    """One accepted repository URL and what the pipeline derives from it."""
+
+    text: str
+    kind: str
+    name: str
+    slug: str | None
+    identity: str
+    credential_free: str
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def masked(self) -> str:
+        """The URL as it may appear in a log, report or error."""
+        return mask_credentials(self.text)
+
+    @property
+    def has_credentials(self) -> bool:
+        """Whether the URL carried a user name or token for https."""
+        return self.username is not None
+
+
+def parse_repository_url(value: str) -> RepositoryUrl:
+    """Accept ``value`` as a repository URL or raise :class:`RepositoryUrlError`."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text:
+        raise RepositoryUrlError("repositoryUrl must not be blank")
+    masked = mask_credentials(text)
+    if text.startswith("-"):
+        raise RepositoryUrlError(
+            f"repositoryUrl must not start with '-' (it would be read as an option): {masked}"
+        )
+    if any(ch.isspace() or ord(ch) < 32 for ch in text):
+        raise RepositoryUrlError(f"repositoryUrl must not contain whitespace: {masked}")
+    if "::" in text.split("/", 1)[0]:
+        raise RepositoryUrlError(
+            f"repositoryUrl uses git remote-helper syntax, which is not accepted: {masked}"
+        )
+    name = _name(text, masked)
+    scheme_match = _SCHEME.match(text)
+    if scheme_match:
+        return _with_scheme(text, scheme_match["scheme"].lower(), scheme_match["rest"], name)
+    scp = _SCP_LIKE.match(text)
+    if scp and not re.match(r"^[A-Za-z]:[\\/]", text):
+        path = scp["path"]
+        return RepositoryUrl(
+            text=text,
+            kind="scp",
+            name=name,
+            slug=_slug(f"{scp['host']}/{path}"),
+            identity=_identity(f"{scp['host']}/{path}"),
+            credential_free=text,
+        )
+    absolute = os.path.abspath(text)
+    return RepositoryUrl(
+        text=text,
+        kind="local",
+        name=name,
+        slug=None,
+        identity=_identity(absolute),
+        credential_free=absolute,
+    )
+
+
+def _with_scheme(text: str, scheme: str, rest: str, name: str) -> RepositoryUrl:
+    masked = mask_credentials(text)
+    if scheme not in _ALLOWED_SCHEMES:
+        raise RepositoryUrlError(
+            f"repositoryUrl scheme '{scheme}' is not accepted; use https, ssh, scp-like "
+            f"user@host:owner/repo, file:// or a local path: {masked}"
+        )
+    if scheme == "file":
+        return RepositoryUrl(
+            text=text,
+            kind="file",
+            name=name,
+            slug=None,
+            identity=_identity(rest),
+            credential_free=text,
+        )
+    authority, slash, path = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if at and not host:
+        raise RepositoryUrlError(f"repositoryUrl must end in a repository name but was: {masked}")
+    hostless = _PORT.sub(lambda m: m["host"], host + slash + path, count=1)
+    username: str | None = None
+    password: str | None = None
+    credential_free = text
+    if at and scheme == "https":
+        user, colon, secret = userinfo.partition(":")
+        username = unquote(user)
+        password = unquote(secret) if colon else None
+        credential_free = f"{text[: text.index('://')]}://{host}{slash}{path}"
+    return RepositoryUrl(
+        text=text,
+        kind=scheme,
+        name=name,
+        slug=_slug(hostless),
+        identity=_identity(host + slash + path),
+        credential_free=credential_free,
+        username=username,
+        password=password,
+    )
+
+
+def _name(text: str, masked: str) -> str:
+    invalid = RepositoryUrlError(f"repositoryUrl must end in a repository name but was: {masked}")
+    if "\\" in text or text.endswith("@"):
+        raise invalid
+    body = _SCHEME.sub(lambda m: m["rest"], text)
+    trimmed = body[:-1] if body.endswith("/") else body
+    segment = re.split(r"[/:]", trimmed)[-1]
+    if segment.lower().endswith(".git"):
+        segment = segment[:-4]
+    if segment in ("", ".", "..") or segment.startswith("-"):
+        raise invalid
+    return segment
+
+
+def _slug(location: str) -> str | None:
+    parts = [p for p in re.split(r"[/:]", location) if p]
+    if len(parts) < 3 or "." not in parts[-3]:
+        return None
+    repo = parts[-1][:-4] if parts[-1].lower().endswith(".git") else parts[-1]
+    return f"{parts[-2]}/{repo}"
+
+
+def _identity(location: str) -> str:
+    value = location.strip().replace(":", "/").rstrip("/")
+    if value.lower().endswith(".git"):
+        value = value[:-4]
+    return value.rstrip("/").lower()
+
+
+def same_repository(origin: str, url: RepositoryUrl) -> bool:
+    """Whether ``origin`` (a remote URL read from a checkout) names the same repository."""
+    try:
+        other = parse_repository_url(origin)
+    except RepositoryUrlError:
+        return False
+    return other.identity == url.identity

@@ -1,0 +1,83 @@
+"""Test helpers: real git repositories to adopt, built once per session and copied per test."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+FAKES = Path(__file__).parent / "fakes"
+REAL_GIT = shutil.which("git") or "/usr/bin/git"
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.example</groupId>
+  <artifactId>sample</artifactId>
+  <version>1.0.0</version>
+</project>
+"""
+
+PROJECTS: dict[str, dict[str, str]] = {
+    "maven": {"pom.xml": POM, "README.md": "# sample\n"},
+    "gradle": {"build.gradle": "plugins {\n    id 'java'\n}\n", "README.md": "# sample\n"},
+    "gradle-kts": {"build.gradle.kts": "plugins {\n    java\n}\n", "README.md": "# sample\n"},
+    "python": {
+        "pyproject.toml": '[project]\nname = "sample"\nversion = "0.1.0"\n',
+        "README.md": "# sample\n",
+    },
+    "plain": {"README.md": "# sample\n", "notes.txt": "nothing to build\n"},
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run real git with a fixed identity, isolated from the user's configuration."""
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "Seed",
+        "GIT_AUTHOR_EMAIL": "seed@example.com",
+        "GIT_COMMITTER_NAME": "Seed",
+        "GIT_COMMITTER_EMAIL": "seed@example.com",
+    }
+    done = subprocess.run(
+        [REAL_GIT, *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def make_bare_repository(root: Path, name: str, files: dict[str, str]) -> Path:
+    """A bare repository ``root/<name>.git`` whose ``main`` holds ``files`` in one commit."""
+    work = root / f"{name}-seed"
+    work.mkdir(parents=True)
+    git(work, "init", "-q", "--initial-branch=main")
+    for relative, text in files.items():
+        target = work / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "seed")
+    bare = root / f"{name}.git"
+    git(root, "clone", "-q", "--bare", str(work), str(bare))
+    shutil.rmtree(work)
+    return bare
+
+
+def log_lines(log: Path, program: str) -> list[str]:
+    """The recorded argv strings of one fake program, in call order."""
+    if not log.exists():
+        return []
+    lines = log.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t", 2)[2] for line in lines if line.split("\t", 1)[0] == program]
+
+
+def branch_files(bare: Path, branch: str) -> list[str]:
+    """The files on ``branch`` of a bare repository."""
+    return git(bare, "ls-tree", "-r", "--name-only", branch).split()
+
+
+def commit_subjects(bare: Path, branch: str) -> list[str]:
+    """Commit subjects on ``branch``, newest first."""
+    return git(bare, "log", "--format=%s", branch).splitlines()

@@ -1,0 +1,83 @@
+"""Fixtures for adopt-server tests: an isolated HOME and git configuration, fake claude/gh/
+mvn/gradle on the PATH, and bare repositories copied from session-wide templates."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from adopt_testkit import FAKES, PROJECTS, REAL_GIT, make_bare_repository
+
+
+@pytest.fixture(scope="session")
+def repository_templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One bare repository per project kind, built once."""
+    root = tmp_path_factory.mktemp("templates")
+    return {kind: make_bare_repository(root, kind, files) for kind, files in PROJECTS.items()}
+
+
+@dataclass
+class AdoptEnv:
+    """The isolated world one test runs in."""
+
+    root: Path
+    home: Path
+    remotes: Path
+    workspace: Path
+    log: Path
+    state: Path
+    templates: dict[str, Path]
+    monkeypatch: pytest.MonkeyPatch
+
+    def remote(self, kind: str, name: str | None = None) -> Path:
+        """A fresh bare repository of ``kind`` at ``remotes/<name>.git``."""
+        target = self.remotes / f"{name or kind}.git"
+        shutil.copytree(self.templates[kind], target)
+        return target
+
+    def use_flaky_git(self) -> None:
+        """Put the failing git wrapper first on the PATH."""
+        self.monkeypatch.setenv("PATH", f"{FAKES / 'flaky'}{os.pathsep}{os.environ['PATH']}")
+        self.monkeypatch.setenv("REAL_GIT", REAL_GIT)
+
+    def git_config(self, text: str) -> None:
+        """Append to the test's global git configuration."""
+        with (self.home / ".gitconfig").open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+@pytest.fixture
+def adopt_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository_templates: dict[str, Path]
+) -> AdoptEnv:
+    """Temporary HOME and git config, fakes first on the PATH, log and state files."""
+    home = tmp_path / "home"
+    remotes = tmp_path / "remotes"
+    workspace = tmp_path / "ws"
+    state = tmp_path / "state"
+    for folder in (home, remotes, workspace, state):
+        folder.mkdir()
+    (home / ".gitconfig").write_text("", encoding="utf-8")
+    log = tmp_path / "fake.log"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PATH", f"{FAKES / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setenv("FAKE_STATE", str(state))
+    for name in list(os.environ):
+        if name.startswith(("FAKE_CLAUDE", "FAKE_GH", "FAKE_GIT", "GH_", "GITHUB_TOKEN")):
+            monkeypatch.delenv(name)
+    return AdoptEnv(
+        root=tmp_path,
+        home=home,
+        remotes=remotes,
+        workspace=workspace,
+        log=log,
+        state=state,
+        templates=repository_templates,
+        monkeypatch=monkeypatch,
+    )
