@@ -1,0 +1,373 @@
+"""Per-file facts from a tree-sitter syntax tree: package, imports, declarations, references.
+
+References come only from identifier nodes of the syntax tree, so names inside comments and
+string literals never count, while code inside string templates (``"${Foo()}"``) does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+
+from context_server.core.languages import SourceLanguage
+
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
+
+_DECLARATIONS = {
+    "java": frozenset(
+        {
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+            "annotation_type_declaration",
+        }
+    ),
+    "kotlin": frozenset({"class_declaration", "object_declaration", "type_alias"}),
+    "scala": frozenset(
+        {"class_definition", "object_definition", "trait_definition", "enum_definition"}
+    ),
+    "python": frozenset({"class_definition"}),
+}
+# Declarations below one of these are local: invisible outside their body.
+_LOCAL_SCOPES = {
+    "java": frozenset(
+        {
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+            "lambda_expression",
+            "block",
+            "object_creation_expression",
+        }
+    ),
+    "kotlin": frozenset(
+        {
+            "function_declaration",
+            "function_body",
+            "lambda_literal",
+            "anonymous_function",
+            "object_literal",
+            "anonymous_initializer",
+            "getter",
+            "setter",
+            "secondary_constructor",
+        }
+    ),
+    "scala": frozenset(
+        {"function_definition", "block", "lambda_expression", "instance_expression"}
+    ),
+    "python": frozenset({"function_definition", "lambda"}),
+}
+_CHAINS = {
+    "java": frozenset({"scoped_type_identifier", "scoped_identifier", "field_access"}),
+    "kotlin": frozenset({"navigation_expression", "qualified_identifier"}),
+    "scala": frozenset({"stable_type_identifier", "stable_identifier", "field_expression"}),
+    "python": frozenset({"attribute"}),
+}
+_IMPORTS = frozenset({"import_declaration", "import", "import_statement", "import_from_statement"})
+_PACKAGES = frozenset({"package_declaration", "package_header", "package_clause"})
+_IDENTIFIERS = frozenset({"identifier", "type_identifier", "simple_identifier"})
+_TYPE_PARAMETERS = frozenset({"type_parameter", "type_parameters"})
+# Kotlin names some declarations through a child that is not a "name" field.
+_KOTLIN_NAMING_PARENTS = frozenset(
+    {"variable_declaration", "class_parameter", "enum_entry", "parameter", "type_alias", "label"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One imported name: ``target`` is dotted; ``alias`` the name it binds, if renamed."""
+
+    target: str
+    alias: str | None = None
+    wildcard: bool = False
+
+    @property
+    def bound_name(self) -> str:
+        """The simple name this import makes visible (Python binds the first segment)."""
+        return self.alias or self.target.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A type declared in a file and visible outside its body."""
+
+    simple_name: str
+    qualified_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFacts:
+    """Everything resolution needs to know about one source file."""
+
+    language: str
+    package: str
+    imports: tuple[Import, ...]
+    declarations: tuple[Declaration, ...]
+    local_names: frozenset[str]
+    references: tuple[str, ...]
+    module: str = ""
+
+
+def extract(
+    language: SourceLanguage, text: str, module: str = "", is_package: bool = False
+) -> SourceFacts:
+    """Parse ``text`` and collect its facts.
+
+    ``module`` is the dotted Python module name and ``is_package`` whether the file is a
+    package's ``__init__``; both are ignored for other languages, whose package comes from
+    the source.
+    """
+    tree = language.parser().parse(text.encode("utf-8"))
+    collector = _Collector(language.name, module, is_package)
+    collector.walk(tree.root_node)
+    package = module if language.name == "python" else ".".join(collector.packages)
+    return SourceFacts(
+        language=language.name,
+        package=package,
+        imports=tuple(collector.imports),
+        declarations=tuple(collector.declarations),
+        local_names=frozenset(collector.local_names),
+        references=tuple(dict.fromkeys(collector.references)),
+        module=module,
+    )
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+class _Collector:
+    def __init__(self, language: str, module: str, is_package: bool) -> None:
+        self.language = language
+        self.module = module
+        self.is_package = is_package
+        self.packages: list[str] = []
+        self.imports: list[Import] = []
+        self.declarations: list[Declaration] = []
+        self.local_names: set[str] = set()
+        self.references: list[str] = []
+        self._declaration_types = _DECLARATIONS[language]
+        self._local_scopes = _LOCAL_SCOPES[language]
+        self._chains = _CHAINS[language]
+
+    def walk(self, root: tree_sitter.Node) -> None:
+        # An explicit stack: generated code can nest deeper than Python's recursion limit.
+        scope: str | None = self.module if self.language == "python" else None
+        stack: list[tuple[tree_sitter.Node, str | None, bool]] = [(root, scope, True)]
+        first_pass_package = self.language != "python"
+        if first_pass_package:
+            for child in root.children:
+                if child.type in _PACKAGES:
+                    self._package(child)
+            scope = ".".join(self.packages)
+            stack = [(root, scope, True)]
+        while stack:
+            node, scope, visible = stack.pop()
+            children = self._visit(node, scope, visible)
+            stack.extend(reversed(children))
+
+    def _visit(
+        self, node: tree_sitter.Node, scope: str | None, visible: bool
+    ) -> list[tuple[tree_sitter.Node, str | None, bool]]:
+        kind = node.type
+        if "comment" in kind or kind in _PACKAGES:
+            return []
+        if kind in _IMPORTS:
+            self._import(node)
+            return []
+        if kind in self._declaration_types:
+            return self._declaration(node, scope, visible)
+        if kind in _TYPE_PARAMETERS:
+            self._type_parameter(node)
+        elif kind in self._local_scopes:
+            visible = False
+        elif kind in self._chains:
+            compact = "".join(_text(node).split())
+            if _DOTTED.fullmatch(compact):
+                self.references.append(compact)
+                return []
+        elif kind in _IDENTIFIERS:
+            if self._is_reference(node):
+                self.references.append(_text(node))
+            return []
+        return [(child, scope, visible) for child in node.children]
+
+    def _declaration(
+        self, node: tree_sitter.Node, scope: str | None, visible: bool
+    ) -> list[tuple[tree_sitter.Node, str | None, bool]]:
+        name_node = node.child_by_field_name("name")
+        if name_node is None and node.type == "type_alias":
+            name_node = node.child_by_field_name("type")
+        name = _text(name_node) if name_node is not None else ""
+        if not name:
+            return [(child, scope, visible) for child in node.children]
+        self.local_names.add(name)
+        qualified = f"{scope}.{name}" if scope else name
+        if visible:
+            self.declarations.append(Declaration(name, qualified))
+        return [
+            (child, qualified, visible)
+            for child in node.children
+            if name_node is None or child.id != name_node.id
+        ]
+
+    def _type_parameter(self, node: tree_sitter.Node) -> None:
+        if node.type == "type_parameters" and self.language != "scala":
+            return
+        for child in node.children:
+            if child.type in _IDENTIFIERS:
+                self.local_names.add(_text(child))
+                if node.type == "type_parameter":
+                    return
+
+    def _is_reference(self, node: tree_sitter.Node) -> bool:
+        name = _text(node)
+        if not name:
+            return False
+        parent = node.parent
+        if parent is not None:
+            named = parent.child_by_field_name("name")
+            if named is not None and named.id == node.id:
+                return False
+            if parent.type in _TYPE_PARAMETERS:
+                return False
+            if self.language == "kotlin" and parent.type in _KOTLIN_NAMING_PARENTS:
+                return False
+        if self.language == "python" or node.type == "type_identifier":
+            return True
+        return name[0].isupper()
+
+    # packages and imports ------------------------------------------------------------------
+    def _package(self, node: tree_sitter.Node) -> None:
+        for child in node.children:
+            if (
+                child.type in {"scoped_identifier", "identifier", "qualified_identifier"}
+                or child.type == "package_identifier"
+            ):
+                self.packages.append("".join(_text(child).split()))
+
+    def _import(self, node: tree_sitter.Node) -> None:
+        if self.language == "java":
+            self._java_import(node)
+        elif self.language == "kotlin":
+            self._kotlin_import(node)
+        elif self.language == "scala":
+            self._scala_import(node)
+        else:
+            self._python_import(node)
+
+    def _java_import(self, node: tree_sitter.Node) -> None:
+        target = ""
+        wildcard = False
+        for child in node.children:
+            if child.type in {"scoped_identifier", "identifier"}:
+                target = "".join(_text(child).split())
+            elif child.type == "asterisk":
+                wildcard = True
+        if target:
+            self.imports.append(Import(target, None, wildcard))
+
+    def _kotlin_import(self, node: tree_sitter.Node) -> None:
+        text = " ".join(
+            _text(c) for c in node.children if "comment" not in c.type and c.type != "import"
+        )
+        match = _KOTLIN_IMPORT.match("import " + text.replace(" . ", ".").replace(" .", "."))
+        if match:
+            target = match.group(1).replace("`", "")
+            alias = match.group(3).replace("`", "") if match.group(3) else None
+            self.imports.append(Import(target, alias, bool(match.group(2))))
+
+    def _scala_import(self, node: tree_sitter.Node) -> None:
+        path: list[str] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "identifier":
+                path.append(_text(child))
+            elif kind == "," and path:
+                self.imports.append(Import(".".join(path)))
+                path = []
+            elif kind in {"namespace_wildcard", "wildcard"}:
+                self.imports.append(Import(".".join(path), None, True))
+                path = []
+            elif kind == "namespace_selectors":
+                self._scala_selectors(".".join(path), child)
+                path = []
+            elif kind in {"as_renamed_identifier", "arrow_renamed_identifier"}:
+                self._scala_renamed(".".join(path), child)
+                path = []
+        if path:
+            self.imports.append(Import(".".join(path)))
+
+    def _scala_selectors(self, base: str, node: tree_sitter.Node) -> None:
+        for child in node.children:
+            if child.type == "identifier":
+                self.imports.append(Import(f"{base}.{_text(child)}"))
+            elif child.type in {"namespace_wildcard", "wildcard"}:
+                self.imports.append(Import(base, None, True))
+            elif child.type in {"as_renamed_identifier", "arrow_renamed_identifier"}:
+                self._scala_renamed(base, child)
+
+    def _scala_renamed(self, base: str, node: tree_sitter.Node) -> None:
+        names = [_text(c) for c in node.children if c.type == "identifier"]
+        if len(names) == 2 and names[1] != "_":
+            self.imports.append(Import(f"{base}.{names[0]}" if base else names[0], names[1]))
+        elif len(names) >= 1:
+            # `Name => _` hides a name: it still names a project type the file mentions.
+            self.imports.append(Import(f"{base}.{names[0]}" if base else names[0]))
+
+    def _python_import(self, node: tree_sitter.Node) -> None:
+        if node.type == "import_statement":
+            for child in node.children:
+                if child.type == "dotted_name":
+                    self.imports.append(Import(_text(child), _text(child).split(".")[0]))
+                elif child.type == "aliased_import":
+                    target, alias = self._python_alias(child)
+                    self.imports.append(Import(target, alias))
+            return
+        module_node = node.child_by_field_name("module_name")
+        base = self._python_module(module_node) if module_node is not None else ""
+        for child in node.children:
+            if module_node is not None and child.id == module_node.id:
+                continue
+            if child.type == "wildcard_import":
+                self.imports.append(Import(base, None, True))
+            elif child.type == "dotted_name":
+                name = _text(child)
+                self.imports.append(Import(f"{base}.{name}" if base else name, name))
+            elif child.type == "aliased_import":
+                target, alias = self._python_alias(child)
+                self.imports.append(Import(f"{base}.{target}" if base else target, alias))
+
+    @staticmethod
+    def _python_alias(node: tree_sitter.Node) -> tuple[str, str]:
+        target = node.child_by_field_name("name")
+        alias = node.child_by_field_name("alias")
+        name = _text(target) if target is not None else ""
+        return name, _text(alias) if alias is not None else name.split(".")[0]
+
+    def _python_module(self, node: tree_sitter.Node) -> str:
+        if node.type != "relative_import":
+            return _text(node)
+        dots = 0
+        rest = ""
+        for child in node.children:
+            if child.type == "import_prefix":
+                dots = len(_text(child).strip())
+            elif child.type == "dotted_name":
+                rest = _text(child)
+        # Relative imports count from the module's package: the module itself for an
+        # ``__init__``, its parent otherwise.
+        parts = self.module.split(".") if self.module else []
+        package = parts if self.is_package else parts[:-1]
+        base_parts = package[: len(package) - (dots - 1)] if dots > 1 else package
+        if dots - 1 > len(package):
+            base_parts = []
+        base = ".".join(base_parts)
+        if rest:
+            return f"{base}.{rest}" if base else rest
+        return base

@@ -1,0 +1,83 @@
+"""The supported source languages and their tree-sitter grammars (from PyPI wheels)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import tree_sitter
+import tree_sitter_java
+import tree_sitter_kotlin
+import tree_sitter_python
+import tree_sitter_scala
+
+
+@dataclass(frozen=True)
+class SourceLanguage:
+    """One language: its name, display name, file extensions and grammar."""
+
+    name: str
+    display: str
+    extensions: tuple[str, ...]
+    grammar: Callable[[], object] = field(repr=False, compare=False)
+
+    def owns(self, file_name: str) -> bool:
+        """Whether a file with this name is a source of this language (case-sensitive)."""
+        return file_name.endswith(self.extensions)
+
+    def parser(self) -> tree_sitter.Parser:
+        """A parser for this language; parsers are not thread-safe, so one per thread."""
+        return _parser(self)
+
+
+LANGUAGES: tuple[SourceLanguage, ...] = (
+    SourceLanguage("java", "Java", (".java",), tree_sitter_java.language),
+    SourceLanguage("kotlin", "Kotlin", (".kt", ".kts"), tree_sitter_kotlin.language),
+    SourceLanguage("scala", "Scala", (".scala", ".sc"), tree_sitter_scala.language),
+    SourceLanguage("python", "Python", (".py", ".pyi"), tree_sitter_python.language),
+)
+LANGUAGE_NAMES: tuple[str, ...] = ("auto", *(lang.name for lang in LANGUAGES))
+
+_local = threading.local()
+_grammars: dict[str, tree_sitter.Language] = {}
+_grammar_lock = threading.Lock()
+
+
+def _parser(language: SourceLanguage) -> tree_sitter.Parser:
+    parsers: dict[str, tree_sitter.Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = {}
+        _local.parsers = parsers
+    parser = parsers.get(language.name)
+    if parser is None:
+        with _grammar_lock:
+            grammar = _grammars.get(language.name)
+            if grammar is None:
+                grammar = tree_sitter.Language(language.grammar())
+                _grammars[language.name] = grammar
+        parser = tree_sitter.Parser(grammar)
+        parsers[language.name] = parser
+    return parser
+
+
+def select_languages(name: str) -> tuple[SourceLanguage, ...]:
+    """The languages ``name`` selects: ``auto`` means all of them.
+
+    Raises ``ValueError`` naming the accepted values for anything else.
+    """
+    wanted = name.strip().lower()
+    if wanted == "auto":
+        return LANGUAGES
+    for language in LANGUAGES:
+        if language.name == wanted:
+            return (language,)
+    raise ValueError(f"unknown language {name!r}; use one of {', '.join(LANGUAGE_NAMES)}")
+
+
+def language_of(file_name: str, languages: tuple[SourceLanguage, ...]) -> SourceLanguage | None:
+    """The language among ``languages`` whose extension the file carries, if any."""
+    for language in languages:
+        if language.owns(file_name):
+            return language
+    return None

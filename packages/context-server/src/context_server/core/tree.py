@@ -1,0 +1,50 @@
+"""The project tree: directories first, then files, each file with its dependencies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from context_server.core.index import ProjectIndex
+from context_server.core.walk import DirectoryEntry, sort_key
+
+
+@dataclass(slots=True)
+class TreeNode:
+    """A directory or a file; a file's dependencies are root-relative paths, sorted."""
+
+    name: str
+    relative: str
+    kind: str
+    dependencies: list[str] = field(default_factory=list)
+    children: list[TreeNode] = field(default_factory=list)
+
+    @property
+    def is_directory(self) -> bool:
+        """Whether this node is a directory."""
+        return self.kind == "directory"
+
+
+def build_tree(index: ProjectIndex, depth: int) -> TreeNode:
+    """The tree of ``index``; each source file lists the files within ``depth`` hops."""
+
+    def directory(entry: DirectoryEntry) -> TreeNode:
+        node = TreeNode(entry.name, entry.relative, "directory")
+        node.children.extend(directory(sub) for sub in entry.directories)
+        for item in entry.files:
+            reached = index.resolver.dependencies(item.relative, depth)
+            dependencies = sorted({path for path, _ in reached}, key=sort_key)
+            node.children.append(TreeNode(item.name, item.relative, "file", dependencies))
+        return node
+
+    return directory(index.listing.root)
+
+
+def flatten(root: TreeNode) -> list[tuple[int, TreeNode]]:
+    """Every node in pre-order with its nesting level (the root is level 0)."""
+    out: list[tuple[int, TreeNode]] = []
+    stack = [(0, root)]
+    while stack:
+        level, node = stack.pop()
+        out.append((level, node))
+        stack.extend((level + 1, child) for child in reversed(node.children))
+    return out

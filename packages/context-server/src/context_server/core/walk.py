@@ -1,0 +1,192 @@
+"""The project walk: every file worth listing, confined to the allowed roots.
+
+It honours ``.gitignore`` files (nested ones too), skips version-control, build and
+dependency folders, never follows a symlink out of the allowed roots, survives symlink loops,
+and reports what it skipped instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+SKIPPED_DIRECTORIES = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".bzr",
+        "target",
+        "build",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".gradle",
+        ".idea",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".metals",
+        ".bloop",
+        ".bsp",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A listed file: its root-relative POSIX path, real path and stat signature."""
+
+    relative: str
+    real: Path
+    size: int
+    mtime_ns: int
+
+    @property
+    def name(self) -> str:
+        """The last path component."""
+        return self.relative.rsplit("/", 1)[-1]
+
+
+@dataclass(slots=True)
+class DirectoryEntry:
+    """A listed directory with its sub-directories and files, each sorted by name."""
+
+    name: str
+    relative: str
+    directories: list[DirectoryEntry] = field(default_factory=list)
+    files: list[FileEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something the walk or the indexer skipped, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(slots=True)
+class Listing:
+    """The result of a walk: the directory tree, a flat file list and the problems met."""
+
+    root: DirectoryEntry
+    files: list[FileEntry]
+    problems: list[Problem]
+
+
+def sort_key(name: str) -> bytes:
+    """Case-sensitive UTF-16 code-unit order, the order the anchor lists names in."""
+    return name.encode("utf-16-be")
+
+
+_Spec = tuple[str, pathspec.GitIgnoreSpec]
+
+
+def walk_project(
+    root: Path,
+    is_allowed: Callable[[Path], bool],
+    check_cancelled: Callable[[], None] = lambda: None,
+) -> Listing:
+    """List ``root`` (a real directory path) without leaving the allowed roots."""
+    top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
+    files: list[FileEntry] = []
+    problems: list[Problem] = []
+    seen: set[Path] = {root}
+    stack: list[tuple[Path, DirectoryEntry, tuple[_Spec, ...]]] = [(root, top, ())]
+    while stack:
+        check_cancelled()
+        directory, node, specs = stack.pop()
+        specs = _with_gitignore(directory, node.relative, specs, problems)
+        try:
+            with os.scandir(directory) as scanner:
+                entries = sorted(scanner, key=lambda e: sort_key(e.name))
+        except OSError as exc:
+            problems.append(Problem(node.relative or ".", f"unreadable directory: {exc.strerror}"))
+            continue
+        pending: list[tuple[Path, DirectoryEntry, tuple[_Spec, ...]]] = []
+        for entry in entries:
+            relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
+            child = _classify(entry, relative, specs, is_allowed, seen, problems)
+            if child is None:
+                continue
+            real, is_dir = child
+            if is_dir:
+                sub = DirectoryEntry(name=entry.name, relative=relative)
+                node.directories.append(sub)
+                pending.append((real, sub, specs))
+            else:
+                stat = real.stat()
+                item = FileEntry(relative, real, stat.st_size, stat.st_mtime_ns)
+                node.files.append(item)
+                files.append(item)
+        stack.extend(reversed(pending))
+    files.sort(key=lambda f: sort_key(f.relative))
+    return Listing(top, files, problems)
+
+
+def _classify(
+    entry: os.DirEntry[str],
+    relative: str,
+    specs: tuple[_Spec, ...],
+    is_allowed: Callable[[Path], bool],
+    seen: set[Path],
+    problems: list[Problem],
+) -> tuple[Path, bool] | None:
+    try:
+        is_dir = entry.is_dir()
+        is_file = entry.is_file()
+    except OSError:
+        is_dir = is_file = False
+    if is_dir and entry.name in SKIPPED_DIRECTORIES:
+        return None
+    if _ignored(relative, is_dir, specs):
+        return None
+    path = Path(entry.path)
+    real = path
+    if entry.is_symlink():
+        real = Path(os.path.realpath(path))
+        if not is_allowed(real):
+            problems.append(Problem(relative, "symlink leads outside the allowed directories"))
+            return None
+        if not (is_dir or is_file):
+            problems.append(Problem(relative, "broken symlink"))
+            return None
+    if is_dir:
+        if real in seen:
+            problems.append(Problem(relative, "directory already listed (symlink loop)"))
+            return None
+        seen.add(real)
+        return real, True
+    if not is_file:
+        return None
+    return real, False
+
+
+def _with_gitignore(
+    directory: Path, relative: str, specs: tuple[_Spec, ...], problems: list[Problem]
+) -> tuple[_Spec, ...]:
+    ignore_file = directory / ".gitignore"
+    if not ignore_file.is_file():
+        return specs
+    try:
+        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        return (*specs, (relative, pathspec.GitIgnoreSpec.from_lines(lines)))
+    except (OSError, ValueError) as exc:
+        problems.append(Problem(f"{relative}/.gitignore".lstrip("/"), f"unusable: {exc}"))
+        return specs
+
+
+def _ignored(relative: str, is_dir: bool, specs: tuple[_Spec, ...]) -> bool:
+    for base, spec in specs:
+        local = relative[len(base) + 1 :] if base else relative
+        if spec.match_file(local + "/" if is_dir else local):
+            return True
+    return False
