@@ -1,0 +1,88 @@
+"""The uniqueness check: one GROUP BY pass, evidence for duplicates, smaller keys inside."""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
+# client values never reach it, so string-built queries are safe.
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcp_common import ToolContext
+
+from uniqueness_server.engine.columns import resolve_columns
+from uniqueness_server.engine.lattice import UniquenessOracle, column_stats, minimal_unique_sets
+from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
+from uniqueness_server.engine.sql import examples_query, summary_query
+from uniqueness_server.engine.table import Table
+
+ROWS_PER_GROUP = 10
+MAX_VALUE_CHARS = 200
+MAX_BETTER_OPTION_COLUMNS = 16
+
+
+def shorten(value: object) -> str | None:
+    """A value as shown in an answer: text, cut to a readable length."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def check_uniqueness(
+    table: Table,
+    columns: Sequence[str],
+    *,
+    nulls: Nulls = Nulls.EQUAL,
+    better_options: bool = True,
+    limit: int = 5,
+    offset: int = 0,
+    context: ToolContext | None = None,
+) -> CheckResult:
+    """Whether ``columns`` identify every row of ``table``, with the evidence.
+
+    Duplicate groups come in first-occurrence order (files) or by size (databases), paged by
+    ``limit``/``offset``. When the columns are unique and ``better_options`` is set, the
+    minimal unique subsets of ``columns`` are listed (exact lattice search).
+    """
+    context = context or ToolContext()
+    positions = resolve_columns(columns, table.names)
+    names = tuple(table.names[p] for p in positions)
+    (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows) = table.query(
+        summary_query(table, positions, nulls, table.relation)
+    )[0]
+    distinct = groups if nulls is Nulls.EQUAL else groups - missing_groups + missing_rows
+    examples: list[DuplicateGroup] = []
+    if dup_groups and limit > 0:
+        for row in table.query(
+            examples_query(table, positions, nulls, limit, offset, ROWS_PER_GROUP)
+        ):
+            values = tuple(shorten(v) for v in row[: len(positions)])
+            count = int(row[len(positions)])
+            numbers = tuple(int(n) for n in row[len(positions) + 1]) if table.row_numbers else ()
+            examples.append(DuplicateGroup(values, count, numbers))
+    unique = dup_groups == 0
+    better: list[tuple[str, ...]] = []
+    minimal: bool | None = None
+    if unique and better_options and 1 < len(positions) <= MAX_BETTER_OPTION_COLUMNS and rows:
+        context.report_progress(50.0, 100.0, "searching smaller keys inside the columns")
+        table.runner.progress.scan_reports = False
+        table.materialize(positions)
+        oracle = UniquenessOracle(table, nulls, column_stats(table, positions), context)
+        oracle.record(positions, True)
+        subsets = minimal_unique_sets(oracle, positions, len(positions) - 1, context)
+        better = [tuple(table.names[p] for p in s) for s in subsets]
+        minimal = not better
+    return CheckResult(
+        source=table.label,
+        columns=names,
+        unique=unique,
+        rows=int(rows),
+        distinct_keys=int(distinct),
+        duplicate_groups=int(dup_groups),
+        duplicate_rows=int(dup_rows),
+        rows_with_missing=int(missing_rows),
+        examples=tuple(examples),
+        better_options=tuple(better),
+        minimal=minimal,
+        row_numbers=table.row_numbers,
+    )

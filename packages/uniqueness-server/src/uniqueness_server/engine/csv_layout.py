@@ -1,0 +1,110 @@
+"""The layout of a delimited text file, read from its first bytes: header, delimiter, comments.
+
+Only the prefix is read here; DuckDB then reads the whole file in place with exactly these
+options, so the sniffing never costs a pass over a large file.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcp_common import ErrorCode, ToolError
+
+from uniqueness_server.engine.formats import Format, read_prefix
+
+_CANDIDATES = (",", "\t", ";", "|")
+_SNIFF_LINES = 50
+PREFIX_BYTES = 262_144
+
+
+@dataclass(frozen=True, slots=True)
+class CsvLayout:
+    """How to read a delimited file."""
+
+    delimiter: str
+    header: tuple[str, ...]  # column names as the user sees them
+    skip_lines: int  # physical lines before the first data row
+    has_comments: bool
+
+
+def _invalid(message: str) -> ToolError:
+    return ToolError(message, ErrorCode.INVALID_ARGUMENT)
+
+
+def decode_prefix(data: bytes, name: str, complete: bool) -> str:
+    """UTF-8 text of a file prefix (BOM dropped); a character cut at the end is tolerated."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if not complete and exc.start >= len(data) - 4:
+            return data[: exc.start].decode("utf-8-sig")
+        line = data[: exc.start].count(b"\n") + 1
+        raise _invalid(
+            f"line {line} of {name} is not valid UTF-8; re-encode the file as UTF-8"
+        ) from exc
+
+
+def is_comment(line: str) -> bool:
+    """A comment line starts with ``#`` after optional whitespace."""
+    return line.lstrip().startswith("#")
+
+
+def _fields(line: str, delimiter: str) -> list[str]:
+    return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [])
+
+
+def sniff_delimiter(lines: list[str], fmt: Format) -> str:
+    """The candidate delimiter giving the most columns consistently over the sample lines."""
+    sample = [line for line in lines if line.strip() and not is_comment(line)][:_SNIFF_LINES]
+    if not sample:
+        return "\t" if fmt is Format.TSV else ","
+    best, best_width = "\t" if fmt is Format.TSV else ",", 1
+    for delimiter in _CANDIDATES:
+        widths = {len(_fields(line, delimiter)) for line in sample}
+        width = widths.pop() if len(widths) == 1 else 0
+        if width > best_width:
+            best, best_width = delimiter, width
+    return best
+
+
+def read_layout(
+    path: Path, compressed: bool, fmt: Format, header_row: int, delimiter: str | None
+) -> CsvLayout:
+    """Header names, delimiter and comment presence, from the first bytes of ``path``."""
+    data = read_prefix(path, compressed, PREFIX_BYTES)
+    complete = len(data) < PREFIX_BYTES
+    text = decode_prefix(data, path.name, complete)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if complete and lines and lines[-1] == "":
+        lines.pop()
+    elif not complete:
+        lines.pop()  # the last line may be cut short
+    if not any(line.strip() for line in lines):
+        raise _invalid(f"{path.name} is empty: it has no header and no rows")
+    if header_row > len(lines):
+        where = "has only" if complete else "has more than"
+        raise _invalid(
+            f"headerRow {header_row} is past the end of the header area: {path.name} {where} "
+            f"{len(lines)} lines{'' if complete else ' in its first 256 KiB'}"
+        )
+    chosen = (
+        delimiter
+        if delimiter is not None
+        else sniff_delimiter(lines[max(0, header_row - 1) :], fmt)
+    )
+    data_lines = lines[header_row:]
+    has_comments = any(is_comment(line) for line in data_lines)
+    if header_row == 0:
+        first = next((line for line in data_lines if line.strip() and not is_comment(line)), "")
+        width = len(_fields(first, chosen))
+        header = tuple(f"column{i}" for i in range(1, width + 1))
+    else:
+        line = lines[header_row - 1]
+        if is_comment(line):
+            raise _invalid(f"row {header_row} holds no header: line {header_row} is a comment")
+        if not line.strip():
+            raise _invalid(f"row {header_row} holds no header: line {header_row} is blank")
+        header = tuple(_fields(line, chosen))
+    return CsvLayout(chosen, header, header_row, has_comments)

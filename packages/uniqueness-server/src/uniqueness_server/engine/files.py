@@ -1,0 +1,252 @@
+"""Opening a file as a :class:`Table`: every format read into DuckDB, in place when possible.
+
+CSV/TSV, JSON, JSON Lines and Parquet are read by DuckDB straight from the file (gzip too);
+YAML, TOON, ``.xlsx`` and CSV files holding comment lines are parsed in Python and handed to
+DuckDB as column lists, never written anywhere.
+"""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
+# client values never reach it, so string-built queries are safe.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import csv
+import io
+import tempfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml  # type: ignore[import-untyped]
+from mcp_common import ErrorCode, ToolContext, ToolError
+
+from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
+from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
+from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
+from uniqueness_server.engine.runner import DuckDbRunner, duckdb_error
+from uniqueness_server.engine.table import Table
+from uniqueness_server.engine.toon import parse_toon
+
+_TEXT_ONLY = frozenset({Format.CSV, Format.TSV, Format.XLSX})
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB whose spill files (if any) go to the system temp dir."""
+    connection = duckdb.connect(":memory:")
+    connection.execute("SET enable_progress_bar = true")
+    connection.execute("SET enable_progress_bar_print = false")
+    connection.execute(f"SET temp_directory = {_literal(tempfile.gettempdir())}")
+    return connection
+
+
+def open_file(
+    path: Path,
+    *,
+    label: str,
+    fmt: str = "auto",
+    header_row: int = 1,
+    delimiter: str | None = None,
+    context: ToolContext | None = None,
+) -> Table:
+    """``path`` (already confined by the caller) as a table of text columns.
+
+    ``header_row`` is the 1-based physical line (or ``.xlsx`` row) holding the column names;
+    0 means no header (columns ``column1…``). ``label`` is how messages name the file.
+    """
+    if not path.is_file():
+        raise ToolError(f"{label} is not a regular file", ErrorCode.INVALID_ARGUMENT)
+    if header_row < 0:
+        raise ToolError(
+            f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
+        )
+    compressed = is_gzip(path)
+    kind = detect_format(path, compressed, fmt)
+    if kind not in _TEXT_ONLY and header_row != 1:
+        raise ToolError(
+            f"headerRow applies to csv, tsv and xlsx sources, not {kind.value}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    if delimiter is not None and kind not in (Format.CSV, Format.TSV):
+        raise ToolError(
+            f"delimiter applies to csv and tsv sources, not {kind.value}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    connection = new_connection()
+    runner = DuckDbRunner(connection, context or ToolContext(), label)
+    try:
+        names = _load(runner, path, compressed, kind, header_row, delimiter, label)
+    except BaseException:
+        runner.close()
+        raise
+    return Table(runner=runner, label=label, names=tuple(names))
+
+
+def _load(
+    runner: DuckDbRunner,
+    path: Path,
+    compressed: bool,
+    kind: Format,
+    header_row: int,
+    delimiter: str | None,
+    label: str,
+) -> list[str]:
+    if kind in (Format.CSV, Format.TSV):
+        return _csv(runner, path, compressed, kind, header_row, delimiter, label)
+    if kind in (Format.JSON, Format.JSONL, Format.PARQUET):
+        return _duckdb_document(runner, path, compressed, kind, label)
+    data = read_all(path, compressed)
+    if kind is Format.XLSX:
+        return _xlsx(runner, data, header_row, label)
+    text = decode_prefix(data, label, complete=True)
+    try:
+        document = yaml.safe_load(text) if kind is Format.YAML else parse_toon(text)
+    except yaml.YAMLError as exc:
+        raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc
+    names, rows = flatten_records(find_records(document, label))
+    load_rows(runner.connection, len(names), rows)
+    return names
+
+
+def _csv(
+    runner: DuckDbRunner,
+    path: Path,
+    compressed: bool,
+    kind: Format,
+    header_row: int,
+    delimiter: str | None,
+    label: str,
+) -> list[str]:
+    if delimiter is not None and not 1 <= len(delimiter.encode()) <= 4:
+        raise ToolError("delimiter must be 1 to 4 bytes long", ErrorCode.INVALID_ARGUMENT)
+    layout = read_layout(path, compressed, kind, header_row, delimiter)
+    width = len(layout.header)
+    if layout.has_comments:
+        rows = list(
+            _python_csv_rows(path, compressed, layout.delimiter, layout.skip_lines, width, label)
+        )
+        load_rows(runner.connection, width, rows)
+        return list(layout.header)
+    columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(1, width + 1))
+    runner.execute(
+        "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
+        f"{_literal(str(path))}, auto_detect = false, header = false, "
+        f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
+        f"escape = '\"', columns = {{{columns}}}, "
+        f"compression = {_literal('gzip' if compressed else 'none')})"
+    )
+    return list(layout.header)
+
+
+def _python_csv_rows(
+    path: Path, compressed: bool, delimiter: str, skip: int, width: int, label: str
+) -> Iterator[list[str | None]]:
+    """Data rows of a CSV file with comment lines (DuckDB would cut values at any ``#``)."""
+    raw = read_all(path, compressed)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ToolError(
+            f"line {line} of {label} is not valid UTF-8; re-encode the file as UTF-8",
+            ErrorCode.INVALID_ARGUMENT,
+        ) from exc
+    numbered = list(enumerate(io.StringIO(text, newline=""), start=1))[skip:]
+    kept = [(n, line) for n, line in numbered if not is_comment(line)]
+    reader = csv.reader((line for _, line in kept), delimiter=delimiter, quotechar='"')
+    for fields in reader:
+        if not fields:
+            continue
+        if len(fields) != width:
+            number = kept[min(reader.line_num, len(kept)) - 1][0]
+            raise ToolError(
+                f"ragged row at line {number} of {label}: the header has {width} fields but the "
+                f"row has {len(fields)}: {delimiter.join(fields)[:200]!r}",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+        yield [field if field != "" else None for field in fields]
+
+
+def _struct_columns(expression: str, name: str, kind: Any) -> list[tuple[str, str]]:
+    if kind.id == "struct":
+        out: list[tuple[str, str]] = []
+        for child, child_type in kind.children:
+            out += _struct_columns(
+                f"struct_extract({expression}, {_literal(child)})", f"{name}.{child}", child_type
+            )
+        return out
+    return [(f"CAST({expression} AS VARCHAR)", name)]
+
+
+def _duckdb_document(
+    runner: DuckDbRunner, path: Path, compressed: bool, kind: Format, label: str
+) -> list[str]:
+    compression = _literal("gzip" if compressed else "none")
+    if kind is Format.PARQUET:
+        if compressed:
+            raise ToolError(
+                f"{label} is a gzip-compressed Parquet file; Parquet compresses its own pages, "
+                "so decompress it first",
+                ErrorCode.UNSUPPORTED,
+            )
+        reader = f"read_parquet({_literal(str(path))})"
+    else:
+        layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
+        reader = (
+            f"read_json({_literal(str(path))}, format = {layout}, records = true, "
+            f"compression = {compression})"
+        )
+    try:
+        relation = runner.connection.sql(f"SELECT * FROM {reader}")
+        described = list(zip(relation.columns, relation.dtypes, strict=True))
+    except duckdb.Error as exc:
+        raise duckdb_error(exc, label) from exc
+    selected: list[tuple[str, str]] = []
+    for name, dtype in described:
+        selected += _struct_columns(runner.quote(name), name, dtype)
+    select = ", ".join(f"{expr} AS c{i}" for i, (expr, _) in enumerate(selected, start=1))
+    runner.execute(f"CREATE TEMP VIEW src AS SELECT {select} FROM {reader}")
+    return [name for _, name in selected]
+
+
+def _xlsx(runner: DuckDbRunner, data: bytes, header_row: int, label: str) -> list[str]:
+    import openpyxl
+
+    try:
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (OSError, KeyError, ValueError, zlib.error) as exc:
+        raise ToolError(
+            f"{label} is not a readable .xlsx workbook: {exc}", ErrorCode.INVALID_ARGUMENT
+        ) from exc
+    try:
+        sheet = workbook.worksheets[0]
+        rows = [[cell_text(cell) for cell in row] for row in sheet.iter_rows(values_only=True)]
+    finally:
+        workbook.close()
+    if not rows:
+        raise ToolError(
+            f"{label} is empty: its first sheet has no rows", ErrorCode.INVALID_ARGUMENT
+        )
+    if header_row > len(rows):
+        raise ToolError(
+            f"headerRow {header_row} is past the end: the first sheet of {label} has only "
+            f"{len(rows)} rows",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    width = max(len(row) for row in rows)
+    if header_row == 0:
+        names, body = [f"column{i}" for i in range(1, width + 1)], rows
+    else:
+        header = rows[header_row - 1]
+        cells = [*header, *([None] * (width - len(header)))]
+        names = [cell or f"column{i}" for i, cell in enumerate(cells, start=1)]
+        body = rows[header_row:]
+    body = [row for row in body if any(cell is not None for cell in row)]
+    load_rows(runner.connection, width, body)
+    return [str(name) for name in names]

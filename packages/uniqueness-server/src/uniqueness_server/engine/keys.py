@@ -1,0 +1,83 @@
+"""Key discovery: every minimal unique column combination, ranked best first."""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
+# client values never reach it, so string-built queries are safe.
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcp_common import ErrorCode, ToolContext, ToolError
+
+from uniqueness_server.engine.columns import resolve_columns
+from uniqueness_server.engine.lattice import (
+    UniquenessOracle,
+    column_stats,
+    minimal_unique_sets,
+)
+from uniqueness_server.engine.model import Key, KeySearch, Nulls
+from uniqueness_server.engine.table import Table
+
+MAX_KEY_COLUMNS = 6
+
+
+def find_keys(
+    table: Table,
+    *,
+    columns: Sequence[str] | None = None,
+    max_columns: int = 3,
+    nulls: Nulls = Nulls.EQUAL,
+    context: ToolContext | None = None,
+) -> KeySearch:
+    """All minimal unique combinations of up to ``max_columns`` of ``columns`` (default all).
+
+    Ranked by fewest columns, then keys without missing values, then shortest values.
+    """
+    context = context or ToolContext()
+    if not 1 <= max_columns <= MAX_KEY_COLUMNS:
+        raise ToolError(
+            f"maxColumns must be between 1 and {MAX_KEY_COLUMNS} but was {max_columns}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    positions = resolve_columns(columns, table.names) if columns else tuple(range(len(table.names)))
+    notes: list[str] = []
+    table.runner.progress.scan_reports = False
+    context.report_progress(0.0, 100.0, f"reading {table.label}")
+    table.materialize()
+    stats = column_stats(table, positions)
+    oracle = UniquenessOracle(table, nulls, stats, context)
+    if stats.rows and not oracle.decide([tuple(sorted(positions))])[0]:
+        notes.append("all searched columns together hold duplicate rows, so no key exists")
+    levels = min(max_columns, len(positions))
+
+    def progress(size: int, candidates: int) -> None:
+        context.report_progress(
+            100.0 * (size - 1) / levels, 100.0, f"checking {candidates} sets of {size} columns"
+        )
+
+    found = (
+        minimal_unique_sets(oracle, positions, max_columns, context, progress) if stats.rows else []
+    )
+    if not stats.rows:
+        notes.append(
+            "the source has no rows, so every column is trivially unique; no key is reported"
+        )
+    keys = [
+        Key(
+            columns=tuple(table.names[p] for p in key),
+            has_missing=any(stats.missing[p] for p in key),
+            average_length=round(sum(stats.average_length[p] for p in key), 2),
+        )
+        for key in found
+    ]
+    keys.sort(key=lambda k: (len(k.columns), k.has_missing, k.average_length, k.columns))
+    return KeySearch(
+        source=table.label,
+        rows=stats.rows,
+        searched_columns=tuple(table.names[p] for p in positions),
+        max_columns=max_columns,
+        keys=tuple(keys),
+        candidates_checked=oracle.decided,
+        full_checks=oracle.full_checks,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,230 @@
+"""Exact search for minimal unique column sets over the subset lattice.
+
+Uniqueness is monotone: a superset of a unique set is unique, a subset of a non-unique set is
+non-unique. The search walks the lattice bottom-up, level by level, and only builds a
+candidate whose every one-smaller subset is known non-unique (so every unique candidate is
+minimal and no minimal set is skipped). Each candidate is decided by the cheapest sound test
+first: memoised results and both monotonicity rules, then a counting bound from per-column
+distinct counts (fewer possible key values than rows means a duplicate), then duplicates in a
+sample of the rows (a duplicate in a sample is a duplicate in the data), and only then a full
+check, batched so one scan settles many candidates.
+"""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
+# client values never reach it, so string-built queries are safe.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from mcp_common import ErrorCode, ToolContext, ToolError
+
+from uniqueness_server.engine.model import Nulls
+from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.sql import distinct_counts_query, has_duplicates_query
+from uniqueness_server.engine.table import Table
+
+SAMPLE_ROWS = 20_000
+MAX_CANDIDATES = 1_000_000
+_BATCH = 24
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnStats:
+    """Exact per-column facts the counting bound needs."""
+
+    rows: int
+    distinct: tuple[int, ...]  # non-missing distinct values, by position
+    missing: tuple[int, ...]
+    average_length: tuple[float, ...]
+
+
+def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
+    """Row count and exact distinct/missing counts and mean value length of ``positions``."""
+    parts = ["COUNT(*)"]
+    for p in positions:
+        c = table.column(p)
+        parts += [
+            f"COUNT(DISTINCT {c})",
+            f"COUNT(*) - COUNT({c})",
+            f"AVG(LENGTH(CAST({c} AS VARCHAR)))",
+        ]
+    row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
+    count = len(table.names)
+    distinct, missing, length = [0] * count, [0] * count, [0.0] * count
+    for i, p in enumerate(positions):
+        distinct[p] = int(row[1 + 3 * i])
+        missing[p] = int(row[2 + 3 * i])
+        length[p] = float(row[3 + 3 * i] or 0.0)
+    return ColumnStats(int(row[0]), tuple(distinct), tuple(missing), tuple(length))
+
+
+def _mask(positions: Sequence[int]) -> int:
+    return sum(1 << p for p in positions)
+
+
+class UniquenessOracle:
+    """Decides "is this column set unique?" exactly, as cheaply as it can, remembering all."""
+
+    def __init__(
+        self, table: Table, nulls: Nulls, stats: ColumnStats, context: ToolContext
+    ) -> None:
+        self._table = table
+        self._nulls = nulls
+        self._stats = stats
+        self._context = context
+        self._memo: dict[int, bool] = {}
+        self._unique: list[int] = []
+        self._non_unique: list[int] = []
+        self._sample: str | None = None
+        self.full_checks = 0
+        self.decided = 0
+
+    def record(self, positions: Sequence[int], unique: bool) -> None:
+        """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
+        mask = _mask(positions)
+        self._memo[mask] = unique
+        (self._unique if unique else self._non_unique).append(mask)
+
+    def _known(self, mask: int) -> bool | None:
+        if mask in self._memo:
+            return self._memo[mask]
+        if any(u & mask == u for u in self._unique):
+            return True
+        if any(n & mask == mask for n in self._non_unique):
+            return False
+        return None
+
+    def _bounded_out(self, positions: Sequence[int]) -> bool:
+        """True when the columns cannot hold as many distinct keys as there are rows."""
+        s = self._stats
+        if self._nulls is Nulls.EQUAL:
+            possible = math.prod(s.distinct[p] + (1 if s.missing[p] else 0) for p in positions)
+            return possible < s.rows
+        considered = s.rows - sum(s.missing[p] for p in positions)
+        return math.prod(s.distinct[p] for p in positions) < considered
+
+    def _single(self, position: int) -> bool:
+        s = self._stats
+        if self._nulls is Nulls.EQUAL:
+            return s.distinct[position] + (1 if s.missing[position] else 0) == s.rows
+        return s.distinct[position] == s.rows - s.missing[position]
+
+    def _sample_source(self) -> str | None:
+        if self._stats.rows <= 2 * SAMPLE_ROWS:
+            return None
+        if self._sample is None:
+            if isinstance(self._table.runner, DuckDbRunner):
+                self._table.runner.execute(
+                    f"CREATE TEMP TABLE sample AS SELECT * FROM {self._table.relation} "
+                    f"USING SAMPLE reservoir({SAMPLE_ROWS} ROWS) REPEATABLE (7)"
+                )
+                self._sample = "sample"
+            else:
+                self._sample = f"(SELECT * FROM {self._table.relation} LIMIT {SAMPLE_ROWS}) s"
+        return self._sample
+
+    def _check(self, candidates: list[tuple[int, ...]], source: str) -> list[bool]:
+        """Exact uniqueness of each candidate within ``source``."""
+        results: list[bool] = []
+        for start in range(0, len(candidates), _BATCH):
+            self._context.check_cancelled()
+            batch = candidates[start : start + _BATCH]
+            if isinstance(self._table.runner, DuckDbRunner):
+                row = self._table.query(
+                    distinct_counts_query(self._table, batch, self._nulls, source)
+                )[0]
+                results += [row[2 * i] == row[2 * i + 1] for i in range(len(batch))]
+            else:
+                results += [
+                    not self._table.query(has_duplicates_query(self._table, c, self._nulls, source))
+                    for c in batch
+                ]
+        return results
+
+    def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
+        """Whether each candidate column set is unique in the whole source."""
+        answers: dict[tuple[int, ...], bool] = {}
+        open_: list[tuple[int, ...]] = []
+        for c in candidates:
+            known = self._known(_mask(c))
+            if known is None and len(c) == 1:
+                known = self._single(c[0])
+            elif known is None and self._bounded_out(c):
+                known = False
+            if known is None:
+                open_.append(c)
+            else:
+                answers[c] = known
+        sample = self._sample_source() if open_ else None
+        if sample is not None:
+            in_sample = self._check(open_, sample)
+            for c, ok in zip(open_, in_sample, strict=True):
+                if not ok:
+                    answers[c] = False
+            open_ = [c for c in open_ if c not in answers]
+        if open_:
+            self.full_checks += len(open_)
+            for c, ok in zip(open_, self._check(open_, self._table.relation), strict=True):
+                answers[c] = ok
+        for c in candidates:
+            if _mask(c) not in self._memo:
+                self.record(c, answers[c])
+        self.decided += len(candidates)
+        return [answers[c] for c in candidates]
+
+
+def count_candidates(columns: int, max_size: int) -> int:
+    """How many column sets of 1..max_size columns there are (the search's worst case)."""
+    return sum(math.comb(columns, k) for k in range(1, min(columns, max_size) + 1))
+
+
+def minimal_unique_sets(
+    oracle: UniquenessOracle,
+    universe: Sequence[int],
+    max_size: int,
+    context: ToolContext,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[int, ...]]:
+    """Every minimal unique subset of ``universe`` with at most ``max_size`` columns."""
+    worst = count_candidates(len(universe), max_size)
+    if worst > MAX_CANDIDATES:
+        raise ToolError(
+            f"{len(universe)} columns with up to {max_size} columns per key make {worst} "
+            f"combinations (at most {MAX_CANDIDATES} are searched); name fewer columns or lower "
+            "maxColumns",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    order = sorted(universe)
+    found: list[tuple[int, ...]] = []
+    frontier: list[tuple[int, ...]] = [(p,) for p in order]
+    size = 1
+    while frontier and size <= max_size:
+        context.check_cancelled()
+        if progress is not None:
+            progress(size, len(frontier))
+        verdicts = oracle.decide(frontier)
+        found += [c for c, unique in zip(frontier, verdicts, strict=True) if unique]
+        non_unique = {c for c, unique in zip(frontier, verdicts, strict=True) if not unique}
+        size += 1
+        if size > max_size:
+            break
+        frontier = _next_level(non_unique, order)
+    return found
+
+
+def _next_level(non_unique: set[tuple[int, ...]], order: Sequence[int]) -> list[tuple[int, ...]]:
+    """Sets one larger whose every one-smaller subset is non-unique (apriori generation)."""
+    result: list[tuple[int, ...]] = []
+    for base in sorted(non_unique):
+        for p in order:
+            if p <= base[-1]:
+                continue
+            candidate = (*base, p)
+            if all(sub in non_unique for sub in combinations(candidate, len(base))):
+                result.append(candidate)
+    return result
