@@ -1,0 +1,71 @@
+"""Every installed command answers ``--help`` (with examples) and ``--version``, and refuses a
+wrong flag the way a user expects: one error line after the usage, exit status 2, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+COMMANDS = {
+    "uniqueness-server": "uniqueness-server",
+    "uniqueness-check": "uniqueness-server",
+    "context-server": "context-server",
+    "adopt-server": "adopt-server",
+    "claude-adopt": "adopt-server",
+    "claude-md-check": "adopt-server",
+}
+"""Each command and the distribution whose version it reports."""
+
+
+def run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / command), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_usage_and_examples(command: str) -> None:
+    answer = run(command, "--help")
+
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.lower().startswith("usage:")
+    assert command in answer.stdout
+    assert "example" in answer.stdout.lower()
+    example_lines = [
+        line for line in answer.stdout.splitlines() if line.strip().startswith(command)
+    ]
+    assert example_lines, f"--help of {command} shows no example command line"
+
+
+@pytest.mark.parametrize(("command", "distribution"), COMMANDS.items())
+def test_version_names_the_package_version(command: str, distribution: str) -> None:
+    answer = run(command, "--version")
+
+    assert answer.returncode == 0, answer.stderr
+    assert version(distribution) in answer.stdout
+    assert "Traceback" not in answer.stdout + answer.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_wrong_flag_is_one_error_line_after_the_usage(command: str) -> None:
+    answer = run(command, "--no-such-flag")
+
+    assert answer.returncode == 2
+    assert answer.stdout == ""
+    assert "Traceback" not in answer.stderr
+    lines = answer.stderr.strip().splitlines()
+    assert lines[0].lower().startswith("usage:")
+    assert lines[-1].startswith(f"{command}: error:")
+    assert "--no-such-flag" in lines[-1]
+    assert sum(": error:" in line for line in lines) == 1

@@ -1,0 +1,153 @@
+"""Installable as users install MCP servers: wheels for all four packages, each server's wheel
+working in a fresh virtual environment, and a registry manifest (server.json) per server that
+agrees with the package and its README."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+SERVER_TOOLS = {
+    "uniqueness-server": {"uniqueness_check", "find_keys", "list_columns"},
+    "context-server": {"project_tree", "find_context", "estimate_tokens", "okf_bundle"},
+    "adopt-server": {"adopt_repo", "verify_adoption"},
+}
+DISTRIBUTIONS = ("mcp-common", *SERVER_TOOLS)
+MCP_NAME_MARKER = re.compile(r"<!--\s*mcp-name:\s*(\S+)\s*-->")
+
+
+def wheel_of(directory: Path, distribution: str) -> Path:
+    (wheel,) = directory.glob(f"{distribution.replace('-', '_')}-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheels")
+    subprocess.run(
+        ["uv", "build", "--all-packages", "--wheel", "--out-dir", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return out
+
+
+@pytest.mark.e2e
+def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
+    for distribution in DISTRIBUTIONS:
+        wheel = wheel_of(wheels, distribution)
+        assert f"-{version(distribution)}-" in wheel.name
+        with zipfile.ZipFile(wheel) as archive:
+            names = archive.namelist()
+        package = distribution.replace("-", "_")
+        assert f"{package}/__init__.py" in names
+        assert f"{package}/py.typed" in names
+
+
+async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
+    parameters = StdioServerParameters(command=str(command), args=args, cwd=cwd)
+    async with Client(parameters) as client:
+        listing = await client.list_tools()
+    return {tool.name for tool in listing.tools}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
+    wheels: Path, distribution: str, tmp_path: Path
+) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run(
+        ["uv", "venv", "--quiet", "--python", sys.executable, str(venv)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    subprocess.run(
+        [
+            "uv",
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(venv / "bin" / "python"),
+            str(wheel_of(wheels, distribution)),
+            str(wheel_of(wheels, "mcp-common")),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    confinement = ["--workspace-root" if distribution == "adopt-server" else "--allowed-dir"]
+    args = [*confinement, str(work), "--log-level", "WARNING"]
+
+    tools = anyio.run(listed_tools, venv / "bin" / distribution, args, work)
+
+    assert tools == SERVER_TOOLS[distribution]
+
+
+def manifest(distribution: str) -> dict[str, Any]:
+    document = json.loads((ROOT / "packages" / distribution / "server.json").read_text("utf-8"))
+    assert isinstance(document, dict)
+    return document
+
+
+@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+def test_server_json_describes_the_installed_package(distribution: str) -> None:
+    document = manifest(distribution)
+
+    assert document["$schema"] == SCHEMA_URL
+    assert document["name"] == f"io.github.mcp-tools/{distribution}"
+    assert 0 < len(str(document["description"])) <= 100
+    assert document["version"] == version(distribution)
+    (package,) = document["packages"]
+    assert package["registryType"] == "pypi"
+    assert package["identifier"] == distribution
+    assert package["version"] == version(distribution)
+    assert package["runtimeHint"] == "uvx"
+    assert package["transport"] == {"type": "stdio"}
+
+
+@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+def test_server_json_declares_only_flags_and_variables_the_server_has(distribution: str) -> None:
+    (package,) = manifest(distribution)["packages"]
+    help_text = subprocess.run(
+        [str(BIN / distribution), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    prefix = distribution.upper().replace("-", "_") + "_"
+
+    for argument in package["packageArguments"]:
+        assert argument["type"] == "named"
+        assert re.search(rf"(?m)^\s+{re.escape(argument['name'])}\b", help_text), argument
+    for variable in package["environmentVariables"]:
+        if variable["name"].startswith(prefix):
+            assert variable["name"] in help_text, variable
+
+
+@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+def test_the_readme_carries_the_registry_name(distribution: str) -> None:
+    readme = (ROOT / "packages" / distribution / "README.md").read_text("utf-8")
+
+    assert MCP_NAME_MARKER.findall(readme) == [manifest(distribution)["name"]]
