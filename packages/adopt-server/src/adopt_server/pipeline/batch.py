@@ -15,7 +15,7 @@ from mcp_common import mask_credentials
 
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import CredentialHelper, RepoContext
-from adopt_server.pipeline.options import AdoptionOptions, validate_options
+from adopt_server.pipeline.options import AdoptionOptions, prepare_workspace, validate_options
 from adopt_server.pipeline.report import RepositoryReport
 from adopt_server.pipeline.runner import CommandRunner
 from adopt_server.pipeline.steps import steps_for
@@ -107,9 +107,10 @@ def adopt_repositories(
 ) -> list[RepositoryReport]:
     """Adopt (or verify) every repository into ``workspace``; one report each, input order.
 
-    One repository's failure never stops the others. ``workspace`` must exist.
+    One repository's failure never stops the others. ``workspace`` is created if missing.
     """
     options = validate_options(options)
+    workspace = prepare_workspace(workspace)
     watcher = observer or SilentObserver()
     texts = unique_urls(urls)
     claims = CheckoutClaims()

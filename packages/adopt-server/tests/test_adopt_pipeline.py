@@ -1,0 +1,379 @@
+"""Whole adoptions end to end: real git against local bare repositories, fake claude/gh/mvn/
+gradle on the PATH, the plain Python API (no MCP)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adopt_server.pipeline import (
+    AdoptionOptions,
+    RepositoryReport,
+    adopt_repositories,
+    batch_json,
+)
+from adopt_testkit import branch_files, commit_subjects, git, log_lines, make_bare_repository
+from conftest import AdoptEnv
+
+BRANCH = "claude/adopt-claude-code"
+ADOPTION_STEPS = [
+    "toolchain",
+    "clone",
+    "build-toolchain",
+    "branch",
+    "trust",
+    "claude-init",
+    "conform",
+    "commit:claude-md",
+    "enforcer",
+    "commit:guard",
+    "verify",
+    "push",
+    "pull-request",
+]
+VERIFY_STEPS = ["toolchain", "clone", "build-toolchain", "check-adopted", "verify"]
+
+
+def fast(**overrides: Any) -> AdoptionOptions:
+    """Options with tiny retry waits so the real retry logic runs quickly."""
+    return AdoptionOptions(**{"backoff_unit": 0.001, "timeout_seconds": 60.0, **overrides})
+
+
+def adopt_one(env: AdoptEnv, url: str | Path, **overrides: Any) -> RepositoryReport:
+    [report] = adopt_repositories([str(url)], env.workspace, fast(**overrides))
+    return report
+
+
+@pytest.mark.parametrize(
+    ("kind", "build", "guard_file", "guard_text"),
+    [
+        ("maven", "maven", "pom.xml", "enforce-claude-md"),
+        ("gradle", "gradle", "build.gradle", "enforceClaudeMd"),
+        ("gradle-kts", "gradle", "build.gradle.kts", "enforceClaudeMd"),
+        ("python", "python", ".pre-commit-config.yaml", "claude-md-check"),
+        ("plain", "github-actions", ".github/claude-md-guard.sh", "CLAUDE.md"),
+    ],
+)
+def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
+    adopt_env: AdoptEnv, kind: str, build: str, guard_file: str, guard_text: str
+) -> None:
+    remote = adopt_env.remote(kind)
+    report = adopt_one(adopt_env, remote)
+    assert report.failure is None
+    assert report.completed_steps == ADOPTION_STEPS
+    assert report.build == build
+    assert report.pull_request_url == "https://github.com/owner/repo/pull/1"
+    files = branch_files(remote, BRANCH)
+    assert {"CLAUDE.md", "AGENTS.md", guard_file} <= set(files)
+    guard = git(remote, "show", f"{BRANCH}:{guard_file}")
+    assert guard_text in guard
+    assert commit_subjects(remote, BRANCH)[:2] == [
+        "Adopt Claude Code: add the CLAUDE.md guard",
+        "Adopt Claude Code: add CLAUDE.md",
+    ]
+    assert commit_subjects(remote, "main") == ["seed"], "the default branch was written"
+    claude_md = git(remote, "show", f"{BRANCH}:CLAUDE.md")
+    assert claude_md.startswith("# CLAUDE.md\n")
+    assert "AGENTS.md" in claude_md
+    creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
+    assert creates == [
+        "pr create --title Adopt Claude Code --body " + AdoptionOptions().body + f" --head {BRANCH}"
+    ]
+    assert log_lines(adopt_env.log, "claude")[-1] == "-p /init --permission-mode acceptEdits"
+    assert not (adopt_env.workspace / kind).exists(), "a successful checkout is removed"
+    trusted = json.loads((adopt_env.home / ".claude.json").read_text())
+    assert trusted["projects"][str(adopt_env.workspace / kind)]["hasTrustDialogAccepted"]
+
+
+def test_maven_guard_is_verified_with_the_build_tool(adopt_env: AdoptEnv) -> None:
+    report = adopt_one(adopt_env, adopt_env.remote("maven"))
+    assert report.succeeded
+    assert "-q -N validate" in log_lines(adopt_env.log, "mvn")
+
+
+def test_dry_run_pushes_nothing_and_opens_no_pull_request(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("maven")
+    report = adopt_one(adopt_env, remote, dry_run=True)
+    assert report.succeeded
+    assert report.completed_steps == ADOPTION_STEPS[:-2]
+    assert git(remote, "branch", "--list").split() == ["*", "main"]
+    assert log_lines(adopt_env.log, "gh") == [], "a dry run needs no gh at all"
+    checkout = adopt_env.workspace / "maven"
+    assert (checkout / "CLAUDE.md").is_file(), "a dry run keeps its checkout for review"
+    assert git(checkout, "rev-parse", "--abbrev-ref", "HEAD").strip() == BRANCH
+
+
+def test_adopting_twice_commits_nothing_new(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("gradle")
+    first = adopt_one(adopt_env, remote, keep_workspace=True)
+    assert first.succeeded
+    tip = git(remote, "rev-parse", BRANCH)
+    second = adopt_one(adopt_env, remote, keep_workspace=True)
+    assert second.succeeded, second.failure
+    assert git(remote, "rev-parse", BRANCH) == tip
+    creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
+    assert len(creates) == 1, "the open pull request is found, not opened again"
+    assert second.pull_request_url == first.pull_request_url
+    inits = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]
+    assert len(inits) == 1, "claude -p /init ran only once"
+
+
+def test_second_run_resumes_from_a_fresh_workspace_on_the_published_branch(
+    adopt_env: AdoptEnv, tmp_path: Path
+) -> None:
+    remote = adopt_env.remote("plain")
+    assert adopt_one(adopt_env, remote).succeeded
+    tip = git(remote, "rev-parse", BRANCH)
+    [again] = adopt_repositories([str(remote)], tmp_path / "ws2", fast())
+    assert again.succeeded, again.failure
+    assert git(remote, "rev-parse", BRANCH) == tip
+
+
+def test_existing_claude_md_and_agents_md_are_never_regenerated(adopt_env: AdoptEnv) -> None:
+    claude_md = (
+        "# CLAUDE.md\n\nSee [AGENTS.md](AGENTS.md) for the companion agent guide.\n\nOurs.\n"
+    )
+    agents = "# Our own agent guide\n"
+    remote = make_bare_repository(
+        adopt_env.remotes, "mine", {"CLAUDE.md": claude_md, "AGENTS.md": agents}
+    )
+    report = adopt_one(adopt_env, remote, dry_run=True, rules="minimal")
+    assert report.succeeded, report.failure
+    checkout = adopt_env.workspace / "mine"
+    assert (checkout / "AGENTS.md").read_text() == agents
+    assert (checkout / "CLAUDE.md").read_text() == claude_md
+    assert log_lines(adopt_env.log, "claude") == ["--version"], "claude -p must not run"
+
+
+def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("maven")
+    assert adopt_one(adopt_env, remote).succeeded
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" the PR
+    report = adopt_one(adopt_env, remote, verify_only=True)
+    assert report.failure is None
+    assert report.completed_steps == [
+        "toolchain",
+        "clone",
+        "build-toolchain",
+        "check-adopted",
+        "verify",
+    ]
+    assert (adopt_env.workspace / "maven").is_dir(), "verification keeps its checkout"
+
+
+def test_verification_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> None:
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), verify_only=True)
+    assert report.completed_steps == ["toolchain", "clone", "build-toolchain"]
+    assert report.failure is not None
+    assert report.failure.startswith("check-adopted: ")
+    assert "no CLAUDE.md at its root" in report.failure
+    assert "github-actions build wires in no CLAUDE.md guard" in report.failure
+    assert log_lines(adopt_env.log, "claude") == [], "verification needs only git"
+
+
+def test_batch_keeps_going_after_a_failure_and_reports_in_input_order(
+    adopt_env: AdoptEnv,
+) -> None:
+    urls = [
+        str(adopt_env.remote("maven", "first")),
+        str(adopt_env.remotes / "missing.git"),
+        str(adopt_env.remote("python", "third")),
+    ]
+    reports = adopt_repositories(urls, adopt_env.workspace, fast(parallel=3, dry_run=True))
+    assert [r.repository_url for r in reports] == urls
+    assert [r.succeeded for r in reports] == [True, False, True]
+    assert reports[1].failure is not None
+    assert reports[1].failure.startswith("clone: clone failed (exit 128) running: git clone --")
+    assert reports[1].completed_steps == ["toolchain"]
+    assert reports[1].checkout == str(adopt_env.workspace / "missing")
+    assert (adopt_env.workspace / "missing").exists() is False
+    document = batch_json(reports)
+    assert document["succeeded"] is False
+    assert [r["succeeded"] for r in document["repositories"]] == [True, False, True]
+
+
+def test_colliding_names_fail_only_the_second(adopt_env: AdoptEnv) -> None:
+    (adopt_env.remotes / "alice").mkdir()
+    (adopt_env.remotes / "bob").mkdir()
+    first = adopt_env.remote("plain", "alice/tools")
+    second = adopt_env.remote("plain", "bob/tools")
+    reports = adopt_repositories(
+        [str(first), str(second)], adopt_env.workspace, fast(parallel=2, dry_run=True)
+    )
+    assert reports[0].succeeded, reports[0].failure
+    assert reports[1].completed_steps == []
+    assert reports[1].checkout is None
+    assert reports[1].failure is not None
+    assert reports[1].failure.startswith("Cannot adopt ")
+    assert "both would clone into" in reports[1].failure
+
+
+def test_duplicate_urls_are_adopted_once(adopt_env: AdoptEnv) -> None:
+    url = str(adopt_env.remote("plain"))
+    reports = adopt_repositories([url, f" {url} ", url], adopt_env.workspace, fast(dry_run=True))
+    assert len(reports) == 1
+
+
+def test_transient_clone_failures_are_retried(adopt_env: AdoptEnv) -> None:
+    adopt_env.use_flaky_git()
+    adopt_env.monkeypatch.setenv("FAKE_GIT_FAILURES", "2")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, retries=2)
+    assert report.succeeded, report.failure
+    assert (adopt_env.state / "git-fail-count").read_text().strip() == "3"
+
+
+def test_permanent_clone_failure_is_not_retried(adopt_env: AdoptEnv) -> None:
+    adopt_env.use_flaky_git()
+    adopt_env.monkeypatch.setenv("FAKE_GIT_FAILURES", "5")
+    adopt_env.monkeypatch.setenv("FAKE_GIT_MESSAGE", "remote: Repository not found.")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, retries=3)
+    assert report.failure is not None
+    assert "Repository not found" in report.failure
+    assert (adopt_env.state / "git-fail-count").read_text().strip() == "1"
+
+
+def test_transient_gh_failure_is_retried(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_GH_TRANSIENT", "1")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"))
+    assert report.succeeded, report.failure
+    creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
+    assert len(creates) == 2
+
+
+def test_rejected_pull_request_fails_the_last_step(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv(
+        "FAKE_GH_CREATE_ERROR", "GraphQL: Resource not accessible by integration"
+    )
+    report = adopt_one(adopt_env, adopt_env.remote("plain"))
+    assert report.completed_steps == ADOPTION_STEPS[:-1]
+    assert report.failure is not None
+    assert report.failure.startswith("pull-request: pull-request failed (exit 1)")
+    assert (adopt_env.workspace / "plain").is_dir(), "a failed checkout is kept"
+
+
+def test_tolerated_gh_wording_reads_the_url_back(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv(
+        "FAKE_GH_CREATE_ERROR", 'a pull request for branch "x" into branch "main" already exists'
+    )
+    (adopt_env.state / "pr-url").write_text("https://github.com/owner/repo/pull/7\n")
+    # list finds the PR first; the tolerated wording only matters when it does not
+    report = adopt_one(adopt_env, adopt_env.remote("plain"))
+    assert report.pull_request_url == "https://github.com/owner/repo/pull/7"
+
+
+def test_a_hanging_command_is_killed_at_its_timeout(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "hang")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, timeout_seconds=1.0)
+    assert report.failure is not None
+    assert report.failure.startswith("claude-init: Timed out after 1s running: claude -p /init")
+    assert "thinking..." in report.failure
+
+
+def test_claude_that_writes_nothing_is_retried_then_reported(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "late")
+    assert adopt_one(adopt_env, adopt_env.remote("plain", "late"), dry_run=True).succeeded
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "nothing")
+    report = adopt_one(adopt_env, adopt_env.remote("plain", "never"), dry_run=True, retries=1)
+    assert report.failure is not None
+    assert report.failure.startswith("claude-init: claude-init completed but CLAUDE.md was not")
+    inits = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]
+    assert len(inits) == 2 + 2
+
+
+def test_claude_failure_is_not_retried_and_masked(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "fail")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, retries=3)
+    assert report.failure is not None
+    assert "s3cret-claude" not in report.failure
+    assert "https://***@api.example.com" in report.failure
+    assert len([c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]) == 1
+
+
+def test_missing_tools_are_all_named_before_cloning(adopt_env: AdoptEnv, tmp_path: Path) -> None:
+    only_git = tmp_path / "only-git"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(Path(git.__globals__["REAL_GIT"]))
+    adopt_env.monkeypatch.setenv("PATH", str(only_git))
+    report = adopt_one(adopt_env, adopt_env.remote("plain"))
+    assert report.failure == (
+        "toolchain: toolchain failed: required tools were not found on the PATH: claude, gh"
+    )
+    assert not (adopt_env.workspace / "plain").exists()
+
+
+def test_gh_without_access_aborts_before_cloning(adopt_env: AdoptEnv) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_GH_API_EXIT", "1")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"))
+    assert report.failure is not None
+    assert "gh is installed but cannot reach GitHub" in report.failure
+    assert log_lines(adopt_env.log, "gh")[-1] == "api -- user"
+
+
+def test_the_default_branch_is_never_written(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    report = adopt_one(adopt_env, remote, branch="main")
+    assert report.failure is not None
+    assert report.failure.startswith("branch: branch main is the repository's default branch")
+    assert commit_subjects(remote, "main") == ["seed"]
+
+
+def test_reused_checkout_with_foreign_changes_is_refused(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    assert adopt_one(adopt_env, remote, dry_run=True).succeeded
+    checkout = adopt_env.workspace / "plain"
+    (checkout / "CLAUDE.md").write_text("# CLAUDE.md\n\nedited by the adoption's own path\n")
+    assert adopt_one(adopt_env, remote, dry_run=True).succeeded
+    (checkout / "notes.txt").write_text("someone's work in progress\n")
+    report = adopt_one(adopt_env, remote, dry_run=True)
+    assert report.failure is not None
+    assert "has uncommitted changes that are not the adoption's: notes.txt" in report.failure
+    assert (checkout / "notes.txt").read_text() == "someone's work in progress\n"
+
+
+def test_reused_checkout_of_another_repository_is_refused(adopt_env: AdoptEnv) -> None:
+    (adopt_env.remotes / "other").mkdir()
+    a = adopt_env.remote("plain", "tools")
+    b = adopt_env.remote("plain", "other/tools")
+    assert adopt_one(adopt_env, a, dry_run=True).succeeded
+    report = adopt_one(adopt_env, b, dry_run=True)
+    assert report.failure is not None
+    assert "already holds a checkout of" in report.failure
+
+
+def test_a_reused_checkout_is_never_deleted(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    git(adopt_env.workspace, "clone", "-q", str(remote), "plain")
+    report = adopt_one(adopt_env, remote)
+    assert report.succeeded, report.failure
+    assert (adopt_env.workspace / "plain" / ".git").exists()
+
+
+def test_unreadable_claude_json_is_refused_not_clobbered(adopt_env: AdoptEnv) -> None:
+    config = adopt_env.home / ".claude.json"
+    config.write_text("{not json")
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True)
+    assert report.failure is not None
+    assert report.failure.startswith("trust: trust failed:")
+    assert config.read_text() == "{not json"
+
+
+def test_trust_keeps_unrelated_fields(adopt_env: AdoptEnv) -> None:
+    config = adopt_env.home / ".claude.json"
+    config.write_text(json.dumps({"theme": "dark", "projects": {"/x": {"a": 1}}}))
+    assert adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True).succeeded
+    data = json.loads(config.read_text())
+    assert data["theme"] == "dark"
+    assert data["projects"]["/x"] == {"a": 1}
+    assert not list(adopt_env.home.glob(".claude-adopt-*.json")), "a temp file was left behind"
+
+
+def test_assets_are_committed_without_overwriting(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    report = adopt_one(adopt_env, remote, assets=True)
+    assert report.succeeded, report.failure
+    assert report.completed_steps[10:12] == ["assets", "commit:assets"]
+    files = branch_files(remote, BRANCH)
+    assert {".claude/settings.json", ".mcp.json", ".github/workflows/claude.yml"} <= set(files)
+    assert commit_subjects(remote, BRANCH)[0] == "Add Claude Code configuration assets"
