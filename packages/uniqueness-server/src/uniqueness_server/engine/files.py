@@ -60,6 +60,8 @@ def open_file(
     ``header_row`` is the 1-based physical line (or ``.xlsx`` row) holding the column names;
     0 means no header (columns ``column1…``). ``label`` is how messages name the file.
     """
+    if not path.exists():
+        raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
     if not path.is_file():
         raise ToolError(f"{label} is not a regular file", ErrorCode.INVALID_ARGUMENT)
     if header_row < 0:
