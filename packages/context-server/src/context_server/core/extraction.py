@@ -72,6 +72,8 @@ _IMPORTS = frozenset({"import_declaration", "import", "import_statement", "impor
 _PACKAGES = frozenset({"package_declaration", "package_header", "package_clause"})
 _IDENTIFIERS = frozenset({"identifier", "type_identifier", "simple_identifier"})
 _TYPE_PARAMETERS = frozenset({"type_parameter", "type_parameters"})
+# Annotations name the annotation type through a "name" field: a use, not a declaration.
+_ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 # Kotlin names some declarations through a child that is not a "name" field.
 _KOTLIN_NAMING_PARENTS = frozenset(
     {"variable_declaration", "class_parameter", "enum_entry", "parameter", "type_alias", "label"}
@@ -232,7 +234,7 @@ class _Collector:
         parent = node.parent
         if parent is not None:
             named = parent.child_by_field_name("name")
-            if named is not None and named.id == node.id:
+            if named is not None and named.id == node.id and parent.type not in _ANNOTATIONS:
                 return False
             if parent.type in _TYPE_PARAMETERS:
                 return False

@@ -161,7 +161,9 @@ def _classify(
             return None
     if is_dir:
         if real in seen:
-            problems.append(Problem(relative, "directory already listed (symlink loop)"))
+            problems.append(
+                Problem(relative, "directory already listed through another path (symlink)")
+            )
             return None
         seen.add(real)
         return real, True

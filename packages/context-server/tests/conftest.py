@@ -1,0 +1,67 @@
+"""Shared fixtures: small real projects on disk and direct tool calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from context_server.core.index import IndexCache
+from context_server.core.service import ContextService
+from context_server.tools import build_tools
+from mcp_common import AllowedPaths, McpTool, ToolArguments, ToolContext, ToolResult
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def write_project(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Create ``files`` (relative path -> text or bytes) under ``root``."""
+    for relative, content in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
+    """A factory writing a project under a fresh ``proj`` directory."""
+
+    def make(files: Mapping[str, str | bytes]) -> Path:
+        root = tmp_path / "proj"
+        root.mkdir(exist_ok=True)
+        return write_project(root, files)
+
+    return make
+
+
+def service_for(root: Path) -> ContextService:
+    """A service allowed to read ``root`` only."""
+    return ContextService(AllowedPaths([root]), IndexCache())
+
+
+def direct(root: Path, language: str = "auto") -> dict[str, list[str]]:
+    """Every source file's direct dependencies, sorted."""
+    index = service_for(root).index(str(root), language)
+    return {rel: sorted(index.resolver.direct(rel).files) for rel in index.sources}
+
+
+def tools_for(*roots: Path) -> dict[str, McpTool]:
+    """The four tools confined to ``roots``, by name."""
+    return {tool.definition.name: tool for tool in build_tools(AllowedPaths(list(roots)))}
+
+
+def call(
+    tool: McpTool, arguments: dict[str, Any], context: ToolContext | None = None
+) -> ToolResult:
+    """Call a tool the way the adapter does, turning a raised ToolError into an error result."""
+    from mcp_common import ToolError
+
+    try:
+        return tool.call(ToolArguments(arguments, tool.definition), context or ToolContext())
+    except ToolError as exc:
+        return ToolResult.error(exc.message, exc.code)

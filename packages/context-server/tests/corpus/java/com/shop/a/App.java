@@ -1,0 +1,5 @@
+package com.shop.a;
+
+public class App {
+    private Config config;
+}

@@ -1,0 +1,4 @@
+package com.shop.a;
+
+public class Config {
+}

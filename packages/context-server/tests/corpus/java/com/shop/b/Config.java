@@ -1,0 +1,4 @@
+package com.shop.b;
+
+public class Config {
+}

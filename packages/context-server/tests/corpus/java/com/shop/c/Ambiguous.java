@@ -1,0 +1,5 @@
+package com.shop.c;
+
+public class Ambiguous {
+    private Config config;
+}

@@ -1,0 +1,4 @@
+package com.shop.other;
+
+public class Helper {
+}

@@ -1,0 +1,4 @@
+package com.shop.util;
+
+public @interface Entity {
+}

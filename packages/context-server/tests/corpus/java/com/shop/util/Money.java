@@ -1,0 +1,5 @@
+package com.shop.util;
+
+public final class Money {
+    public static final Money ZERO = new Money();
+}

@@ -1,0 +1,5 @@
+package com.shop.kt
+
+object Tax {
+    const val RATE = 1
+}

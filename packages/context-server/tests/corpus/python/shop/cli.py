@@ -1,0 +1,6 @@
+# ruff: noqa  (labelled test data: star imports and unused names are the point)
+import shop.services.accounts
+
+
+def main():
+    return shop.services.accounts.Accounts().get()

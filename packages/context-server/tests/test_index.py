@@ -1,0 +1,135 @@
+"""The project walk and the index cache."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from context_server.core.index import IndexCache, ProjectIndex
+from context_server.core.service import ContextService
+from mcp_common import AllowedPaths, ToolCancelledError, ToolContext
+
+Project = Callable[[Mapping[str, str | bytes]], Path]
+
+
+def build(root: Path, cache: IndexCache | None = None, allowed: Path | None = None) -> ProjectIndex:
+    service = ContextService(AllowedPaths([allowed or root]), cache or IndexCache())
+    return service.index(str(root))
+
+
+def listed(index: ProjectIndex) -> list[str]:
+    return [item.relative for item in index.listing.files]
+
+
+def problems(index: ProjectIndex) -> dict[str, str]:
+    return {p.path: p.reason for p in index.problems}
+
+
+def test_gitignore_and_build_folders_are_skipped(project: Project) -> None:
+    root = project(
+        {
+            ".gitignore": "generated/\n*.log\n!keep.log\n",
+            "src/A.java": "class A { Gen g; }",
+            "src/.gitignore": "Local.java\n",
+            "src/Local.java": "class Local {}",
+            "generated/Gen.java": "class Gen {}",
+            "debug.log": "x",
+            "keep.log": "x",
+            ".git/config": "x",
+            "target/classes/T.java": "class T {}",
+            "build/B.java": "class B {}",
+            "node_modules/m/M.java": "class M {}",
+            ".venv/lib/V.py": "class V: pass",
+        }
+    )
+    index = build(root)
+    assert listed(index) == [".gitignore", "keep.log", "src/.gitignore", "src/A.java"]
+    assert index.resolver.direct("src/A.java").files == ()
+
+
+def test_symlinks_never_leave_the_allowed_root_and_loops_end(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Secret.java").write_text("class Secret {}", encoding="utf-8")
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "A.java").write_text("class A { Secret s; Inside i; }", encoding="utf-8")
+    (root / "inner").mkdir()
+    (root / "inner" / "Inside.java").write_text("class Inside {}", encoding="utf-8")
+    os.symlink(outside, root / "escape")
+    os.symlink(outside / "Secret.java", root / "src" / "Secret.java")
+    os.symlink(root, root / "src" / "loop")
+    os.symlink(root / "inner", root / "again")
+    index = build(root)
+    assert "escape" in problems(index)
+    assert "src/Secret.java" in problems(index)
+    assert "src/loop" in problems(index)
+    assert all("Secret" not in path for path in listed(index))
+    assert index.resolver.direct("src/A.java").files == ("again/Inside.java",)
+
+
+def test_unreadable_sources_are_reported_not_fatal(project: Project) -> None:
+    root = project(
+        {
+            "Latin.java": 'class Latin { String s = "caf\xe9"; }'.encode("latin-1"),
+            "Binary.java": b"\x00\x01\x02class Binary {}",
+            "Big.java": "// generated\n" + "class Big {}\n" * 900_000,
+            "Ok.java": "class Ok { Latin l; Big b; }",
+        }
+    )
+    started = time.perf_counter()
+    index = build(root)
+    assert time.perf_counter() - started < 60  # a guard against hanging, not a benchmark
+    found = problems(index)
+    assert "not UTF-8" in found["Latin.java"]
+    assert "binary" in found["Binary.java"]
+    assert "byte limit" in found["Big.java"]
+    assert sorted(index.sources) == ["Ok.java"]
+
+
+def test_a_repeat_build_reparses_only_what_changed(project: Project) -> None:
+    root = project(
+        {f"p/C{n}.java": f"package p; class C{n} {{ C{(n + 1) % 5} next; }}" for n in range(5)}
+    )
+    cache = IndexCache()
+    first = build(root, cache)
+    assert (first.statistics.parsed, first.statistics.reused) == (5, 0)
+    second = build(root, cache)
+    assert (second.statistics.parsed, second.statistics.reused) == (0, 5)
+    assert second.statistics.graph_reused
+    changed = root / "p" / "C2.java"
+    changed.write_text("package p; class C2 { C0 first; }", encoding="utf-8")
+    stat = changed.stat()
+    os.utime(changed, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    third = build(root, cache)
+    assert (third.statistics.parsed, third.statistics.reused) == (1, 4)
+    assert not third.statistics.graph_reused
+    assert third.resolver.direct("p/C2.java").files == ("p/C0.java",)
+    (root / "p" / "C4.java").unlink()
+    fourth = build(root, cache)
+    assert (fourth.statistics.parsed, fourth.statistics.reused) == (0, 4)
+    assert fourth.resolver.direct("p/C3.java").files == ()
+
+
+def test_empty_project(project: Project) -> None:
+    index = build(project({}))
+    assert (listed(index), index.sources, index.problems) == ([], {}, [])
+
+
+def test_cancellation_stops_indexing(project: Project) -> None:
+    root = project({f"C{n}.java": f"class C{n} {{}}" for n in range(450)})
+    context = ToolContext()
+    reports: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        reports.append((done, total))
+        if done >= 200:
+            context.cancel()
+
+    service = ContextService(AllowedPaths([root]), IndexCache())
+    with pytest.raises(ToolCancelledError):
+        service.index(str(root), "auto", context.check_cancelled, progress)
+    assert reports == [(200, 450)]
