@@ -1,4 +1,4 @@
-"""The demo a new user runs first: it starts the three servers over stdio and shows their answers."""
+"""The demo a new user runs first: it starts the three servers over stdio and shows answers."""
 
 from __future__ import annotations
 
