@@ -1,0 +1,318 @@
+"""``claude-adopt``: the batch command line over the adoption pipeline.
+
+Exit status: 0 every repository succeeded, 1 at least one failed, 2 bad usage or input
+(refused before anything is cloned or written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from mcp_common import mask_credentials, package_version
+
+from adopt_server.pipeline import (
+    AdoptionOptions,
+    OptionsError,
+    adopt_repositories,
+    batch_json,
+    check_repositories,
+    default_workspace,
+    prepare_workspace,
+    validate_options,
+)
+from adopt_server.pipeline.options import (
+    DEFAULT_BODY,
+    DEFAULT_BRANCH,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT_MINUTES,
+    DEFAULT_TITLE,
+    MAX_PARALLEL,
+    MAX_RETRIES,
+    MAX_TIMEOUT_MINUTES,
+)
+from adopt_server.pipeline.urls import RepositoryUrlError, parse_repository_url
+
+_log = logging.getLogger("claude-adopt")
+
+EXAMPLES = """\
+examples:
+  claude-adopt https://github.com/owner/repo.git
+  claude-adopt --repo https://github.com/o/a.git --repo git@github.com:o/b.git --parallel 4
+  claude-adopt --repos repos.txt --workspace ~/adoptions --report report.json --dry-run
+  claude-adopt --verify-only --repos repos.txt
+  claude-adopt --reviewer alice --label claude --draft https://github.com/owner/repo.git
+
+--repos FILE holds one URL a line; blank lines and lines starting with # are skipped.
+Credentials in URLs are masked in every log line, error and report, and never written to
+.git/config. Exit status: 0 all adopted, 1 some failed, 2 bad usage.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage plus one masked line on a bad flag, exit 2, never a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {mask_credentials(' '.join(message.split()))}\n")
+
+
+def _bounded(name: str, unit: str, minimum: int, maximum: int) -> Any:
+    def parse(value: str) -> int:
+        text = value.strip()
+        digits = text[1:] if text[:1] in "+-" else text
+        if not digits.isdigit() or not digits.isascii() or len(digits) > 9:
+            raise argparse.ArgumentTypeError(f"{name} takes a whole number of {unit}, not {text!r}")
+        number = int(text)
+        if not minimum <= number <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be between {minimum} and {maximum} {unit} but was {number}"
+            )
+        return number
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``claude-adopt`` argument parser."""
+    parser = _Parser(
+        prog="claude-adopt",
+        description="Adopt Claude Code into repositories: clone, branch, generate and conform "
+        "CLAUDE.md, wire a CLAUDE.md guard into the build, verify, push and open a pull "
+        "request.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "positionals",
+        nargs="*",
+        metavar="URL [WORKSPACE [BRANCH]]",
+        help="a repository URL, then optionally the workspace and the branch",
+    )
+    parser.add_argument(
+        "--repo",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a repository to adopt (repeatable)",
+    )
+    parser.add_argument(
+        "--repos",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file of repository URLs, one a line (repeatable)",
+    )
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="directory to clone into (default: a new claude-adopt-* temp dir)",
+    )
+    parser.add_argument("--branch", help=f"feature branch (default {DEFAULT_BRANCH})")
+    parser.add_argument("--title", help=f"pull request title (default {DEFAULT_TITLE!r})")
+    parser.add_argument("--body", help="pull request body")
+    parser.add_argument(
+        "--reviewer",
+        action="append",
+        default=[],
+        metavar="USER",
+        help="pull request reviewer (repeatable)",
+    )
+    parser.add_argument(
+        "--label", action="append", default=[], help="pull request label (repeatable)"
+    )
+    parser.add_argument(
+        "--assignee",
+        action="append",
+        default=[],
+        metavar="USER",
+        help="pull request assignee (repeatable)",
+    )
+    parser.add_argument("--draft", action="store_true", help="open a draft pull request")
+    parser.add_argument(
+        "--assets", action="store_true", help="also add starter Claude Code assets where absent"
+    )
+    parser.add_argument(
+        "--rule-version",
+        metavar="VERSION",
+        help="released claude-code-enforcer version pinned into a Maven POM",
+    )
+    parser.add_argument(
+        "--rules",
+        default="project",
+        metavar="{minimal,project}",
+        help="CLAUDE.md rule set the guard enforces (default project)",
+    )
+    parser.add_argument(
+        "--section",
+        action="append",
+        default=None,
+        metavar="HEADING",
+        help="CLAUDE.md heading the guard requires, e.g. '## Testing' "
+        "(repeatable; default: the build system's own)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="do everything but push and open the pull request"
+    )
+    parser.add_argument(
+        "--verify-only",
+        action="store_true",
+        help="only verify that the repositories are adopted (reads only)",
+    )
+    parser.add_argument(
+        "--keep-workspace",
+        action="store_true",
+        help="keep successful checkouts (failed ones are always kept)",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=_bounded("--parallel", "repositories", 1, MAX_PARALLEL),
+        default=1,
+        metavar="N",
+        help=f"repositories at once, 1..{MAX_PARALLEL}",
+    )
+    parser.add_argument(
+        "--timeout",
+        metavar="MINUTES",
+        default=DEFAULT_TIMEOUT_MINUTES,
+        type=_bounded("--timeout", "minutes", 1, MAX_TIMEOUT_MINUTES),
+        help=f"timeout per external command (default {DEFAULT_TIMEOUT_MINUTES})",
+    )
+    parser.add_argument(
+        "--retries",
+        metavar="N",
+        default=DEFAULT_RETRIES,
+        type=_bounded("--retries", "attempts", 0, MAX_RETRIES),
+        help=f"retries of transient git/gh failures (default {DEFAULT_RETRIES})",
+    )
+    parser.add_argument(
+        "--report", metavar="FILE", help="write the JSON report here (also when something failed)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
+    parser.add_argument(
+        "--version", action="version", version=f"claude-adopt {package_version('adopt-server')}"
+    )
+    return parser
+
+
+def _read_repos_file(parser: argparse.ArgumentParser, name: str) -> list[str]:
+    if not name.strip():
+        parser.error("--repos must not be blank")
+    try:
+        lines = Path(name).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        parser.error(f"Could not read the repository URL list: {name}")
+    return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+
+
+def _has_owner(text: str) -> bool:
+    try:
+        return parse_repository_url(text).slug is not None
+    except RepositoryUrlError:
+        return False
+
+
+def _repositories(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    positionals: list[str] = args.positionals
+    if len(positionals) > 3:
+        parser.error(f"unrecognized arguments: {' '.join(positionals[3:])}")
+    named = [r for r in args.repo if r.strip()]
+    for name in args.repos:
+        named += _read_repos_file(parser, name)
+    if positionals and named and not _has_owner(positionals[0]):
+        parser.error(
+            f"The first argument is read as a repository URL, but {positionals[0]} names no "
+            "repository owner. Name the workspace with --workspace, or the repository with --repo."
+        )
+    urls = positionals[:1] + named
+    if not [u for u in urls if u.strip()]:
+        parser.error("name at least one repository (a URL, --repo or --repos)")
+    return urls
+
+
+def _options(args: argparse.Namespace) -> AdoptionOptions:
+    branch = (
+        args.branch
+        if args.branch is not None
+        else (args.positionals[2] if len(args.positionals) > 2 else None)
+    )
+    sections = None if args.section is None else tuple(args.section)
+    return AdoptionOptions(
+        branch=(branch or "").strip() or DEFAULT_BRANCH,
+        title=(args.title or "").strip() or DEFAULT_TITLE,
+        body=(args.body or "").strip() or DEFAULT_BODY,
+        reviewers=tuple(v.strip() for v in args.reviewer if v.strip()),
+        labels=tuple(v.strip() for v in args.label if v.strip()),
+        assignees=tuple(v.strip() for v in args.assignee if v.strip()),
+        draft=args.draft,
+        assets=args.assets,
+        rule_version=args.rule_version.strip() or None if args.rule_version else None,
+        rules=args.rules,
+        sections=sections,
+        dry_run=args.dry_run,
+        verify_only=args.verify_only,
+        keep_workspace=args.keep_workspace,
+        parallel=args.parallel,
+        timeout_seconds=60.0 * args.timeout,
+        retries=args.retries,
+    )
+
+
+def _write_report(path: Path, document: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    _log.info("Wrote the adoption report to %s", path)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, adopt, write the report; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_intermixed_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        stream=sys.stderr,
+        format="%(levelname)s %(message)s",
+    )
+    urls = _repositories(parser, args)
+    workspace_text = (
+        args.workspace
+        if args.workspace is not None
+        else (args.positionals[1] if len(args.positionals) > 1 else None)
+    )
+    try:
+        options = validate_options(_options(args))
+        workspace = (
+            Path(workspace_text).expanduser() if workspace_text and workspace_text.strip() else None
+        )
+        check_repositories(urls, (workspace or Path.cwd()).absolute())
+        workspace = prepare_workspace(workspace) if workspace else default_workspace()
+    except (OptionsError, ValueError) as error:
+        parser.error(str(error))
+    reports = adopt_repositories(urls, workspace, options)
+    document = batch_json(reports)
+    if args.report and args.report.strip():
+        try:
+            _write_report(Path(args.report), document)
+        except OSError as error:
+            _log.error("Could not write the adoption report: %s (%s)", args.report, error.strerror)
+            return 1
+    print(json.dumps(document, indent=2))
+    failed = [r for r in reports if not r.succeeded]
+    if failed:
+        details = "; ".join(f"{mask_credentials(r.repository_url)}: {r.failure}" for r in failed)
+        _log.error(
+            "Adoption failed for %d of %d repositories: %s", len(failed), len(reports), details
+        )
+        return 1
+    return 0
+
+
+def main() -> None:
+    """Console entry point of ``claude-adopt``."""
+    sys.exit(run())
