@@ -70,7 +70,8 @@ def check_uniqueness(
         oracle = UniquenessOracle(table, nulls, column_stats(table, positions), context)
         oracle.record(positions, True)
         subsets = minimal_unique_sets(oracle, positions, len(positions) - 1, context)
-        better = [tuple(table.names[p] for p in s) for s in subsets]
+        rank = {p: i for i, p in enumerate(positions)}
+        better = [tuple(table.names[p] for p in sorted(s, key=rank.__getitem__)) for s in subsets]
         minimal = not better
     return CheckResult(
         source=table.label,

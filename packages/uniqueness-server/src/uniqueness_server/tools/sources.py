@@ -34,7 +34,7 @@ SOURCE_PROPERTIES: dict[str, dict[str, Any]] = {
         "type": "integer",
         "minimum": 0,
         "description": "1-based line (or sheet row) holding the column names; 0 = no header, "
-        "columns named column1, column2, … (default 1; csv, tsv, xlsx only).",
+        "columns named column1, column2, … (default 1; csv, tsv, xlsx).",
     },
     "format": {
         "type": "string",
@@ -43,7 +43,7 @@ SOURCE_PROPERTIES: dict[str, dict[str, Any]] = {
     },
     "delimiter": {
         "type": "string",
-        "description": "Field delimiter of a csv file (one character, or tab); sniffed when absent.",
+        "description": "Field delimiter of a csv file (a character, or tab); sniffed when absent.",
     },
 }
 
