@@ -1,0 +1,66 @@
+"""Test kit for servers built on mcp-common: contract checks over a real registry, the golden
+``tools/list``, an in-process SDK client and an argument fuzzer.
+
+This package (with :mod:`mcp_common.adapter`) may import the ``mcp`` SDK; server code may not.
+"""
+
+from mcp_common.testing.client import (
+    call_tool_raw,
+    fetch_tools_list,
+    in_process_client,
+    result_text,
+    wire_tools_list,
+)
+from mcp_common.testing.contract import (
+    STATIC_CHECKS,
+    SampleCall,
+    Samples,
+    call_samples,
+    check_aliases,
+    check_annotations,
+    check_descriptions,
+    check_input_schemas,
+    check_names,
+    check_output_schemas,
+    check_parameter_names,
+    check_read_parity,
+    contract_violations,
+    run_contract_checks,
+)
+from mcp_common.testing.fuzz import CANARY_SECRET, answer_problems, fuzz_tools, payloads
+from mcp_common.testing.golden import (
+    UPDATE_VARIABLE,
+    assert_golden_tools_list,
+    canonical_tools_list,
+    golden_path,
+)
+
+__all__ = [
+    "CANARY_SECRET",
+    "STATIC_CHECKS",
+    "UPDATE_VARIABLE",
+    "SampleCall",
+    "Samples",
+    "answer_problems",
+    "assert_golden_tools_list",
+    "call_samples",
+    "call_tool_raw",
+    "canonical_tools_list",
+    "check_aliases",
+    "check_annotations",
+    "check_descriptions",
+    "check_input_schemas",
+    "check_names",
+    "check_output_schemas",
+    "check_parameter_names",
+    "check_read_parity",
+    "contract_violations",
+    "fetch_tools_list",
+    "fuzz_tools",
+    "golden_path",
+    "in_process_client",
+    "payloads",
+    "result_text",
+    "run_contract_checks",
+    "wire_tools_list",
+]

@@ -1,0 +1,82 @@
+"""An SDK client connected in-process to a server the adapter builds, for protocol-level tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+import anyio
+import mcp_types as types
+from mcp.client.client import Client
+
+from mcp_common.adapter import ServerApp, build_server, build_server_for
+from mcp_common.tool import McpTool
+
+ConnectMode = Literal["legacy", "auto"]
+
+
+class _RawToolCall(types.Request[dict[str, Any], Literal["tools/call"]]):
+    """A ``tools/call`` whose ``arguments`` may be anything, as a careless client sends it."""
+
+    method: Literal["tools/call"] = "tools/call"
+    params: dict[str, Any]
+    name_param = "name"
+
+
+@asynccontextmanager
+async def in_process_client(
+    target: ServerApp | Sequence[McpTool],
+    argv: Sequence[str] = (),
+    *,
+    environ: Mapping[str, str] | None = None,
+    mode: ConnectMode = "legacy",
+) -> AsyncIterator[Client]:
+    """An SDK :class:`~mcp.client.client.Client` talking to ``target`` in this process.
+
+    ``target`` is a :class:`ServerApp` (built exactly as its command line ``argv`` would build
+    it; ``environ`` defaults to an empty environment so the test's variables cannot leak in)
+    or a plain list of tools. ``mode="legacy"`` goes through JSON-RPC framing and the
+    initialize handshake, so what the client sees is what the wire carries.
+    """
+    if isinstance(target, ServerApp):
+        server = build_server_for(target, list(argv), dict(environ or {}))
+    else:
+        server = build_server("in-process-test-server", "0", list(target))
+    async with Client(server, mode=mode) as client:
+        yield client
+
+
+async def wire_tools_list(client: Client) -> list[dict[str, Any]]:
+    """The ``tools`` array of ``tools/list`` as wire JSON (camelCase keys, no null fields)."""
+    listing = await client.list_tools()
+    return [
+        tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in listing.tools
+    ]
+
+
+def fetch_tools_list(
+    target: ServerApp | Sequence[McpTool],
+    argv: Sequence[str] = (),
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Synchronous :func:`wire_tools_list` of a fresh in-process connection (for golden tests)."""
+
+    async def fetch() -> list[dict[str, Any]]:
+        async with in_process_client(target, argv, environ=environ) as client:
+            return await wire_tools_list(client)
+
+    return anyio.run(fetch)
+
+
+async def call_tool_raw(client: Client, name: str, arguments: object) -> types.CallToolResult:
+    """Call ``name`` with ``arguments`` sent as given, even when they are not a JSON object
+    (the SDK's own ``call_tool`` refuses to send such a request)."""
+    request = _RawToolCall(params={"name": name, "arguments": arguments})
+    return await client.session.send_request(request, types.CallToolResult)
+
+
+def result_text(result: types.CallToolResult) -> str:
+    """Every text part of a call result, joined by newlines."""
+    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))

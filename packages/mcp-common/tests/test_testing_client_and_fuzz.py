@@ -1,0 +1,106 @@
+"""The in-process client reaches the adapter's server; the fuzzer passes sound tools and
+catches leaky ones."""
+
+from __future__ import annotations
+
+import argparse
+import traceback
+from collections.abc import Sequence
+
+import pytest
+from kit_tools import KitTool
+from mcp_common import McpTool, ToolArguments, ToolResult
+from mcp_common.adapter import ServerApp
+from mcp_common.testing import (
+    CANARY_SECRET,
+    call_tool_raw,
+    fuzz_tools,
+    in_process_client,
+    result_text,
+    wire_tools_list,
+)
+
+
+def _tools(options: argparse.Namespace) -> Sequence[McpTool]:
+    return [KitTool(name=f"{options.prefix}_text")]
+
+
+def _flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prefix", default="repeat", help="tool name prefix")
+
+
+APP = ServerApp(
+    name="kit-server",
+    distribution="mcp-common",
+    default_port=8098,
+    description="A server for testing the testing kit.",
+    epilog="",
+    env_prefix="KIT_SERVER",
+    build_tools=_tools,
+    add_arguments=_flags,
+)
+
+
+@pytest.mark.anyio
+async def test_client_talks_to_the_server_the_command_line_builds() -> None:
+    async with in_process_client(APP, ["--prefix", "echo"]) as client:
+        assert [tool["name"] for tool in await wire_tools_list(client)] == ["echo_text"]
+        result = await client.call_tool("echo_text", {"text": "ab", "repeat": 2})
+        assert (result_text(result), result.structured_content) == (
+            "4 characters",
+            {"count": 2, "characters": 4},
+        )
+
+
+@pytest.mark.anyio
+async def test_environment_is_empty_unless_given() -> None:
+    async with in_process_client(APP, environ={"KIT_SERVER_PREFIX": "env"}) as client:
+        assert [tool["name"] for tool in await wire_tools_list(client)] == ["env_text"]
+
+
+@pytest.mark.anyio
+async def test_raw_calls_reach_the_tool_with_non_object_arguments() -> None:
+    async with in_process_client([KitTool()]) as client:
+        result = await call_tool_raw(client, "repeat_text", ["not", "an", "object"])
+    assert result.is_error
+    assert "arguments must be a JSON object" in result_text(result)
+
+
+def test_fuzzing_a_sound_tool_passes() -> None:
+    fuzz_tools(APP, max_examples=40)
+
+
+def _echoes(arguments: ToolArguments) -> ToolResult:
+    return ToolResult.success(f"got {arguments.optional_string('text')}", {"count": 1})
+
+
+def _traceback(arguments: ToolArguments) -> ToolResult:
+    try:
+        arguments.required_string("text")
+    except Exception:
+        return ToolResult.success(traceback.format_exc(), {"count": 1})
+    return ToolResult.success("fine", {"count": 1})
+
+
+def test_fuzzing_catches_an_echoed_credential() -> None:
+    with pytest.raises(AssertionError, match="leaks a credential") as caught:
+        fuzz_tools([KitTool(run=_echoes)], max_examples=300)
+    assert f"fuzzer:{CANARY_SECRET}@" in str(caught.value)
+
+
+def test_fuzzing_catches_traceback_text() -> None:
+    with pytest.raises(AssertionError, match="traceback text in the answer"):
+        fuzz_tools([KitTool(run=_traceback)], max_examples=300)
+
+
+def test_fuzzing_catches_a_forbidden_path() -> None:
+    def shows_root(arguments: ToolArguments) -> ToolResult:
+        return ToolResult.success("root is /srv/data/root", {"count": 1})
+
+    with pytest.raises(AssertionError, match="the answer contains '/srv/data/root'"):
+        fuzz_tools([KitTool(run=shows_root)], forbidden=["/srv/data/root"], max_examples=5)
+
+
+def test_fuzzing_refuses_a_server_without_tools() -> None:
+    with pytest.raises(AssertionError, match="lists no tools"):
+        fuzz_tools([], max_examples=5)
