@@ -91,7 +91,7 @@ async def run_server(
         outcome.problems.append(f"{command} is not installed next to {sys.executable}")
         print(f"!! {command} is not installed; run the demo with `uv run`.")
         return
-    argv = [*args, "--log-level", "WARNING"]
+    argv = [*args, "--log-level", "ERROR"]
     print(f"$ {command} {' '.join(argv)}    (started by the demo, cwd {display(cwd)})")
     parameters = StdioServerParameters(command=str(executable), args=argv, cwd=cwd)
     started = time.monotonic()
@@ -224,12 +224,12 @@ async def demo(scratch: Path) -> Outcome:
     )
 
     heading("3/3 adopt-server: verify two local git repositories (read-only, git only)")
-    remotes = scratch / "remotes"
-    remotes.mkdir()
+    # Local repositories must sit under the server's workspace root too: it reads nothing else.
+    workspaces = scratch / "workspaces"
+    remotes = workspaces / "remotes"
+    remotes.mkdir(parents=True)
     adopted = bare_repository(remotes, "orders-service", adopted_files())
     plain = bare_repository(remotes, "legacy-service", {"README.md": "# legacy-service\n"})
-    workspaces = scratch / "workspaces"
-    workspaces.mkdir()
     print(f"prepared {adopted.name} (adopted) and {plain.name} (not adopted) in a temp dir")
     await run_server(
         "adopt-server",

@@ -60,9 +60,10 @@ def test_the_demo_shows_the_context_of_a_class_across_languages(
 def test_the_demo_verifies_a_repository_and_names_what_another_lacks(
     demo: subprocess.CompletedProcess[str],
 ) -> None:
-    assert "orders-service" in demo.stdout
-    assert "legacy-service" in demo.stdout
-    assert "CLAUDE.md" in demo.stdout.split("3/3 adopt-server")[1]
+    adopt_part = demo.stdout.split("3/3 adopt-server")[1]
+    assert "| file://.../orders-service.git | ok |" in adopt_part
+    assert "| file://.../legacy-service.git | failed |" in adopt_part
+    assert "no CLAUDE.md at its root" in adopt_part
 
 
 @pytest.mark.e2e
