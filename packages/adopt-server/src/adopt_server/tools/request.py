@@ -28,7 +28,10 @@ from adopt_server.pipeline.options import (
     MAX_TIMEOUT_MINUTES,
 )
 
-_LIST = {"type": ["array", "string"], "items": {"type": "string"}}
+# an array, or one comma-separated string (ToolArguments reads both)
+_LIST: dict[str, Any] = {
+    "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]
+}
 
 REPOSITORY_PROPERTIES: dict[str, dict[str, Any]] = {
     "repositoryUrl": {
