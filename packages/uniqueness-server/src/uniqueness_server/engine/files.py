@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import tempfile
+import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -222,7 +223,7 @@ def _xlsx(runner: DuckDbRunner, data: bytes, header_row: int, label: str) -> lis
 
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (OSError, KeyError, ValueError, zlib.error) as exc:
+    except (OSError, KeyError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
         raise ToolError(
             f"{label} is not a readable .xlsx workbook: {exc}", ErrorCode.INVALID_ARGUMENT
         ) from exc

@@ -120,7 +120,7 @@ class UniquenessOracle:
         if self._sample is None:
             if isinstance(self._table.runner, DuckDbRunner):
                 self._table.runner.execute(
-                    f"CREATE TEMP TABLE sample AS SELECT * FROM {self._table.relation} "
+                    f"CREATE OR REPLACE TEMP TABLE sample AS SELECT * FROM {self._table.relation} "
                     f"USING SAMPLE reservoir({SAMPLE_ROWS} ROWS) REPEATABLE (7)"
                 )
                 self._sample = "sample"

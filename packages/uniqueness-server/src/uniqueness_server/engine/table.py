@@ -28,7 +28,7 @@ class Table:
     prefix: str = ""  # a WITH clause defining ``src`` for database sources
     relation: str = "src"
     row_numbers: bool = True
-    _materialized: bool = field(default=False, repr=False)
+    _materialized: frozenset[int] = field(default=frozenset(), repr=False)
 
     def column(self, position: int) -> str:
         """The quoted internal identifier of the column at ``position`` (0-based)."""
@@ -41,13 +41,16 @@ class Table:
     def materialize(self, positions: Sequence[int] | None = None) -> None:
         """Copy an embedded source (or some of its columns) into memory once, so repeated
         scans skip re-parsing the file; database sources stay where they are."""
-        if self._materialized or not isinstance(self.runner, DuckDbRunner):
+        wanted = frozenset(range(len(self.names)) if positions is None else positions)
+        if wanted <= self._materialized or not isinstance(self.runner, DuckDbRunner):
             return
-        wanted = range(len(self.names)) if positions is None else positions
-        select = ", ".join(self.column(p) for p in wanted)
-        self.runner.execute(f"CREATE TEMP TABLE materialized AS SELECT {select} FROM src")
+        wanted |= self._materialized
+        select = ", ".join(self.column(p) for p in sorted(wanted))
+        self.runner.execute(
+            f"CREATE OR REPLACE TEMP TABLE materialized AS SELECT {select} FROM src"
+        )
         self.relation = "materialized"
-        self._materialized = True
+        self._materialized = wanted
 
     def close(self) -> None:
         """Release the underlying connection."""

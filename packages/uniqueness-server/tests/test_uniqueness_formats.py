@@ -1,0 +1,202 @@
+"""Every supported format, plain and gzip-compressed, gives the same rows and answers."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import openpyxl
+import pytest
+from mcp_common import ToolError
+from uniqueness_server.engine import check_uniqueness, find_keys, open_file
+from uniqueness_testkit import write
+
+PEOPLE = [
+    {"id": "1", "name": "Ann", "address": {"city": "Warsaw", "zip": "00-001"}},
+    {"id": "2", "name": "Bob", "address": {"city": "Krakow", "zip": "30-001"}},
+    {"id": "3", "name": "Ann", "address": {"city": "Warsaw", "zip": "00-002"}},
+]
+
+
+def _json() -> bytes:
+    return json.dumps(PEOPLE).encode()
+
+
+def _jsonl() -> bytes:
+    return "".join(json.dumps(p) + "\n" for p in PEOPLE).encode()
+
+
+def _yaml() -> bytes:
+    lines = ["people:"]
+    for p in PEOPLE:
+        address = p["address"]
+        assert isinstance(address, dict)
+        lines += [
+            f"  - id: '{p['id']}'",
+            f"    name: {p['name']}",
+            "    address:",
+            f"      city: {address['city']}",
+            f"      zip: '{address['zip']}'",
+        ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _toon() -> bytes:
+    lines = [f"people[{len(PEOPLE)}]:"]
+    for p in PEOPLE:
+        address = p["address"]
+        assert isinstance(address, dict)
+        lines += [
+            f"  - id: {p['id']}",
+            f"    name: {p['name']}",
+            "    address:",
+            f"      city: {address['city']}",
+            f"      zip: {address['zip']}",
+        ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _xlsx() -> bytes:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    sheet.append(["id", "name", "address.city", "address.zip"])
+    for p in PEOPLE:
+        address = p["address"]
+        assert isinstance(address, dict)
+        sheet.append([int(str(p["id"])), p["name"], address["city"], address["zip"]])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def _csv() -> bytes:
+    rows = ["id,name,address.city,address.zip"]
+    for p in PEOPLE:
+        address = p["address"]
+        assert isinstance(address, dict)
+        rows.append(f"{p['id']},{p['name']},{address['city']},{address['zip']}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+FORMATS: dict[str, Callable[[], bytes]] = {
+    "people.csv": _csv,
+    "people.json": _json,
+    "people.jsonl": _jsonl,
+    "people.yaml": _yaml,
+    "people.toon": _toon,
+    "people.xlsx": _xlsx,
+}
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_every_format_reads_the_same_table(name: str, compressed: bool, tmp_path: Path) -> None:
+    path = write(
+        tmp_path / (name + (".gz" if compressed else "")), FORMATS[name](), compress=compressed
+    )
+    table = open_file(path, label=path.name)
+    try:
+        assert set(table.names) == {"id", "name", "address.city", "address.zip"}
+        assert check_uniqueness(table, ["id"]).unique
+        name_check = check_uniqueness(table, ["name"])
+        assert not name_check.unique
+        assert name_check.examples[0].rows == (1, 3)
+        assert not check_uniqueness(table, ["address.city"]).unique
+        assert check_uniqueness(table, ["name", "address.zip"]).unique
+        keys = {k.columns for k in find_keys(table).keys}
+        assert ("id",) in keys
+        assert ("address.zip",) in keys
+    finally:
+        table.close()
+
+
+def test_parquet_is_read_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "people.parquet"
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT * FROM (VALUES (1, 'Ann'), (2, 'Bob'), (3, 'Ann')) t(id, name)) "
+            f"TO '{path}' (FORMAT parquet)"
+        )
+    table = open_file(path, label="people.parquet")
+    try:
+        assert table.names == ("id", "name")
+        assert check_uniqueness(table, ["id"]).unique
+        assert not check_uniqueness(table, ["name"]).unique
+    finally:
+        table.close()
+
+
+def test_gzip_compressed_parquet_is_refused_clearly(tmp_path: Path) -> None:
+    plain = tmp_path / "p.parquet"
+    with duckdb.connect() as connection:
+        connection.execute(f"COPY (SELECT 1 AS id) TO '{plain}' (FORMAT parquet)")
+    packed = write(tmp_path / "p.parquet.gz", gzip.compress(plain.read_bytes()))
+    with pytest.raises(ToolError, match="gzip-compressed Parquet"):
+        open_file(packed, label="p.parquet.gz")
+
+
+def test_json_numbers_and_strings_compare_as_text(tmp_path: Path) -> None:
+    path = write(tmp_path / "ids.jsonl", '{"id": "01"}\n{"id": "1"}\n')
+    table = open_file(path, label="ids.jsonl")
+    try:
+        assert check_uniqueness(table, ["id"]).unique
+    finally:
+        table.close()
+
+
+def test_toon_tabular_array_and_quoted_values(tmp_path: Path) -> None:
+    text = 'users[3]{id,name,role}:\n  1,"Smith, Ann",admin\n  2,Bob,user\n  3,"Smith, Ann",user\n'
+    path = write(tmp_path / "users.toon", text)
+    table = open_file(path, label="users.toon")
+    try:
+        result = check_uniqueness(table, ["name"])
+        assert result.examples[0].values == ("Smith, Ann",)
+        assert check_uniqueness(table, ["name", "role"]).unique
+    finally:
+        table.close()
+
+
+def test_toon_count_mismatch_is_an_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.toon", "users[3]{id}:\n  1\n  2\n")
+    with pytest.raises(ToolError, match="declares 3 items but holds 2"):
+        open_file(path, label="bad.toon")
+
+
+def test_yaml_with_two_lists_is_ambiguous(tmp_path: Path) -> None:
+    path = write(tmp_path / "two.yaml", "a: [1, 2]\nb: [3]\n")
+    with pytest.raises(ToolError, match="several top-level lists"):
+        open_file(path, label="two.yaml")
+
+
+def test_xlsx_header_row_and_positional_names(tmp_path: Path) -> None:
+    path = write(tmp_path / "people.xlsx", _xlsx())
+    table = open_file(path, label="people.xlsx", header_row=0)
+    try:
+        assert table.names == ("column1", "column2", "column3", "column4")
+        assert check_uniqueness(table, ["column1"]).rows == 4
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("data.bin", b"\x00\x01\x02binary", "binary file"),
+        ("data.weird", b"a,b\n1,2\n", "unknown format"),
+        ("archive.zip", b"PK\x03\x04rest-of-zip", "ZIP archive"),
+        ("broken.json", b'[{"a": 1}, {', "failed"),
+        ("broken.xlsx", b"PK\x03\x04not really a workbook", "not a readable .xlsx"),
+    ],
+)
+def test_unreadable_inputs_are_clear_errors(
+    name: str, content: bytes, message: str, tmp_path: Path
+) -> None:
+    path = write(tmp_path / name, content)
+    with pytest.raises(ToolError, match=message):
+        table = open_file(path, label=name)
+        check_uniqueness(table, ["a"])
