@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
@@ -154,8 +153,3 @@ class ContextService:
             ambiguous=index.resolver.direct(target).ambiguous,
             other_matches=others,
         )
-
-
-def display_root(allowed: AllowedPaths, root: Path) -> str:
-    """How a project root is shown to a client: relative to its allowed root."""
-    return allowed.display(root)

@@ -1,0 +1,74 @@
+"""The real ``context-server`` command as a subprocess, driven by the SDK client over stdio."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+COMMAND = Path(sys.executable).with_name("context-server")
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src" / "app").mkdir(parents=True)
+    for n in range(450):
+        (root / "src" / "app" / f"Gen{n}.java").write_text(
+            f"package app; class Gen{n} {{ Gen{(n + 1) % 450} next; }}", encoding="utf-8"
+        )
+    (root / "src" / "app" / "Main.kt").write_text(
+        "package app\nclass Main(val first: Gen0)\n", encoding="utf-8"
+    )
+    return root
+
+
+async def test_stdio_server_answers_tools_with_progress(project: Path, tmp_path: Path) -> None:
+    assert COMMAND.is_file(), f"{COMMAND} is not installed; run uv sync"
+    log_file = tmp_path / "server.log"
+    params = StdioServerParameters(
+        command=str(COMMAND),
+        args=["--allowed-dir", str(project), "--log-file", str(log_file)],
+        cwd=str(tmp_path),
+    )
+    progress: list[float] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append(done)
+
+    async with Client(params) as client:
+        listed = await client.list_tools()
+        assert [tool.name for tool in listed.tools] == [
+            "project_tree",
+            "find_context",
+            "estimate_tokens",
+            "okf_bundle",
+        ]
+        tree = await client.call_tool(
+            "project_tree", {"path": ".", "format": "dot"}, progress_callback=on_progress
+        )
+        assert not tree.is_error
+        assert '  "src/app/Main.kt" -> "src/app/Gen0.java";\n' in text_of(tree)
+        assert progress
+        assert progress[-1] == 451
+        context = await client.call_tool(
+            "find_context", {"path": ".", "className": "app.Main", "depth": 2}
+        )
+        assert context.structured_content is not None
+        assert [d["path"] for d in context.structured_content["dependencies"]] == [
+            "src/app/Gen0.java",
+            "src/app/Gen1.java",
+        ]
+        denied = await client.call_tool("okf_bundle", {"path": str(tmp_path)})
+        assert denied.is_error
+        assert str(tmp_path) not in text_of(denied)
