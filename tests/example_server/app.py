@@ -6,9 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from example_server.tools import example_tools
 from mcp_common import McpTool
 from mcp_common.adapter import ServerApp
+
+from .tools import example_tools
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +28,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _build_tools(options: argparse.Namespace) -> Sequence[McpTool]:
     if options.stray_print:
-        print("stray output from a careless library")  # noqa: T201 - on purpose, see --help
+        print("stray output from a careless library")
         sys.stdout.flush()
     return example_tools()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from mcp_common import (
@@ -15,6 +16,8 @@ from mcp_common import (
 
 SECRET_URL = "https://user:secret@db.example.com/x"
 PRIVATE_PATH = "/srv/private/data/file.csv"
+
+_log = logging.getLogger("example_server")
 
 
 class EchoTool:
@@ -70,9 +73,6 @@ class SlowTool:
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def __init__(self) -> None:
-        self.cancelled_calls = 0
-
     def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
         raw = arguments.optional_string("seconds") or "1"
         try:
@@ -86,7 +86,7 @@ class SlowTool:
             deadline = time.monotonic() + seconds / steps
             while time.monotonic() < deadline:
                 if context.cancelled:
-                    self.cancelled_calls += 1
+                    _log.info("slow: stopped at step %d of %d after cancellation", step + 1, steps)
                     context.check_cancelled()
                 time.sleep(0.01)
             context.report_progress(step + 1, steps, f"step {step + 1} of {steps}")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import GreetTool
+from adapter_tools import GreetTool
 from mcp_common import McpTool
 from mcp_common.adapter import LIST_SEPARATOR, ServerApp, build_server_for, parse_arguments
 from mcp_common.adapter.http import transport_security

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from conftest import PRIVATE_PATH, BlockTool, RawCallRequest
+from adapter_tools import PRIVATE_PATH, BlockTool, RawCallRequest
 from mcp.client.client import Client
 from mcp.server import Server
 from mcp_common import ToolAnnotations, ToolDefinition, object_schema

@@ -1,0 +1,1 @@
+"""End-to-end tests: real server processes, real transports, clients that are not ours."""

@@ -1,0 +1,133 @@
+"""Helpers for the end-to-end tests: the example server as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+TESTS_DIR = Path(__file__).resolve().parents[1]
+REPO_ROOT = TESTS_DIR.parent
+SERVER_MODULE = "example_server"
+STARTUP_TIMEOUT = 30.0
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for an example server: ``tests/`` importable, no inherited server
+    settings, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXAMPLE_SERVER_")}
+    path = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = str(TESTS_DIR) + (os.pathsep + path if path else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def server_command(*args: str) -> list[str]:
+    """The command line that starts the example server."""
+    return [sys.executable, "-m", SERVER_MODULE, *args]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class RunningServer:
+    """An example server listening on HTTP."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log_file: Path
+    scheme: str = "http"
+
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://127.0.0.1:{self.port}/mcp"
+
+    def log(self) -> str:
+        return self.log_file.read_text(encoding="utf-8", errors="replace")
+
+
+def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log_file: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"server exited with {process.returncode}:\n{log_file.read_text(errors='replace')}"
+            )
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"server not listening after {STARTUP_TIMEOUT}s:\n{log_file.read_text()}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server process and reap it (kill when it does not stop in time)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+class HttpServers:
+    """Starts example servers on free ports; every one is stopped at teardown."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self._tmp = tmp_path
+        self._started: list[subprocess.Popen[bytes]] = []
+
+    def start(
+        self,
+        transport: str,
+        *args: str,
+        env: dict[str, str] | None = None,
+        scheme: str = "http",
+    ) -> RunningServer:
+        port = free_port()
+        log_file = self._tmp / f"server-{port}.log"
+        command = server_command("--transport", transport, "--port", str(port), *args)
+        with log_file.open("wb") as sink:
+            process = subprocess.Popen(
+                command,
+                env=server_env(env),
+                cwd=REPO_ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
+        self._started.append(process)
+        _wait_until_listening(process, port, log_file)
+        return RunningServer(process, port, log_file, scheme)
+
+    def stop_all(self) -> None:
+        for process in self._started:
+            stop(process)
+
+
+def run_cli(
+    args: Sequence[str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the example server's command line to completion (for flags that exit)."""
+    return subprocess.run(
+        server_command(*args),
+        env=server_env(env),
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
