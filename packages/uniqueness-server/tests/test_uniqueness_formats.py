@@ -198,5 +198,12 @@ def test_unreadable_inputs_are_clear_errors(
 ) -> None:
     path = write(tmp_path / name, content)
     with pytest.raises(ToolError, match=message):
-        table = open_file(path, label=name)
+        _open_and_check(path)
+
+
+def _open_and_check(path: Path) -> None:
+    table = open_file(path, label=path.name)
+    try:
         check_uniqueness(table, ["a"])
+    finally:
+        table.close()
