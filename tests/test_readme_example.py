@@ -1,0 +1,90 @@
+"""The root README tells the truth: its server example runs, its commands are the real ones."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import result_text, run_contract_checks
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _example() -> str:
+    match = re.search(
+        r"<!-- readme-example:start -->\n```python\n(.*?)```\n<!-- readme-example:end -->",
+        README,
+        re.DOTALL,
+    )
+    assert match, "README lost its marked server example"
+    return match.group(1)
+
+
+def _quick_start_commands() -> list[str]:
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)\n```", section, re.DOTALL)
+
+
+@pytest.fixture
+def greeting_server(tmp_path: Path) -> Path:
+    path = tmp_path / "greeting.py"
+    path.write_text(_example(), encoding="utf-8")
+    return path
+
+
+@pytest.mark.anyio
+async def test_the_example_server_serves_over_stdio(greeting_server: Path) -> None:
+    parameters = StdioServerParameters(command=sys.executable, args=[str(greeting_server)])
+    async with Client(parameters, mode="legacy") as client:
+        listing = await client.list_tools()
+        assert [tool.name for tool in listing.tools] == ["greet"]
+        answer = await client.call_tool("greet", {"name": "Ada"})
+        assert (answer.is_error, result_text(answer)) == (False, "Hello, Ada!")
+        refused = await client.call_tool("greet", {"nmae": "Ada"})
+        assert refused.is_error
+        assert result_text(refused).startswith(
+            "greet failed: unknown argument 'nmae'. Did you mean 'name'?"
+        )
+
+
+def test_the_example_tool_keeps_the_contract(greeting_server: Path) -> None:
+    namespace: dict[str, object] = {"__name__": "readme_example"}
+    exec(compile(_example(), str(greeting_server), "exec"), namespace)  # noqa: S102 - our README
+    tool_class = namespace["Greet"]
+    assert isinstance(tool_class, type)
+    run_contract_checks([tool_class()], {"greet": [{"name": "Ada"}]})
+
+
+def test_quick_start_is_exactly_two_commands_and_ci_runs_the_second() -> None:
+    demo, tests = _quick_start_commands()
+    assert demo == "pip install uv && uv run --locked python examples/demo.py"
+    assert (ROOT / "examples" / "demo.py").is_file()
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert tests in ci_lines
+    assert ci_lines[-1] == tests
+
+
+def test_every_nox_session_the_readme_names_exists() -> None:
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    table = README.split("## Testing and tooling", 1)[1]
+    named = re.findall(r"^\| (`[^|]+`) \|", table, re.MULTILINE)
+    sessions = [s for cell in named for s in re.findall(r"`([a-z0-9_]+)`", cell)]
+    assert sessions == [
+        "mcp_common",
+        "uniqueness_server",
+        "context_server",
+        "adopt_server",
+        "lint",
+        "types",
+        "imports",
+        "e2e",
+    ]
+    for session in sessions[4:]:
+        assert f"def {session}(" in noxfile
+    for session in sessions[:4]:
+        assert f'"{session}":' in noxfile
