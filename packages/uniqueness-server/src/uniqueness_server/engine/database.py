@@ -96,6 +96,9 @@ class _Connection:
 
 def _engine_for(url_text: str) -> sa.Engine:
     url = sa.make_url(url_text)
+    if url.drivername in ("postgresql", "postgres"):
+        # the installed PostgreSQL driver is psycopg 3, not SQLAlchemy's default psycopg2
+        url = url.set(drivername="postgresql+psycopg")
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
         database = url.database
         if not database.startswith("file:"):
