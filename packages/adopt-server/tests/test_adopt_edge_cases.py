@@ -1,0 +1,113 @@
+"""The reference's remaining edge cases: status parsing, pull request list parsing, linked
+worktrees, build wrappers, concurrent trust updates, CRLF, cancellation."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from adopt_testkit import POM, git, log_lines, make_bare_repository
+from conftest import AdoptEnv
+from mcp_common import AllowedPaths, ToolArguments, ToolCancelledError, ToolContext
+
+from adopt_server.pipeline import AdoptionOptions, adopt_repositories
+from adopt_server.pipeline.checkout import changed_paths
+from adopt_server.pipeline.publish import find_pull_request_url
+from adopt_server.pipeline.trust import trust_project
+from adopt_server.tools import build_tools
+
+FAST = AdoptionOptions(backoff_unit=0.001, timeout_seconds=60.0, dry_run=True)
+
+
+def test_status_lines_name_both_sides_of_renames_and_skip_noise() -> None:
+    porcelain = (
+        "warning: in the working copy of 'x', LF will be replaced by CRLF\n"
+        "    continuation line\n"
+        " M CLAUDE.md\n"
+        "?? .claude/settings.json\n"
+        "R  docs/CLAUDE.md -> CLAUDE.md\n"
+        '?? "with space.md"\n'
+    )
+    assert changed_paths(porcelain) == [
+        "CLAUDE.md",
+        ".claude/settings.json",
+        "docs/CLAUDE.md",
+        "CLAUDE.md",
+        "with space.md",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("output", "url"),
+    [
+        ('[{"url": "https://x/pull/1"}]', "https://x/pull/1"),
+        ('Warning: [beta] feature\n[{"url": "https://x/pull/2"}]', "https://x/pull/2"),
+        ("[notice]\n[]", None),
+        ('[{"url": "https://x/pu', None),
+        ("not json at all", None),
+        ('[{"number": 3}]', None),
+    ],
+)
+def test_pull_request_list_parsing(output: str, url: str | None) -> None:
+    assert find_pull_request_url(output) == url
+
+
+def test_a_linked_worktree_counts_as_cloned(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    main_clone = adopt_env.root / "main-clone"
+    git(adopt_env.root, "clone", "-q", str(remote), str(main_clone))
+    git(main_clone, "worktree", "add", "-q", str(adopt_env.workspace / "plain"))
+    assert (adopt_env.workspace / "plain" / ".git").is_file()
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    # a fresh clone into that non-empty directory would have failed: it was resumed
+    assert report.succeeded, report.failure
+    assert (adopt_env.workspace / "plain" / ".git").is_file()
+
+
+def test_project_wrapper_without_exec_bit_runs_through_sh(adopt_env: AdoptEnv) -> None:
+    wrapper = '#!/bin/sh\nprintf "mvnw\\t%s\\t%s\\n" "$PWD" "$*" >> "$FAKE_LOG"\nexit 0\n'
+    remote = make_bare_repository(adopt_env.remotes, "wrapped", {"pom.xml": POM, "mvnw": wrapper})
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    assert report.succeeded, report.failure
+    assert log_lines(adopt_env.log, "mvnw") == ["--version", "-q -N validate"]
+    assert log_lines(adopt_env.log, "mvn") == [], "the project's wrapper wins over mvn"
+
+
+def test_concurrent_trust_updates_are_all_recorded(tmp_path: Path) -> None:
+    config = tmp_path / ".claude.json"
+    config.write_text(json.dumps({"keep": True}))
+    checkouts = [tmp_path / f"repo{i}" for i in range(12)]
+    threads = [threading.Thread(target=trust_project, args=(c, config)) for c in checkouts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    data = json.loads(config.read_text())
+    assert data["keep"] is True
+    assert sorted(data["projects"]) == sorted(str(c) for c in checkouts)
+    assert trust_project(checkouts[0], config) is False, "already trusted: nothing written"
+
+
+def test_crlf_claude_md_keeps_its_line_endings(adopt_env: AdoptEnv) -> None:
+    text = "# Notes\r\n\r\nSome guidance.\r\n"
+    remote = make_bare_repository(adopt_env.remotes, "crlf", {"CLAUDE.md": text})
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    assert report.succeeded, report.failure
+    shaped = (adopt_env.workspace / "crlf" / "CLAUDE.md").read_bytes()
+    assert shaped.startswith(b"# CLAUDE.md\r\n")
+    assert b"\n" not in shaped.replace(b"\r\n", b"")
+    assert b"Some guidance." in shaped
+
+
+def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain")
+    [tool] = [
+        t for t in build_tools(AllowedPaths([adopt_env.root])) if t.definition.name == "adopt_repo"
+    ]
+    context = ToolContext()
+    context.cancel()
+    with pytest.raises(ToolCancelledError):
+        tool.call(ToolArguments({"repositoryUrl": str(remote)}, tool.definition), context)
+    assert not adopt_env.log.exists(), "no step ran after the cancellation"
