@@ -8,15 +8,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from adopt_testkit import POM, git, log_lines, make_bare_repository
-from conftest import AdoptEnv
-from mcp_common import AllowedPaths, ToolArguments, ToolCancelledError, ToolContext
-
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.publish import find_pull_request_url
 from adopt_server.pipeline.trust import trust_project
 from adopt_server.tools import build_tools
+from adopt_testkit import POM, git, log_lines, make_bare_repository
+from conftest import AdoptEnv
+from mcp_common import AllowedPaths, ToolArguments, ToolCancelledError, ToolContext
 
 FAST = AdoptionOptions(backoff_unit=0.001, timeout_seconds=60.0, dry_run=True)
 
