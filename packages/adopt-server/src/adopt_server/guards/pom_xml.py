@@ -176,6 +176,9 @@ def append_child(source: str, parent: Element, node: Node, unit: str) -> str:
             source[: parent.start_tag_end] + block + newline + own + source[parent.end_tag_start :]
         )
     insert_at = parent.start_tag_end + len(content.rstrip())
+    if "\n" not in source[insert_at : parent.end_tag_start]:
+        # The end tag shared a line with the last child: give it a line of its own.
+        block += newline + own
     return source[:insert_at] + block + source[insert_at:]
 
 
