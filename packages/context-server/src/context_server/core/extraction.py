@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
 import tree_sitter
 
@@ -78,6 +79,21 @@ _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
 _KOTLIN_NAMING_PARENTS = frozenset(
     {"variable_declaration", "class_parameter", "enum_entry", "parameter", "type_alias", "label"}
 )
+
+
+(
+    _PLAIN,
+    _SKIP,
+    _IMPORT,
+    _DECLARATION,
+    _TYPE_PARAMETER,
+    _LOCAL_SCOPE,
+    _CHAIN,
+    _IDENTIFIER,
+    _TYPE_NAME,
+) = range(9)
+# The role of each node kind id, per language; filled on first sight of a kind.
+_kind_cache: dict[str, dict[int, int]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,63 +174,85 @@ class _Collector:
         self._chains = _CHAINS[language]
 
     def walk(self, root: tree_sitter.Node) -> None:
-        # An explicit stack: generated code can nest deeper than Python's recursion limit.
-        scope: str | None = self.module if self.language == "python" else None
-        stack: list[tuple[tree_sitter.Node, str | None, bool]] = [(root, scope, True)]
-        first_pass_package = self.language != "python"
-        if first_pass_package:
+        if self.language != "python":
             for child in root.children:
                 if child.type in _PACKAGES:
                     self._package(child)
-            scope = ".".join(self.packages)
-            stack = [(root, scope, True)]
+        scope = self.module if self.language == "python" else ".".join(self.packages)
+        kinds = _kind_cache.setdefault(self.language, {})
+        # An explicit stack: generated code can nest deeper than Python's recursion limit.
+        # Only named children are visited (punctuation never matters) and node kinds are
+        # classified once per grammar, which keeps the walk fast on large projects.
+        stack: list[tuple[tree_sitter.Node, str, bool]] = [(root, scope, True)]
         while stack:
             node, scope, visible = stack.pop()
-            children = self._visit(node, scope, visible)
-            stack.extend(reversed(children))
+            role = kinds.get(node.kind_id)
+            if role is None:
+                role = kinds[node.kind_id] = self._role(node.type)
+            if role == _PLAIN:
+                children = node.named_children
+            elif role == _SKIP:
+                continue
+            elif role in (_IDENTIFIER, _TYPE_NAME):
+                name = _text(node)
+                if self._is_reference(node, name, role == _TYPE_NAME):
+                    self.references.append(name)
+                continue
+            elif role == _CHAIN:
+                compact = "".join(_text(node).split())
+                if _DOTTED.fullmatch(compact):
+                    self.references.append(compact)
+                    continue
+                children = node.named_children
+            elif role == _IMPORT:
+                self._import(node)
+                continue
+            elif role == _DECLARATION:
+                stack.extend(reversed(self._declaration(node, scope, visible)))
+                continue
+            elif role == _TYPE_PARAMETER:
+                self._type_parameter(node)
+                children = node.named_children
+            else:
+                visible = False
+                children = node.named_children
+            stack.extend(zip(reversed(children), repeat(scope), repeat(visible), strict=False))
 
-    def _visit(
-        self, node: tree_sitter.Node, scope: str | None, visible: bool
-    ) -> list[tuple[tree_sitter.Node, str | None, bool]]:
-        kind = node.type
+    def _role(self, kind: str) -> int:
         if "comment" in kind or kind in _PACKAGES:
-            return []
+            return _SKIP
         if kind in _IMPORTS:
-            self._import(node)
-            return []
+            return _IMPORT
         if kind in self._declaration_types:
-            return self._declaration(node, scope, visible)
+            return _DECLARATION
         if kind in _TYPE_PARAMETERS:
-            self._type_parameter(node)
-        elif kind in self._local_scopes:
-            visible = False
-        elif kind in self._chains:
-            compact = "".join(_text(node).split())
-            if _DOTTED.fullmatch(compact):
-                self.references.append(compact)
-                return []
-        elif kind in _IDENTIFIERS:
-            if self._is_reference(node):
-                self.references.append(_text(node))
-            return []
-        return [(child, scope, visible) for child in node.children]
+            return _TYPE_PARAMETER
+        if kind in self._local_scopes:
+            return _LOCAL_SCOPE
+        if kind in self._chains:
+            return _CHAIN
+        if kind == "type_identifier":
+            return _TYPE_NAME
+        if kind in _IDENTIFIERS:
+            return _IDENTIFIER
+        return _PLAIN
 
     def _declaration(
-        self, node: tree_sitter.Node, scope: str | None, visible: bool
-    ) -> list[tuple[tree_sitter.Node, str | None, bool]]:
+        self, node: tree_sitter.Node, scope: str, visible: bool
+    ) -> list[tuple[tree_sitter.Node, str, bool]]:
         name_node = node.child_by_field_name("name")
         if name_node is None and node.type == "type_alias":
             name_node = node.child_by_field_name("type")
         name = _text(name_node) if name_node is not None else ""
         if not name:
-            return [(child, scope, visible) for child in node.children]
+            return [(child, scope, visible) for child in node.named_children]
         self.local_names.add(name)
         qualified = f"{scope}.{name}" if scope else name
         if visible:
             self.declarations.append(Declaration(name, qualified))
         return [
             (child, qualified, visible)
-            for child in node.children
+            for child in node.named_children
             if name_node is None or child.id != name_node.id
         ]
 
@@ -227,22 +265,21 @@ class _Collector:
                 if node.type == "type_parameter":
                     return
 
-    def _is_reference(self, node: tree_sitter.Node) -> bool:
-        name = _text(node)
+    def _is_reference(self, node: tree_sitter.Node, name: str, is_type_name: bool) -> bool:
         if not name:
             return False
+        # JVM value names start lower-case; checking first spares most parent look-ups.
+        if not (is_type_name or self.language == "python" or name[0].isupper()):
+            return False
         parent = node.parent
-        if parent is not None:
-            named = parent.child_by_field_name("name")
-            if named is not None and named.id == node.id and parent.type not in _ANNOTATIONS:
-                return False
-            if parent.type in _TYPE_PARAMETERS:
-                return False
-            if self.language == "kotlin" and parent.type in _KOTLIN_NAMING_PARENTS:
-                return False
-        if self.language == "python" or node.type == "type_identifier":
+        if parent is None:
             return True
-        return name[0].isupper()
+        named = parent.child_by_field_name("name")
+        if named is not None and named.id == node.id and parent.type not in _ANNOTATIONS:
+            return False
+        if parent.type in _TYPE_PARAMETERS:
+            return False
+        return not (self.language == "kotlin" and parent.type in _KOTLIN_NAMING_PARENTS)
 
     # packages and imports ------------------------------------------------------------------
     def _package(self, node: tree_sitter.Node) -> None:
