@@ -28,6 +28,12 @@ from mcp_common import FailureMessage, mask_arguments, mask_credentials, redact
         ("file:///srv/data/private.csv", "file://.../private.csv"),
         ("postgresql://u:p@/db?host=/var/run/pg", "postgresql://***@/db?host=.../pg"),
         ("password=hunter2&user=x", "password=***&user=x"),
+        ("env PGPASSWORD=hunter2 GITHUB_TOKEN=abc", "env PGPASSWORD=*** GITHUB_TOKEN=***"),
+        (
+            '{"dbPassword": "s3cr3t", "tokenizer": "cl100k"}',
+            '{"dbPassword": "***", "tokenizer": "cl100k"}',
+        ),
+        ("tokenizer=cl100k", "tokenizer=cl100k"),
         ("Authorization: Bearer abcdefgh12345678", "Authorization: Bearer ***"),
         ("token ghp_" + "a" * 36, "token ***"),
     ],
@@ -46,15 +52,19 @@ def test_mask_arguments_masks_secret_keys_and_urls_recursively() -> None:
         {
             "path": "/srv/data/file.csv",
             "apiKey": "k",
-            "nested": [{"url": "https://u:pw@h/x", "password": "p"}],
+            "nested": [{"url": "https://u:pw@h/x", "password": "p", "authToken": "t"}],
             "count": 3,
+            "tokenizer": "cl100k",
+            "tokenBudget": 500,
         }
     )
     assert masked == {
         "path": "/srv/data/file.csv",
         "apiKey": "***",
-        "nested": [{"url": "https://***@h/x", "password": "***"}],
+        "nested": [{"url": "https://***@h/x", "password": "***", "authToken": "***"}],
         "count": 3,
+        "tokenizer": "cl100k",
+        "tokenBudget": 500,
     }
 
 
@@ -92,3 +102,9 @@ def test_redact_never_leaks_a_url_password(
 def test_redact_is_idempotent(text: str) -> None:
     once = redact(text)
     assert redact(once) == once
+
+
+@given(st.text(alphabet=st.sampled_from("ab:@/=\"' &;pasword_TOKEN"), max_size=40))
+def test_log_masking_is_idempotent(text: str) -> None:
+    once = mask_credentials(text)
+    assert mask_credentials(once) == once

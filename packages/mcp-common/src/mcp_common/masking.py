@@ -14,10 +14,12 @@ from typing import Any
 _URL_USERINFO = re.compile(
     r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
 )
-_SECRET_PARAM = re.compile(
-    r"(?i)(?P<key>\b(?:password|passwd|pwd|token|access_token|auth_token|secret|api_key|apikey"
-    r"|private_token|client_secret)=)(?P<value>[^&\s;,'\"]+)"
-)
+_SECRET_WORD = r"(?:password|passwd|pwd|token|secret|api_?key|apikey)"  # noqa: S105 - a pattern
+# key=value (query strings, environment dumps: access_token=, PGPASSWORD=, GITHUB_TOKEN=) and
+# quoted JSON members ("dbPassword": "..."); the key must end in the secret word, so
+# tokenizer=cl100k keeps its value
+_SECRET_PARAM = re.compile(rf"(?i)(?P<key>\b[\w.\-]*?{_SECRET_WORD}=)(?P<value>[^&\s;,'\"]+)")
+_SECRET_MEMBER = re.compile(rf'(?i)(?P<key>"[\w.\-]*?{_SECRET_WORD}"\s*:\s*")(?P<value>[^"]+)')
 _BEARER = re.compile(r"(?i)(?P<key>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
 _KNOWN_TOKEN = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,})"
@@ -30,13 +32,16 @@ _POSIX_PATH = re.compile(r"(?<![\w:/.\-~@])" + _PATH_BODY)
 _WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"`]+\\)+(?P<leaf>[^\\\s'\"`,;)\]]*)")
 # a file URL is a server path in disguise: its path is shortened like any other
 _FILE_URL = re.compile(r"\bfile://" + _PATH_BODY)
-_SECRET_KEYS = re.compile(r"(?i)password|passwd|secret|token|credential|api_?key")
+# a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
+# (tokenizer and tokenBudget name no secret)
+_SECRET_KEYS = re.compile(r"(?i)(?:password|passwd|secret|token|credentials?|api_?key)$")
 
 
 def mask_credentials(text: str) -> str:
     """Mask URL user-info, secret query parameters, bearer tokens and well-known token shapes."""
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
     text = _SECRET_PARAM.sub(lambda m: f"{m['key']}***", text)
+    text = _SECRET_MEMBER.sub(lambda m: f"{m['key']}***", text)
     text = _BEARER.sub(lambda m: f"{m['key']}***", text)
     return _KNOWN_TOKEN.sub("***", text)
 
