@@ -81,8 +81,9 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
         with config.open(encoding="utf-8", newline="") as handle:
             source = handle.read()
         if not declares_hook(source):
+            edited = splice_hook(source, rules)
             with config.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(splice_hook(source, rules))
+                handle.write(edited)
             written.append(PRE_COMMIT_CONFIG)
     elif write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
         written.append(PRE_COMMIT_CONFIG)
@@ -112,9 +113,11 @@ def splice_hook(source: str, rules: RuleSet) -> str:
     last, indent = key, None
     for index in range(key + 1, len(lines)):
         text = lines[index].rstrip("\r\n")
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
         depth = len(text) - len(text.lstrip(" "))
+        # An indented comment belongs to the entry above it; one in column 0 may belong to
+        # the key below, so it is not taken into the block.
+        if not text.strip() or (text.lstrip().startswith("#") and depth == 0):
+            continue
         if depth == 0 and not text.startswith("-"):
             break
         last = index

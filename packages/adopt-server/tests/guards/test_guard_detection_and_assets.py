@@ -1,0 +1,101 @@
+"""Build detection, the written-paths list, and the starter assets (never overwriting)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from adopt_server.assets import install_assets
+from adopt_server.conformance import check_agents_md, rules_for
+from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
+
+
+@pytest.mark.parametrize(
+    ("files", "build"),
+    [
+        (["pom.xml", "build.gradle", "pyproject.toml"], "maven"),
+        (["build.gradle.kts", "setup.py"], "gradle"),
+        (["build.gradle"], "gradle"),
+        (["pyproject.toml"], "python"),
+        (["setup.py"], "python"),
+        (["setup.cfg"], "python"),
+        (["README.md"], "github-actions"),
+        ([], "github-actions"),
+    ],
+)
+def test_detection_order(tmp_path: Path, files: list[str], build: str) -> None:
+    for name in files:
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    assert detect_build(tmp_path) == build
+
+
+def test_a_directory_named_pom_xml_is_not_maven(tmp_path: Path) -> None:
+    (tmp_path / "pom.xml").mkdir()
+    assert detect_build(tmp_path) == "github-actions"
+
+
+def test_every_guard_and_asset_path_is_a_written_path() -> None:
+    for build in ("maven", "gradle", "python", "github-actions"):
+        assert set(guard_paths(build)) <= set(WRITTEN_PATHS)
+    assert "CLAUDE.md" in WRITTEN_PATHS
+    assert len(set(WRITTEN_PATHS)) == len(WRITTEN_PATHS)
+
+
+def test_unknown_build_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="Unknown build system 'ant'"):
+        guard_paths("ant")
+    with pytest.raises(ValueError, match="Unknown build system"):
+        install_guard(tmp_path, "ant", rules_for(), None)
+
+
+def test_guards_write_only_their_own_paths(tmp_path: Path) -> None:
+    for build, seed in (("maven", "pom.xml"), ("gradle", "build.gradle"), ("python", None)):
+        checkout = tmp_path / build
+        checkout.mkdir()
+        if seed == "pom.xml":
+            (checkout / seed).write_text("<project>\n</project>\n", encoding="utf-8")
+        elif seed:
+            (checkout / seed).write_text("", encoding="utf-8")
+        written = install_guard(checkout, build, rules_for("project", build), None)
+        assert set(written) <= set(guard_paths(build))
+        on_disk = {str(p.relative_to(checkout)) for p in checkout.rglob("*") if p.is_file()}
+        assert on_disk <= set(guard_paths(build))
+
+
+def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
+    written = install_assets(tmp_path)
+    assert written == [
+        "AGENTS.md",
+        ".claude/settings.json",
+        ".claude/hooks/session-start.sh",
+        ".mcp.json",
+        ".github/workflows/claude.yml",
+    ]
+    assert set(written) <= set(WRITTEN_PATHS)
+    settings = json.loads((tmp_path / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert "Read(./.env)" in settings["permissions"]["deny"]
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command == "$CLAUDE_PROJECT_DIR/.claude/hooks/session-start.sh"
+    assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {}}
+    assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
+    workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))
+    assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
+    assert check_agents_md((tmp_path / "AGENTS.md").read_text(encoding="utf-8")) == []
+    assert install_assets(tmp_path) == []
+
+
+def test_assets_never_overwrite(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("theirs\n", encoding="utf-8")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text("{}", encoding="utf-8")
+    (tmp_path / ".mcp.json").symlink_to(tmp_path / "missing-target")
+    written = install_assets(tmp_path)
+    assert "AGENTS.md" not in written
+    assert ".claude/settings.json" not in written
+    assert ".mcp.json" not in written
+    assert (tmp_path / "AGENTS.md").read_text(encoding="utf-8") == "theirs\n"
+    assert (tmp_path / ".claude/settings.json").read_text(encoding="utf-8") == "{}"
+    assert not (tmp_path / "missing-target").exists()
