@@ -177,6 +177,7 @@ def test_tabs_and_existing_plugins_are_followed(tmp_path: Path) -> None:
     edited = install_twice(tmp_path, TABS_WITH_PLUGINS, version="1.4.0")
     assert_only_insertions(TABS_WITH_PLUGINS, edited)
     assert all(line == line.lstrip(" ") for line in edited.split("\n")), "space indentation"
+    assert "xmlns" not in edited, "a namespace-less POM must stay namespace-less"
     assert "\n\t\t\t<plugin>\n\t\t\t\t<groupId>org.apache.maven.plugins</groupId>" in edited
     assert edited.endswith("\t\t\t</plugin>\n\t\t</plugins>\n\t</build>\n</project>\n")
     plugin = parse_xml(edited).findall("{*}build/{*}plugins/{*}plugin")[1]
