@@ -157,6 +157,11 @@ def test_unknown_arguments_are_refused_with_a_did_you_mean() -> None:
     )
 
 
+def test_a_huge_unknown_argument_name_is_cut_in_the_message() -> None:
+    message = refused({"k" * 100_000: 1})
+    assert message.startswith("unknown argument '" + "k" * 61 + "...'. Accepted arguments:")
+
+
 def test_deprecated_alias_resolves_and_warns(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="mcp_common.arguments"):
         arguments = args({"columns_name": "a,b"})

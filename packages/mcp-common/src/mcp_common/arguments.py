@@ -22,6 +22,8 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_MAX_STRING_LENGTH = 100_000
 _MAX_ITEMS = 10_000
+# an unknown argument name longer than this is cut in the message and gets no suggestion
+_LONGEST_NAME = 64
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
 
@@ -87,14 +89,17 @@ class ToolArguments:
         candidates = known + sorted(self._definition.deprecated_aliases)
         lowered = {c.lower().replace("_", ""): c for c in candidates}
         guess = lowered.get(key.lower().replace("_", "").replace("-", ""))
-        if guess is None:
+        if guess is None and len(key) <= _LONGEST_NAME:
             close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
             guess = close[0] if close else None
         if guess is not None:
             guess = self._definition.deprecated_aliases.get(guess, guess)
         hint = f" Did you mean '{guess}'?" if guess else ""
         accepted = ", ".join(known) if known else "none"
-        return f"unknown argument '{key}'.{hint} Accepted arguments: {accepted}"
+        shown = mask_credentials(key)
+        if len(shown) > _LONGEST_NAME:
+            shown = shown[: _LONGEST_NAME - 3] + "..."
+        return f"unknown argument '{shown}'.{hint} Accepted arguments: {accepted}"
 
     def _check_size(self, name: str, value: Any) -> None:
         limit = self._definition.properties.get(name, {}).get("maxLength", self._max)
