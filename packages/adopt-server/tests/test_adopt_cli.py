@@ -32,6 +32,22 @@ def test_help_shows_examples_and_version_works() -> None:
 
 
 @pytest.mark.parametrize(
+    "args",
+    [["--timeout", "soon", "--help"], ["--help", "--repos", "/no/such"], ["--not-a-flag", "-h"]],
+)
+def test_help_wins_over_other_problems(args: list[str]) -> None:
+    done = claude_adopt(*args)
+    assert done.returncode == 0, done.stderr
+    assert "examples:" in done.stdout
+
+
+def test_help_in_a_value_slot_is_refused_not_help() -> None:
+    done = claude_adopt("--title", "-h", "x/r")
+    assert done.returncode == 2
+    assert "argument --title: expected one argument" in done.stderr
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--bogus", "x/r"], "unrecognized arguments: --bogus"),

@@ -74,6 +74,8 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
         "Adopt Claude Code: add CLAUDE.md",
     ]
     assert commit_subjects(remote, "main") == ["seed"], "the default branch was written"
+    authors = git(remote, "log", "--format=%an <%ae>", "-2", BRANCH).splitlines()
+    assert authors == ["Claude Code Adopt <claude-code-adopt@users.noreply.github.com>"] * 2
     claude_md = git(remote, "show", f"{BRANCH}:CLAUDE.md")
     assert claude_md.startswith("# CLAUDE.md\n")
     assert "AGENTS.md" in claude_md

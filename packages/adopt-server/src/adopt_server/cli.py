@@ -270,10 +270,31 @@ def _write_report(path: Path, document: dict[str, Any]) -> None:
     _log.info("Wrote the adoption report to %s", path)
 
 
+def _asks_for_help(parser: argparse.ArgumentParser, words: Sequence[str]) -> bool:
+    """``-h``/``--help`` anywhere except the value slot of an option wins over every other
+    problem on the line (``--title -h`` is a title, not a request for help)."""
+    takes_value = {
+        flag
+        for action in parser._actions
+        if action.option_strings and action.nargs is None
+        for flag in action.option_strings
+    }
+    for index, word in enumerate(words):
+        if word == "--":
+            return False
+        if word in ("-h", "--help") and (index == 0 or words[index - 1] not in takes_value):
+            return True
+    return False
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, adopt, write the report; return the exit status."""
     parser = build_parser()
-    args = parser.parse_intermixed_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if _asks_for_help(parser, words):
+        parser.print_help()
+        return 0
+    args = parser.parse_intermixed_args(words)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         stream=sys.stderr,
