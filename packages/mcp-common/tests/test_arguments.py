@@ -6,6 +6,8 @@ import logging
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp_common import (
     ErrorCode,
     ToolAnnotations,
@@ -206,3 +208,37 @@ def test_error_messages_never_carry_a_credential_even_when_cut() -> None:
     value = "x" * 30 + " https://user:hunter2secret@host/x"
     message = refused({"count": value}, lambda a: a.optional_int("count"))
     assert "hunter2" not in message
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+_READERS = [
+    lambda a: a.optional_int("count"),
+    lambda a: a.required_string("name"),
+    lambda a: a.optional_string_list("columns"),
+    lambda a: a.optional_enum("mode", ["fast", "slow"], "slow"),
+    lambda a: a.optional_boolean("flag", False),
+    lambda a: a.optional_bounded_int("count", 1, 1, 5),
+]
+
+
+@given(
+    st.dictionaries(st.sampled_from(["count", "name", "columns", "mode", "flag"]), _JSON) | _JSON,
+    st.sampled_from(_READERS),
+)
+def test_any_payload_and_any_reader_give_a_value_or_an_argument_error(
+    raw: object, read: Any
+) -> None:
+    failure: ToolError | None = None
+    try:
+        read(args(raw))
+    except ToolError as error:
+        failure = error
+    if failure is not None:
+        assert failure.code is ErrorCode.INVALID_ARGUMENT
+        assert failure.message.strip()
