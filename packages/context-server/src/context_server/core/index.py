@@ -72,8 +72,6 @@ class IndexCache:
     def __init__(self) -> None:
         self._roots: dict[Path, _RootCache] = {}
         self._lock = threading.Lock()
-        self.total_parsed = 0
-        self.total_reused = 0
 
     def build(
         self,
@@ -132,8 +130,6 @@ class IndexCache:
             for gone in set(known) - {item.relative for item in listing.files}:
                 cache.files.pop(gone, None)
             previous = cache.graphs.get(key)
-            self.total_parsed += stats.parsed
-            self.total_reused += stats.reused
         if previous is not None and previous[0] == signature:
             resolver = previous[1]
             stats.graph_reused = True
@@ -154,7 +150,8 @@ def _parse(item: FileEntry, language: SourceLanguage, module: str) -> _CachedFil
             " for a source file"
         )
     try:
-        data = item.real.read_bytes()
+        with open(item.real, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         return problem(f"unreadable: {exc.strerror}")
     if b"\x00" in data[:8192]:
@@ -170,7 +167,8 @@ def _parse(item: FileEntry, language: SourceLanguage, module: str) -> _CachedFil
 
 def read_source(item: FileEntry) -> str:
     """The text of a source file as indexed (UTF-8, a leading BOM dropped)."""
-    return item.real.read_bytes().decode("utf-8-sig", errors="replace")
+    with open(item.real, "rb") as handle:
+        return handle.read().decode("utf-8-sig", errors="replace")
 
 
 def _python_packages(listing: Listing) -> frozenset[str]:

@@ -22,10 +22,6 @@ class SourceLanguage:
     extensions: tuple[str, ...]
     grammar: Callable[[], object] = field(repr=False, compare=False)
 
-    def owns(self, file_name: str) -> bool:
-        """Whether a file with this name is a source of this language (case-sensitive)."""
-        return file_name.endswith(self.extensions)
-
     def parser(self) -> tree_sitter.Parser:
         """A parser for this language; parsers are not thread-safe, so one per thread."""
         return _parser(self)
@@ -75,9 +71,11 @@ def select_languages(name: str) -> tuple[SourceLanguage, ...]:
     raise ValueError(f"unknown language {name!r}; use one of {', '.join(LANGUAGE_NAMES)}")
 
 
+_BY_EXTENSION = {extension: language for language in LANGUAGES for extension in language.extensions}
+
+
 def language_of(file_name: str, languages: tuple[SourceLanguage, ...]) -> SourceLanguage | None:
     """The language among ``languages`` whose extension the file carries, if any."""
-    for language in languages:
-        if language.owns(file_name):
-            return language
-    return None
+    dot = file_name.rfind(".")
+    language = _BY_EXTENSION.get(file_name[dot:]) if dot > 0 else None
+    return language if language is not None and language in languages else None

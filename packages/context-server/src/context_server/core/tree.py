@@ -31,8 +31,13 @@ def build_tree(index: ProjectIndex, depth: int) -> TreeNode:
         node = TreeNode(entry.name, entry.relative, "directory")
         node.children.extend(directory(sub) for sub in entry.directories)
         for item in entry.files:
-            reached = index.resolver.dependencies(item.relative, depth)
-            dependencies = sorted({path for path, _ in reached}, key=sort_key)
+            if depth == 1:
+                reached = index.resolver.direct(item.relative).files
+            else:
+                reached = tuple(
+                    path for path, _ in index.resolver.dependencies(item.relative, depth)
+                )
+            dependencies = sorted(reached, key=sort_key) if len(reached) > 1 else list(reached)
             node.children.append(TreeNode(item.name, item.relative, "file", dependencies))
         return node
 

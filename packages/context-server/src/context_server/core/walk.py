@@ -45,14 +45,10 @@ class FileEntry:
     """A listed file: its root-relative POSIX path, real path and stat signature."""
 
     relative: str
-    real: Path
+    name: str
+    real: str
     size: int
     mtime_ns: int
-
-    @property
-    def name(self) -> str:
-        """The last path component."""
-        return self.relative.rsplit("/", 1)[-1]
 
 
 @dataclass(slots=True)
@@ -99,8 +95,8 @@ def walk_project(
     top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
     files: list[FileEntry] = []
     problems: list[Problem] = []
-    seen: set[Path] = {root}
-    stack: list[tuple[Path, DirectoryEntry, tuple[_Spec, ...]]] = [(root, top, ())]
+    seen: set[str] = {str(root)}
+    stack: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = [(str(root), top, ())]
     while stack:
         check_cancelled()
         directory, node, specs = stack.pop()
@@ -111,7 +107,7 @@ def walk_project(
         except OSError as exc:
             problems.append(Problem(node.relative or ".", f"unreadable directory: {exc.strerror}"))
             continue
-        pending: list[tuple[Path, DirectoryEntry, tuple[_Spec, ...]]] = []
+        pending: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = []
         for entry in entries:
             relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
             child = _classify(entry, relative, specs, is_allowed, seen, problems)
@@ -123,12 +119,11 @@ def walk_project(
                 node.directories.append(sub)
                 pending.append((real, sub, specs))
             else:
-                stat = real.stat()
-                item = FileEntry(relative, real, stat.st_size, stat.st_mtime_ns)
+                stat = entry.stat() if real == entry.path else os.stat(real)
+                item = FileEntry(relative, entry.name, real, stat.st_size, stat.st_mtime_ns)
                 node.files.append(item)
                 files.append(item)
         stack.extend(reversed(pending))
-    files.sort(key=lambda f: sort_key(f.relative))
     return Listing(top, files, problems)
 
 
@@ -137,9 +132,9 @@ def _classify(
     relative: str,
     specs: tuple[_Spec, ...],
     is_allowed: Callable[[Path], bool],
-    seen: set[Path],
+    seen: set[str],
     problems: list[Problem],
-) -> tuple[Path, bool] | None:
+) -> tuple[str, bool] | None:
     try:
         is_dir = entry.is_dir()
         is_file = entry.is_file()
@@ -149,11 +144,10 @@ def _classify(
         return None
     if _ignored(relative, is_dir, specs):
         return None
-    path = Path(entry.path)
-    real = path
+    real = entry.path
     if entry.is_symlink():
-        real = Path(os.path.realpath(path))
-        if not is_allowed(real):
+        real = os.path.realpath(real)
+        if not is_allowed(Path(real)):
             problems.append(Problem(relative, "symlink leads outside the allowed directories"))
             return None
         if not (is_dir or is_file):
@@ -173,13 +167,14 @@ def _classify(
 
 
 def _with_gitignore(
-    directory: Path, relative: str, specs: tuple[_Spec, ...], problems: list[Problem]
+    directory: str, relative: str, specs: tuple[_Spec, ...], problems: list[Problem]
 ) -> tuple[_Spec, ...]:
-    ignore_file = directory / ".gitignore"
-    if not ignore_file.is_file():
+    ignore_file = os.path.join(directory, ".gitignore")
+    if not os.path.isfile(ignore_file):
         return specs
     try:
-        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+        with open(ignore_file, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
         return (*specs, (relative, pathspec.GitIgnoreSpec.from_lines(lines)))
     except (OSError, ValueError) as exc:
         problems.append(Problem(f"{relative}/.gitignore".lstrip("/"), f"unusable: {exc}"))
