@@ -61,6 +61,10 @@ def test_given_sections_are_canonicalised_deduplicated_and_blanks_dropped() -> N
     assert rules.sections == ("## Testing", "## Build")
 
 
+def test_a_lone_string_is_one_section() -> None:
+    assert rules_for(sections="## Testing").sections == ("## Testing",)
+
+
 def test_explicit_empty_sections_override_the_build_defaults() -> None:
     assert rules_for("project", "maven", []).sections == ()
 

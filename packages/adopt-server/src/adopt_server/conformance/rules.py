@@ -87,7 +87,8 @@ def rules_for(
 def canonical_sections(sections: Sequence[str]) -> tuple[str, ...]:
     """Validate and canonicalise required section headings (see :func:`rules_for`)."""
     result: list[str] = []
-    for section in sections:
+    # A lone string is one heading, not a sequence of one-character headings.
+    for section in [sections] if isinstance(sections, str) else sections:
         if not section.strip():
             continue
         heading = None if any(c in section for c in "\r\n") else canonical_heading(section)
