@@ -159,11 +159,6 @@ class MarkdownDocument:
         return cls(normalise(text)[0])
 
     @property
-    def texts(self) -> list[str]:
-        """The raw lines, for editing."""
-        return [line.text for line in self.lines]
-
-    @property
     def is_blank(self) -> bool:
         """Whether the document holds no non-whitespace character."""
         return all(not line.text.strip() for line in self.lines)
