@@ -235,3 +235,19 @@ def test_python_relative_imports_and_module_attributes(project: Project) -> None
     assert result["app/core/__init__.py"] == ["app/core/engine.py"]
     assert result["app/web.py"] == ["app/core/engine.py"]
     assert result["app/cli.py"] == ["app/core/engine.py"]
+
+
+def test_kotlin_wildcard_and_alias_and_java_static_wildcard(project: Project) -> None:
+    root = project(
+        {
+            "a/Util.java": "package a; public class Util { public static int one() { return 1; } }",
+            "a/Shape.java": "package a; public interface Shape {}",
+            "k/Use.kt": (
+                "package k\nimport a.*\nimport a.Util as U\nclass Use : Shape { val x = U.one() }"
+            ),
+            "b/Static.java": "package b; import static a.Util.*; class Static { int y = one(); }",
+        }
+    )
+    result = direct(root)
+    assert result["k/Use.kt"] == ["a/Shape.java", "a/Util.java"]
+    assert result["b/Static.java"] == ["a/Util.java"]
