@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -52,16 +51,18 @@ class SilentObserver:
 
 
 class CheckoutClaims:
-    """Reserves checkout directories so two repositories of one run never share one."""
+    """Reserves checkout directories so two repositories of one run never share one.
+
+    Claims are made in input order before any repository runs (see :func:`claim_all`), so
+    parallel workers never race for a directory and the later of two colliders loses.
+    """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._owners: dict[Path, RepositoryUrl] = {}
 
     def claim(self, checkout: Path, url: RepositoryUrl) -> None:
         """Reserve ``checkout`` for ``url``; raise ValueError if another URL holds it."""
-        with self._lock:
-            owner = self._owners.setdefault(checkout, url)
+        owner = self._owners.setdefault(checkout, url)
         if owner is not url:
             raise ValueError(
                 f"Cannot adopt {url.masked} and {owner.masked} in one run: both would clone "
@@ -82,21 +83,13 @@ def unique_urls(urls: Sequence[str]) -> list[str]:
 def check_repositories(urls: Sequence[str], workspace: Path) -> list[RepositoryUrl]:
     """Parse every URL and detect checkout collisions up front, so an entry point can refuse
     a bad batch before anything is cloned; raises ValueError naming every problem."""
-    claims = CheckoutClaims()
-    parsed: list[RepositoryUrl] = []
-    problems: list[str] = []
-    for text in unique_urls(urls):
-        try:
-            url = parse_repository_url(text)
-            claims.claim(workspace / url.name, url)
-            parsed.append(url)
-        except ValueError as error:
-            problems.append(str(error))
-    if not parsed and not problems:
+    claimed = claim_all(unique_urls(urls), workspace)
+    if not claimed:
         raise ValueError("Missing required argument: give at least one repository URL")
+    problems = [c for c in claimed if isinstance(c, str)]
     if problems:
         raise ValueError("; ".join(problems))
-    return parsed
+    return [c for c in claimed if not isinstance(c, str)]
 
 
 def adopt_repositories(
@@ -113,7 +106,7 @@ def adopt_repositories(
     workspace = prepare_workspace(workspace)
     watcher = observer or SilentObserver()
     texts = unique_urls(urls)
-    claims = CheckoutClaims()
+    claimed = claim_all(texts, workspace)
     runner = CommandRunner(
         timeout_seconds=options.timeout_seconds,
         retries=options.retries,
@@ -124,7 +117,7 @@ def adopt_repositories(
 
         def adopt(index: int) -> RepositoryReport:
             return _adopt_one(
-                index, texts[index], workspace, options, runner, helper, claims, watcher
+                index, texts[index], claimed[index], workspace, options, runner, helper, watcher
             )
 
         if options.parallel == 1 or len(texts) <= 1:
@@ -144,14 +137,30 @@ def adopt_repositories(
     return reports
 
 
+def claim_all(texts: Sequence[str], workspace: Path) -> list[RepositoryUrl | str]:
+    """Each URL parsed and its checkout claimed, in input order before anything runs, so the
+    later of two colliding repositories is always the one refused; a refusal is kept as its
+    message and becomes that repository's failure."""
+    claims = CheckoutClaims()
+    claimed: list[RepositoryUrl | str] = []
+    for text in texts:
+        try:
+            url = parse_repository_url(text)
+            claims.claim(workspace / url.name, url)
+            claimed.append(url)
+        except ValueError as error:
+            claimed.append(str(error))
+    return claimed
+
+
 def _adopt_one(
     index: int,
     text: str,
+    claimed: RepositoryUrl | str,
     workspace: Path,
     options: AdoptionOptions,
     runner: CommandRunner,
     helper: CredentialHelper,
-    claims: CheckoutClaims,
     observer: Observer,
 ) -> RepositoryReport:
     report = RepositoryReport(repository_url=text, branch=options.branch)
@@ -161,13 +170,11 @@ def _adopt_one(
         if observer.cancelled():
             report.fail("cancelled before it started")
             return report
-        try:
-            url = parse_repository_url(text)
-            checkout = workspace / url.name
-            claims.claim(checkout, url)
-        except ValueError as error:
-            report.fail(str(error))
+        if isinstance(claimed, str):
+            report.fail(claimed)
             return report
+        url = claimed
+        checkout = workspace / url.name
         ctx = RepoContext(
             url=url,
             workspace=workspace,
