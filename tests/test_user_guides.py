@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 from adopt_server.server import APP as ADOPT_APP
 from context_server.server import APP as CONTEXT_APP
-from mcp_common.adapter import ServerApp, build_parser
+from mcp_common import ToolArguments, ToolDefinition
+from mcp_common.adapter import ServerApp, build_parser, parse_arguments
 from mcp_common.adapter.cli import env_name
 from uniqueness_server.server import APP as UNIQUENESS_APP
 
@@ -92,3 +94,132 @@ def test_the_variables_named_in_the_section_exist(server: str) -> None:
 
     assert named
     assert named <= known
+
+
+REGENERATE = "regenerate with: uv run python docs/generate_examples.py"
+TOOL_HEADING = re.compile(r"(?m)^### `(\w+)`")
+ROW = re.compile(r"^\| `(\w+)` \| (.*?) \| (.*?) \| (.*) \|$")
+ALIAS_ROW = re.compile(r"^\| `(\w+)` \| `(\w+)` \|$")
+ANSWER_FENCE = re.compile(r"(?ms)^(`{4,})markdown\n(.*?)^\1$")
+
+
+def guide(server: str) -> str:
+    return (ROOT / "docs" / f"{server}.md").read_text("utf-8")
+
+
+def region(text: str, name: str) -> str:
+    begin, end = f"<!-- BEGIN GENERATED: {name} -->", f"<!-- END GENERATED: {name} -->"
+    return text.split(begin, 1)[1].split(end, 1)[0]
+
+
+def tool_sections(server: str) -> dict[str, str]:
+    tools = region(guide(server), "tools")
+    parts = TOOL_HEADING.split(tools)[1:]
+    return dict(zip(parts[::2], parts[1::2], strict=True))
+
+
+def table_after(section: str, header: str) -> list[str]:
+    """The body rows of the table whose header line starts with ``header``."""
+    lines = section.splitlines()
+    starts = [index for index, line in enumerate(lines) if line.startswith(header)]
+    if not starts:
+        return []
+    rows = []
+    for line in lines[starts[0] + 2 :]:  # past the header and the separator
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def registry(server: str) -> dict[str, ToolDefinition]:
+    app = APPS[server]
+    # adopt-server's tools need an existing root to be built; nothing is written there
+    argv = ["--workspace-root", tempfile.gettempdir()] if server == "adopt-server" else []
+    options = parse_arguments(app, argv, environ={})
+    return {tool.definition.name: tool.definition for tool in app.build_tools(options)}
+
+
+def cell_text(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_the_guide_documents_exactly_the_registry_tools(server: str) -> None:
+    assert list(tool_sections(server)) == list(registry(server)), REGENERATE
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_parameter_is_documented_with_its_description(server: str) -> None:
+    for name, definition in registry(server).items():
+        rows = table_after(tool_sections(server)[name], "| Parameter | Type | Default |")
+        documented = {}
+        for row in rows:
+            found = ROW.match(row)
+            assert found, f"{name}: unreadable row {row!r}"
+            documented[found.group(1)] = found.groups()[1:]
+        assert list(documented) == list(definition.properties), f"{name}: {REGENERATE}"
+        for parameter, (kind, default, description) in documented.items():
+            spec = definition.properties[parameter]
+            assert description.startswith(cell_text(spec["description"])), REGENERATE
+            assert kind, parameter
+            assert (default == "required") == (parameter in definition.required), parameter
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_deprecated_alias_is_documented(server: str) -> None:
+    for name, definition in registry(server).items():
+        section = tool_sections(server)[name]
+        rows = table_after(section, "| Alias | Use instead |")
+        documented = {}
+        for row in rows:
+            found = ALIAS_ROW.match(row)
+            assert found, f"{name}: unreadable row {row!r}"
+            documented[found.group(1)] = found.group(2)
+        assert documented == dict(definition.deprecated_aliases), f"{name}: {REGENERATE}"
+        if not rows:
+            assert "Deprecated aliases: none." in section
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_tool_has_a_valid_example_call_and_an_answer(server: str) -> None:
+    for name, definition in registry(server).items():
+        section = tool_sections(server)[name]
+        (call,) = fenced(section.split("Answer:", 1)[0], "json")
+        document = json.loads(call)
+        assert document["name"] == name
+        ToolArguments(document["arguments"], definition)  # refuses an unknown parameter
+        ((_, answer),) = ANSWER_FENCE.findall(section)
+        assert answer.strip()
+        assert " failed: " not in answer.splitlines()[0]
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_flag_and_its_variable_is_documented(server: str) -> None:
+    app = APPS[server]
+    parser = build_parser(app)
+    rows = table_after(region(guide(server), "flags"), "| Flag | Environment variable |")
+    documented = {}
+    for row in rows:
+        flags_cell, variable = row.split(" | ")[:2]
+        flag = max(re.findall(r"`(--[\w-]+)`", flags_cell), key=len)
+        documented[flag] = variable.strip("`")
+    expected = {
+        max(action.option_strings, key=len): (
+            "—" if flag_is_version(action) else env_name(app, action)
+        )
+        for action in parser._actions
+        if action.option_strings and "--help" not in action.option_strings
+    }
+    assert documented == expected, REGENERATE
+
+
+def flag_is_version(action: object) -> bool:
+    return "--version" in getattr(action, "option_strings", ())
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_the_guide_has_a_security_model(server: str) -> None:
+    security = guide(server).split("## Security model", 1)[1]
+    assert "confined" in security.lower()
+    assert "127.0.0.1" in security
