@@ -120,7 +120,10 @@ def test_batch_from_a_file_writes_the_report_and_fails_for_the_broken_one(
 
 def test_positional_workspace_and_branch_with_dry_run(adopt_env: AdoptEnv) -> None:
     remote = adopt_env.remote("python")
-    done = claude_adopt(str(remote), "rel-ws", "claude/try", "--dry-run", cwd=adopt_env.root)
+    blanks = ["--timeout", " ", "--retries", "", "--report", " ", "--rule-version", ""]
+    done = claude_adopt(
+        str(remote), "rel-ws", "claude/try", "--dry-run", *blanks, cwd=adopt_env.root
+    )
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["branch"] == "claude/try"

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from adopt_server.server import APP
 from adopt_server.tools import build_tools
-from adopt_testkit import commit_subjects, git
+from adopt_testkit import commit_subjects, git, log_lines
 from conftest import AdoptEnv
 from mcp_common import AllowedPaths, ErrorCode, ToolArguments, ToolContext, ToolError, ToolResult
 from mcp_common.testing import (
@@ -34,8 +34,14 @@ def call(env: AdoptEnv, name: str, arguments: dict[str, Any]) -> ToolResult:
 
 def test_adopt_repo_returns_the_report_and_a_summary(adopt_env: AdoptEnv) -> None:
     remote = adopt_env.remote("maven")
-    result = call(adopt_env, "adopt_repo", {"repositoryUrl": str(remote)})
+    result = call(
+        adopt_env,
+        "adopt_repo",
+        {"repositoryUrl": str(remote), "reviewers": ["octocat", " "], "labels": "a, b"},
+    )
     assert not result.is_error, result.text
+    [create] = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
+    assert create.endswith(f"--head {BRANCH} --reviewer octocat --label a --label b")
     assert result.structured is not None
     [entry] = result.structured["repositories"]
     assert entry["succeeded"] is True

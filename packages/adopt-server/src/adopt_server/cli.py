@@ -62,9 +62,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {mask_credentials(' '.join(message.split()))}\n")
 
 
-def _bounded(name: str, unit: str, minimum: int, maximum: int) -> Any:
+def _bounded(name: str, unit: str, minimum: int, maximum: int, default: int) -> Any:
     def parse(value: str) -> int:
         text = value.strip()
+        if not text:
+            return default
         digits = text[1:] if text[:1] in "+-" else text
         if not digits.isdigit() or not digits.isascii() or len(digits) > 9:
             raise argparse.ArgumentTypeError(f"{name} takes a whole number of {unit}, not {text!r}")
@@ -172,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--parallel",
-        type=_bounded("--parallel", "repositories", 1, MAX_PARALLEL),
+        type=_bounded("--parallel", "repositories", 1, MAX_PARALLEL, 1),
         default=1,
         metavar="N",
         help=f"repositories at once, 1..{MAX_PARALLEL}",
@@ -181,14 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         metavar="MINUTES",
         default=DEFAULT_TIMEOUT_MINUTES,
-        type=_bounded("--timeout", "minutes", 1, MAX_TIMEOUT_MINUTES),
+        type=_bounded("--timeout", "minutes", 1, MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
         help=f"timeout per external command (default {DEFAULT_TIMEOUT_MINUTES})",
     )
     parser.add_argument(
         "--retries",
         metavar="N",
         default=DEFAULT_RETRIES,
-        type=_bounded("--retries", "attempts", 0, MAX_RETRIES),
+        type=_bounded("--retries", "attempts", 0, MAX_RETRIES, DEFAULT_RETRIES),
         help=f"retries of transient git/gh failures (default {DEFAULT_RETRIES})",
     )
     parser.add_argument(
