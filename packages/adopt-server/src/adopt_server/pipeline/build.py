@@ -10,7 +10,7 @@ from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
 from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
-from adopt_server.guards import detect_build, install_guard, is_guard_installed
+from adopt_server.guards import detect_build, fallback, install_guard, is_guard_installed
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, render
@@ -18,7 +18,6 @@ from adopt_server.pipeline.runner import CommandError, render
 _WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
 _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
 _PROBE_SH = ("sh", "-c", "exit 0")
-FALLBACK_SCRIPT = ".github/claude-md-guard.sh"
 
 
 def launcher(checkout: Path, build: str) -> list[str]:
@@ -79,7 +78,7 @@ def verify(ctx: RepoContext) -> None:
     if build in _VERIFY_ARGS:
         argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
     else:
-        argv = ["sh", FALLBACK_SCRIPT]
+        argv = ["sh", fallback.SCRIPT]
     ctx.runner.run_or_fail("verify", ctx.checkout, argv)
 
 
