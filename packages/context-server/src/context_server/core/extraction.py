@@ -6,13 +6,15 @@ string literals never count, while code inside string templates (``"${Foo()}"``)
 
 from __future__ import annotations
 
+import bisect
 import re
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 import tree_sitter
 
-from context_server.core.languages import SourceLanguage
+from context_server.core.languages import LANGUAGES, SourceLanguage
 
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
@@ -81,19 +83,65 @@ _KOTLIN_NAMING_PARENTS = frozenset(
 )
 
 
-(
-    _PLAIN,
-    _SKIP,
-    _IMPORT,
-    _DECLARATION,
-    _TYPE_PARAMETER,
-    _LOCAL_SCOPE,
-    _CHAIN,
-    _IDENTIFIER,
-    _TYPE_NAME,
-) = range(9)
-# The role of each node kind id, per language; filled on first sight of a kind.
-_kind_cache: dict[str, dict[int, int]] = {}
+_QUERY_LOCK = threading.Lock()
+_QUERIES: dict[str, tree_sitter.Query] = {}
+_TYPE_IDENTIFIER_KINDS: dict[str, int] = {}
+
+
+def _query(language: str) -> tree_sitter.Query:
+    """One query per grammar capturing every node kind the collector looks at."""
+    query = _QUERIES.get(language)
+    if query is not None:
+        return query
+    captures = {
+        "skip": _PACKAGES,
+        "import": _IMPORTS,
+        "declaration": _DECLARATIONS[language],
+        "local": _LOCAL_SCOPES[language],
+        "chain": _CHAINS[language],
+        "parameters": _TYPE_PARAMETERS,
+        "identifier": _IDENTIFIERS,
+    }
+    grammar = next(lang for lang in LANGUAGES if lang.name == language).grammar_language()
+    patterns = " ".join(
+        f"({kind}) @{name}"
+        for name, kinds in captures.items()
+        for kind in sorted(kinds)
+        if grammar.id_for_node_kind(kind, True)
+    )
+    with _QUERY_LOCK:
+        query = _QUERIES.setdefault(language, tree_sitter.Query(grammar, patterns))
+        _TYPE_IDENTIFIER_KINDS[language] = grammar.id_for_node_kind("type_identifier", True) or -1
+    return query
+
+
+def _start(node: tree_sitter.Node) -> int:
+    return node.start_byte
+
+
+class _Ranges:
+    """Byte ranges of nodes, added in start order, answering "is this offset inside one"."""
+
+    def __init__(self, nodes: Iterable[tree_sitter.Node]) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self.extend(nodes)
+
+    def extend(self, nodes: Iterable[tree_sitter.Node]) -> None:
+        pairs = sorted(
+            [*zip(self._starts, self._ends, strict=True)]
+            + [(n.start_byte, n.end_byte) for n in nodes]
+        )
+        self._starts = [p[0] for p in pairs]
+        self._ends = [p[1] for p in pairs]
+
+    def add(self, node: tree_sitter.Node) -> None:
+        self._starts.append(node.start_byte)
+        self._ends.append(node.end_byte)
+
+    def holds(self, offset: int) -> bool:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index >= 0 and offset < self._ends[index]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +188,10 @@ def extract(
     package's ``__init__``; both are ignored for other languages, whose package comes from
     the source.
     """
-    tree = language.parser().parse(text.encode("utf-8"))
+    source = text.encode("utf-8")
+    tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)
-    collector.walk(tree.root_node)
+    collector.walk(tree.root_node, source)
     package = module if language.name == "python" else ".".join(collector.packages)
     return SourceFacts(
         language=language.name,
@@ -173,88 +222,74 @@ class _Collector:
         self._local_scopes = _LOCAL_SCOPES[language]
         self._chains = _CHAINS[language]
 
-    def walk(self, root: tree_sitter.Node) -> None:
+    def walk(self, root: tree_sitter.Node, source: bytes) -> None:
         if self.language != "python":
             for child in root.children:
                 if child.type in _PACKAGES:
                     self._package(child)
+        # The grammar's query engine finds the interesting nodes in C; Python only looks at
+        # those (a few dozen per file), never at every node of the tree.
+        found = tree_sitter.QueryCursor(_query(self.language)).captures(root)
+        skipped = _Ranges(found.get("skip", ()))
+        for node in sorted(found.get("import", ()), key=_start):
+            self._import(node)
+        skipped.extend(found.get("import", ()))
+        names = self._declarations(found.get("declaration", ()), found.get("local", ()))
+        for node in found.get("parameters", ()):
+            self._type_parameter(node)
+        events: list[tuple[int, str]] = []
+        chains = _Ranges(())
+        for node in sorted(found.get("chain", ()), key=lambda n: (n.start_byte, -n.end_byte)):
+            if skipped.holds(node.start_byte) or chains.holds(node.start_byte):
+                continue
+            compact = "".join(_text(node).split())
+            if _DOTTED.fullmatch(compact):
+                chains.add(node)
+                events.append((node.start_byte, compact))
+        python = self.language == "python"
+        type_kind = _TYPE_IDENTIFIER_KINDS.get(self.language, -1)
+        for node in found.get("identifier", ()):
+            start = node.start_byte
+            is_type_name = node.kind_id == type_kind
+            # JVM value names start lower-case: the first byte rules out most identifiers
+            # before any further look-up (non-ASCII first bytes get the full check).
+            first = source[start] if start < len(source) else 0
+            if not (python or is_type_name or 65 <= first <= 90 or first >= 128):
+                continue
+            if start in names or skipped.holds(start) or chains.holds(start):
+                continue
+            name = _text(node)
+            if self._is_reference(node, name, is_type_name):
+                events.append((start, name))
+        events.sort(key=lambda event: event[0])
+        self.references.extend(text for _, text in events)
+
+    def _declarations(
+        self, nodes: Sequence[tree_sitter.Node], locals_: Sequence[tree_sitter.Node]
+    ) -> set[int]:
+        """Record declarations (nesting by byte ranges); return their name nodes' starts."""
         scope = self.module if self.language == "python" else ".".join(self.packages)
-        kinds = _kind_cache.setdefault(self.language, {})
-        # An explicit stack: generated code can nest deeper than Python's recursion limit.
-        # Only named children are visited (punctuation never matters) and node kinds are
-        # classified once per grammar, which keeps the walk fast on large projects.
-        stack: list[tuple[tree_sitter.Node, str, bool]] = [(root, scope, True)]
-        while stack:
-            node, scope, visible = stack.pop()
-            role = kinds.get(node.kind_id)
-            if role is None:
-                role = kinds[node.kind_id] = self._role(node.type)
-            if role == _PLAIN:
-                children = node.named_children
-            elif role == _SKIP:
+        local_ranges = [(n.start_byte, n.end_byte) for n in locals_]
+        open_scopes: list[tuple[int, str]] = []
+        name_starts: set[int] = set()
+        for node in sorted(nodes, key=_start):
+            name_node = node.child_by_field_name("name")
+            if name_node is None and node.type == "type_alias":
+                name_node = node.child_by_field_name("type")
+            name = _text(name_node) if name_node is not None else ""
+            if name_node is None or not name:
                 continue
-            elif role in (_IDENTIFIER, _TYPE_NAME):
-                name = _text(node)
-                if self._is_reference(node, name, role == _TYPE_NAME):
-                    self.references.append(name)
-                continue
-            elif role == _CHAIN:
-                compact = "".join(_text(node).split())
-                if _DOTTED.fullmatch(compact):
-                    self.references.append(compact)
-                    continue
-                children = node.named_children
-            elif role == _IMPORT:
-                self._import(node)
-                continue
-            elif role == _DECLARATION:
-                stack.extend(reversed(self._declaration(node, scope, visible)))
-                continue
-            elif role == _TYPE_PARAMETER:
-                self._type_parameter(node)
-                children = node.named_children
-            else:
-                visible = False
-                children = node.named_children
-            stack.extend(zip(reversed(children), repeat(scope), repeat(visible), strict=False))
-
-    def _role(self, kind: str) -> int:
-        if "comment" in kind or kind in _PACKAGES:
-            return _SKIP
-        if kind in _IMPORTS:
-            return _IMPORT
-        if kind in self._declaration_types:
-            return _DECLARATION
-        if kind in _TYPE_PARAMETERS:
-            return _TYPE_PARAMETER
-        if kind in self._local_scopes:
-            return _LOCAL_SCOPE
-        if kind in self._chains:
-            return _CHAIN
-        if kind == "type_identifier":
-            return _TYPE_NAME
-        if kind in _IDENTIFIERS:
-            return _IDENTIFIER
-        return _PLAIN
-
-    def _declaration(
-        self, node: tree_sitter.Node, scope: str, visible: bool
-    ) -> list[tuple[tree_sitter.Node, str, bool]]:
-        name_node = node.child_by_field_name("name")
-        if name_node is None and node.type == "type_alias":
-            name_node = node.child_by_field_name("type")
-        name = _text(name_node) if name_node is not None else ""
-        if not name:
-            return [(child, scope, visible) for child in node.named_children]
-        self.local_names.add(name)
-        qualified = f"{scope}.{name}" if scope else name
-        if visible:
-            self.declarations.append(Declaration(name, qualified))
-        return [
-            (child, qualified, visible)
-            for child in node.named_children
-            if name_node is None or child.id != name_node.id
-        ]
+            name_starts.add(name_node.start_byte)
+            start, end = node.start_byte, node.end_byte
+            while open_scopes and open_scopes[-1][0] <= start:
+                open_scopes.pop()
+            prefix = open_scopes[-1][1] if open_scopes else scope
+            qualified = f"{prefix}.{name}" if prefix else name
+            open_scopes.append((end, qualified))
+            self.local_names.add(name)
+            if not any(first <= start and end <= last for first, last in local_ranges):
+                self.declarations.append(Declaration(name, qualified))
+        return name_starts
 
     def _type_parameter(self, node: tree_sitter.Node) -> None:
         if node.type == "type_parameters" and self.language != "scala":

@@ -26,6 +26,10 @@ class SourceLanguage:
         """A parser for this language; parsers are not thread-safe, so one per thread."""
         return _parser(self)
 
+    def grammar_language(self) -> tree_sitter.Language:
+        """The tree-sitter language object of this grammar (shared, immutable)."""
+        return _grammar(self)
+
 
 LANGUAGES: tuple[SourceLanguage, ...] = (
     SourceLanguage("java", "Java", (".java",), tree_sitter_java.language),
@@ -47,14 +51,18 @@ def _parser(language: SourceLanguage) -> tree_sitter.Parser:
         _local.parsers = parsers
     parser = parsers.get(language.name)
     if parser is None:
-        with _grammar_lock:
-            grammar = _grammars.get(language.name)
-            if grammar is None:
-                grammar = tree_sitter.Language(language.grammar())
-                _grammars[language.name] = grammar
-        parser = tree_sitter.Parser(grammar)
+        parser = tree_sitter.Parser(_grammar(language))
         parsers[language.name] = parser
     return parser
+
+
+def _grammar(language: SourceLanguage) -> tree_sitter.Language:
+    with _grammar_lock:
+        grammar = _grammars.get(language.name)
+        if grammar is None:
+            grammar = tree_sitter.Language(language.grammar())
+            _grammars[language.name] = grammar
+    return grammar
 
 
 def select_languages(name: str) -> tuple[SourceLanguage, ...]:
