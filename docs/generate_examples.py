@@ -38,10 +38,11 @@ EXAMPLES = ROOT / "examples"
 FAKE_BIN = ROOT / "packages" / "adopt-server" / "tests" / "fakes" / "bin"
 sys.path.insert(0, str(EXAMPLES))  # the demo's sample repositories: one recipe for both
 MAX_ANSWER_LINES = 30
-_DEFAULT_IN_TEXT = (
-    re.compile(r"\(default:? ([^;,)]+)"),
+_DEFAULT_VALUE_IN_TEXT = (
+    re.compile(r"\(default ([^;,)]+)"),
     re.compile(r"(?:^|[:;,] )(\w+) \(default[;,)]"),
 )
+_DEFAULT_PROSE_IN_TEXT = re.compile(r"\(default: ([^;,)]+)")
 
 
 @dataclass(frozen=True)
@@ -78,13 +79,15 @@ def schema_default(spec: Mapping[str, Any], required: bool) -> str:
     if required:
         return "required"
     if "default" in spec:
-        return json.dumps(spec["default"])
+        value = spec["default"]
+        return f"`{value if isinstance(value, str) else json.dumps(value)}`"
     description = str(spec.get("description", ""))
-    for pattern in _DEFAULT_IN_TEXT:
+    for pattern in _DEFAULT_VALUE_IN_TEXT:
         found = pattern.search(description)
         if found:
-            return found.group(1).strip()
-    return "—"
+            return f"`{found.group(1).strip()}`"
+    prose = _DEFAULT_PROSE_IN_TEXT.search(description)
+    return prose.group(1).strip() if prose else "—"
 
 
 def cell(text: object) -> str:
