@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,11 +13,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+NEEDED_PROGRAMS = ("git", "sh", "dirname", "grep")
+"""git for verify_adoption, the rest for the POSIX guard script it runs: no claude, no gh."""
+
+
 @pytest.fixture(scope="module")
-def demo() -> subprocess.CompletedProcess[str]:
+def demo(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    bin_dir = tmp_path_factory.mktemp("bin")
+    for program in NEEDED_PROGRAMS:
+        found = shutil.which(program)
+        assert found, f"{program} is needed on the PATH"
+        (bin_dir / program).symlink_to(found)
     return subprocess.run(
         [sys.executable, str(ROOT / "examples" / "demo.py")],
         cwd=ROOT,
+        env={**os.environ, "PATH": str(bin_dir)},
         capture_output=True,
         text=True,
         timeout=180,
