@@ -61,8 +61,9 @@ class Call:
 
 @dataclass
 class Outcome:
-    """What went wrong, for the summary and the exit status."""
+    """What the demo did and what went wrong, for the summary and the exit status."""
 
+    done: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -99,6 +100,7 @@ async def run_server(
         with anyio.fail_after(SERVER_TIMEOUT_SECONDS):
             async with Client(parameters) as client:
                 await make_calls(client, calls, outcome)
+        outcome.done.append(f"{command}: " + ", ".join(call.tool for call in calls))
     except Exception as error:  # the demo goes on to the next server and reports at the end
         reason = "; ".join(f"{type(leaf).__name__}: {leaf}" for leaf in leaves(error))
         outcome.problems.append(f"{command} failed ({reason})")
@@ -253,6 +255,14 @@ async def demo(scratch: Path) -> Outcome:
     return outcome
 
 
+def summary(outcome: Outcome) -> None:
+    heading("What the demo did")
+    print("Started each server over stdio, listed its tools and called them:")
+    for line in outcome.done:
+        print(f"  {line}")
+    print("Then stopped the servers and removed the temporary repositories.")
+
+
 def next_steps() -> None:
     heading("What to try next")
     print(
@@ -275,6 +285,7 @@ def main() -> int:
     print("mcp-tools demo: three MCP servers, each a subprocess driven over stdio by the MCP SDK.")
     with tempfile.TemporaryDirectory(prefix="mcp-tools-demo-") as scratch:
         outcome = anyio.run(demo, Path(scratch))
+    summary(outcome)
     next_steps()
     elapsed = time.monotonic() - started
     if outcome.problems:

@@ -79,6 +79,9 @@ def test_the_demo_verifies_a_repository_and_names_what_another_lacks(
 
 
 @pytest.mark.e2e
-def test_the_demo_says_what_to_try_next(demo: subprocess.CompletedProcess[str]) -> None:
+def test_the_demo_says_what_it_did_and_what_to_try_next(
+    demo: subprocess.CompletedProcess[str],
+) -> None:
+    assert "adopt-server: verify_adoption, verify_adoption" in demo.stdout
     assert "claude mcp add uniqueness -- " in demo.stdout
     assert "docs/<server>.md" in demo.stdout
