@@ -4,6 +4,7 @@ catches leaky ones."""
 from __future__ import annotations
 
 import argparse
+import logging
 import traceback
 from collections.abc import Sequence
 
@@ -86,6 +87,17 @@ def test_fuzzing_catches_an_echoed_credential() -> None:
     with pytest.raises(AssertionError, match="leaks a credential") as caught:
         fuzz_tools([KitTool(run=_echoes)], max_examples=300)
     assert f"fuzzer:{CANARY_SECRET}@" in str(caught.value)
+
+
+def test_fuzzing_catches_a_credential_in_a_log_line() -> None:
+    def logs_userinfo(arguments: ToolArguments) -> ToolResult:
+        text = arguments.optional_string("text") or ""
+        # without its '@' the URL's user-info no longer looks like one to the masking
+        logging.getLogger("careless").warning("cloning %s", text.split("@")[0])
+        return ToolResult.success("done", {"count": 1})
+
+    with pytest.raises(AssertionError, match="the log leaks a credential"):
+        fuzz_tools([KitTool(run=logs_userinfo)], max_examples=300)
 
 
 def test_fuzzing_catches_traceback_text() -> None:

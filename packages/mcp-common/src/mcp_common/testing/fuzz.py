@@ -9,6 +9,7 @@ names, never the canary credential planted in URL-shaped arguments.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from mcp.client.client import Client
 
 import mcp_common
 from mcp_common.adapter import ServerApp
+from mcp_common.adapter.logging_setup import LOG_FORMAT, MaskingFormatter
 from mcp_common.testing.client import call_tool_raw, in_process_client, result_text, wire_tools_list
 from mcp_common.tool import McpTool
 
@@ -129,6 +131,18 @@ def answer_problems(tool: str, result: types.CallToolResult, forbidden: Sequence
     return problems
 
 
+class _LogLines(logging.Handler):
+    """Every record formatted as the server's log handler would write it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(MaskingFormatter(LOG_FORMAT))
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
 def fuzz_tools(
     target: ServerApp | Sequence[McpTool],
     argv: Sequence[str] = (),
@@ -139,7 +153,8 @@ def fuzz_tools(
 ) -> None:
     """Fuzz every tool of ``target`` through an in-process SDK client; fail on the first
     protocol error, traceback, forbidden string (``forbidden`` plus the server's installation
-    and working directory) or leaked canary credential, showing the payload that caused it.
+    and working directory) or canary credential in an answer or a log line (formatted as the
+    server's log handler writes it), showing the payload that caused it.
 
     Pass the server's roots and temporary directories as ``forbidden``. The examples are
     derandomized, so a run in CI repeats exactly what ran on the developer's machine.
@@ -173,6 +188,8 @@ def _fuzz(
         lambda name: st.tuples(st.just(name), payloads(schemas[name]))
     )
 
+    log = _LogLines()
+
     @settings(
         max_examples=max_examples,
         deadline=None,
@@ -184,13 +201,20 @@ def _fuzz(
     @given(calls)
     def one_call(call: tuple[str, object]) -> None:
         name, arguments = call
+        log.lines.clear()
         result = _call(portal, client, name, arguments)
         problems = answer_problems(name, result, needles)
+        if any(CANARY_SECRET in line for line in log.lines):
+            problems.append(f"{name}: the log leaks a credential given in the arguments")
         shown = repr(arguments)
         shown = shown if len(shown) <= 300 else shown[:297] + "..."
         assert not problems, "\n".join(problems) + f"\narguments sent: {shown}"
 
-    one_call()
+    logging.getLogger().addHandler(log)
+    try:
+        one_call()
+    finally:
+        logging.getLogger().removeHandler(log)
     # the server still serves after everything it was sent
     portal.call(wire_tools_list, client)
 
