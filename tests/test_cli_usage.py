@@ -73,3 +73,27 @@ def test_a_wrong_flag_is_one_error_line_after_the_usage(command: str) -> None:
     assert lines[-1].startswith(f"{command}: error:")
     assert "--no-such-flag" in lines[-1]
     assert sum(": error:" in line for line in lines) == 1
+
+
+WRONG_VALUES = {
+    "uniqueness-server": ("--allowed-dir", "/nonexistent/data"),
+    "uniqueness-check": ("--limit", "many", "orders.csv", "order_number"),
+    "context-server": ("--allowed-dir", "/nonexistent/project"),
+    "adopt-server": ("--port", "http"),
+    "claude-adopt": ("--parallel", "99", "https://github.com/owner/repo.git"),
+    "claude-md-check": ("--rules", "strictest"),
+}
+"""A flag given a value the command cannot use, one per command."""
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> None:
+    answer = run(command, *WRONG_VALUES[command])
+
+    assert answer.returncode == 2, answer.stderr
+    assert answer.stdout == ""
+    assert "Traceback" not in answer.stderr
+    lines = answer.stderr.strip().splitlines()
+    assert lines[0].lower().startswith("usage:")
+    assert lines[-1].startswith(f"{command}: error:")
+    assert sum(": error:" in line for line in lines) == 1
