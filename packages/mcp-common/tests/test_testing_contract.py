@@ -9,6 +9,7 @@ from mcp_common.testing import (
     STATIC_CHECKS,
     check_aliases,
     check_annotations,
+    check_answers,
     check_descriptions,
     check_input_schemas,
     check_names,
@@ -178,6 +179,37 @@ def test_output_check_needs_one_successful_sample_call() -> None:
     ]
     bad_sample = {"repeat_text": [{"txt": "a"}]}
     assert "unknown argument 'txt'" in check_output_schemas([KitTool()], bad_sample)[0]
+
+
+def test_successes_must_not_hide_failures_and_answers_must_be_results() -> None:
+    def bare_error(arguments: ToolArguments) -> ToolResult:
+        arguments.optional_int("repeat")
+        return ToolResult.success(
+            f"Error: no file {arguments.required_string('text')}", {"count": 0}
+        )
+
+    def blank(arguments: ToolArguments) -> ToolResult:
+        arguments.optional_int("repeat")
+        arguments.required_string("text")
+        return ToolResult.success("  ", {"count": 0})
+
+    def text_only(arguments: ToolArguments) -> str:
+        return "done"
+
+    assert check_answers(
+        [KitTool(run=bare_error), KitTool(name="blank_tool", run=blank)],
+        {
+            "repeat_text": SAMPLES["repeat_text"],
+            "blank_tool": SAMPLES["repeat_text"],
+        },
+    ) == [
+        "repeat_text: a successful answer reading like a failure (Error: ...)",
+        "blank_tool: a successful answer with no text",
+    ]
+    assert check_output_schemas([KitTool(run=text_only)], SAMPLES) == [  # type: ignore[arg-type]
+        "repeat_text: no sample call succeeded (returned str instead of a ToolResult)"
+    ]
+    assert check_answers([], {}) == ["registry: 0 tools, at least 1 expected (nothing to check)"]
 
 
 def test_run_contract_checks_aggregates_every_violation_in_one_message() -> None:

@@ -164,7 +164,11 @@ def call_samples(tool: McpTool, samples: Samples) -> list[SampleCall]:
         error: str | None = None
         try:
             arguments = ToolArguments(sample, tool.definition)
-            result = tool.call(arguments, ToolContext())
+            answer: object = tool.call(arguments, ToolContext())
+            if isinstance(answer, ToolResult):
+                result = answer
+            else:
+                error = f"returned {type(answer).__name__} instead of a ToolResult"
         except ToolError as failure:
             error = f"{failure.code.value}: {failure}"
         except Exception as failure:  # a crash is reported as a failed sample, not re-raised
@@ -257,6 +261,29 @@ def check_output_schemas(
     return problems
 
 
+def check_answers(
+    tools: Sequence[McpTool],
+    samples: Samples,
+    min_tools: int = 1,
+    calls: Mapping[str, list[SampleCall]] | None = None,
+) -> list[str]:
+    """A successful answer never hides a failure: its Markdown is not blank and does not
+    start with ``Error:`` (failures are error results)."""
+    problems = _too_few(tools, min_tools)
+    recorded = _recorded(tools, samples, calls)
+    for tool in tools:
+        name = tool.definition.name
+        for call in recorded.get(name, []):
+            result = call.result
+            if result is None:
+                continue
+            if not result.is_error and not result.text.strip():
+                problems.append(f"{name}: a successful answer with no text")
+            elif not result.is_error and result.text.lstrip().lower().startswith("error:"):
+                problems.append(f"{name}: a successful answer reading like a failure (Error: ...)")
+    return problems
+
+
 def _output_schema_problems(name: str, schema: Mapping[str, Any]) -> list[str]:
     problems = []
     if schema.get("type") != "object":
@@ -278,8 +305,8 @@ STATIC_CHECKS: tuple[StaticCheck, ...] = (
     check_aliases,
     check_annotations,
 )
-"""Checks that read definitions only; :func:`check_read_parity` and
-:func:`check_output_schemas` also call the tools."""
+"""Checks that read definitions only; :func:`check_read_parity`, :func:`check_output_schemas`
+and :func:`check_answers` also call the tools."""
 
 
 def contract_violations(
@@ -292,6 +319,7 @@ def contract_violations(
     calls = _recorded(tools, samples, None)
     problems.extend(check_read_parity(tools, samples, min_tools, calls))
     problems.extend(check_output_schemas(tools, samples, min_tools, calls))
+    problems.extend(check_answers(tools, samples, min_tools, calls))
     unknown = sorted(set(samples) - {tool.definition.name for tool in tools})
     problems.extend(f"{name}: samples given for a tool that is not registered" for name in unknown)
     return list(dict.fromkeys(problems))
