@@ -26,6 +26,11 @@ SERVER_TOOLS = {
     "context-server": {"project_tree", "find_context", "estimate_tokens", "okf_bundle"},
     "adopt-server": {"adopt_repo", "verify_adoption"},
 }
+SERVER_COMMANDS = {
+    "uniqueness-server": ("uniqueness-server", "uniqueness-check"),
+    "context-server": ("context-server",),
+    "adopt-server": ("adopt-server", "claude-adopt", "claude-md-check"),
+}
 DISTRIBUTIONS = ("mcp-common", *SERVER_TOOLS)
 MCP_NAME_MARKER = re.compile(r"<!--\s*mcp-name:\s*(\S+)\s*-->")
 
@@ -102,6 +107,16 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     tools = anyio.run(listed_tools, venv / "bin" / distribution, args, work)
 
     assert tools == SERVER_TOOLS[distribution]
+    for command in SERVER_COMMANDS[distribution]:
+        answer = subprocess.run(
+            [str(venv / "bin" / command), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert answer.returncode == 0, answer.stderr
+        assert version(distribution) in answer.stdout
 
 
 def manifest(distribution: str) -> dict[str, Any]:
