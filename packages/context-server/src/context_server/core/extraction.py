@@ -17,6 +17,7 @@ import tree_sitter
 from context_server.core.languages import LANGUAGES, SourceLanguage
 
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
+_JAVA_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$]+(?:\s*\.\s*[\w$]+)*)(\s*\.\s*\*)?\s*;?")
 _KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
 
 _DECLARATIONS = {
@@ -97,8 +98,6 @@ def _query(language: str) -> tree_sitter.Query:
         "skip": _PACKAGES,
         "import": _IMPORTS,
         "declaration": _DECLARATIONS[language],
-        "local": _LOCAL_SCOPES[language],
-        "chain": _CHAINS[language],
         "parameters": _TYPE_PARAMETERS,
         "identifier": _IDENTIFIERS,
     }
@@ -123,23 +122,14 @@ class _Ranges:
     """Byte ranges of nodes, added in start order, answering "is this offset inside one"."""
 
     def __init__(self, nodes: Iterable[tree_sitter.Node]) -> None:
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-        self.extend(nodes)
-
-    def extend(self, nodes: Iterable[tree_sitter.Node]) -> None:
-        pairs = sorted(
-            [*zip(self._starts, self._ends, strict=True)]
-            + [(n.start_byte, n.end_byte) for n in nodes]
-        )
-        self._starts = [p[0] for p in pairs]
-        self._ends = [p[1] for p in pairs]
-
-    def add(self, node: tree_sitter.Node) -> None:
-        self._starts.append(node.start_byte)
-        self._ends.append(node.end_byte)
+        pairs = sorted((n.start_byte, n.end_byte) for n in nodes)
+        self._starts = [first for first, _ in pairs]
+        self._ends = [last for _, last in pairs]
+        self._last_end = max(self._ends, default=-1)
 
     def holds(self, offset: int) -> bool:
+        if offset >= self._last_end:
+            return False
         index = bisect.bisect_right(self._starts, offset) - 1
         return index >= 0 and offset < self._ends[index]
 
@@ -230,22 +220,15 @@ class _Collector:
         # The grammar's query engine finds the interesting nodes in C; Python only looks at
         # those (a few dozen per file), never at every node of the tree.
         found = tree_sitter.QueryCursor(_query(self.language)).captures(root)
-        skipped = _Ranges(found.get("skip", ()))
-        for node in sorted(found.get("import", ()), key=_start):
+        imports = found.get("import", [])
+        skipped = _Ranges([*found.get("skip", ()), *imports])
+        for node in sorted(imports, key=_start):
             self._import(node)
-        skipped.extend(found.get("import", ()))
-        names = self._declarations(found.get("declaration", ()), found.get("local", ()))
+        names = self._declarations(found.get("declaration", ()))
         for node in found.get("parameters", ()):
             self._type_parameter(node)
         events: list[tuple[int, str]] = []
-        chains = _Ranges(())
-        for node in sorted(found.get("chain", ()), key=lambda n: (n.start_byte, -n.end_byte)):
-            if skipped.holds(node.start_byte) or chains.holds(node.start_byte):
-                continue
-            compact = "".join(_text(node).split())
-            if _DOTTED.fullmatch(compact):
-                chains.add(node)
-                events.append((node.start_byte, compact))
+        chains: set[int] = set()
         python = self.language == "python"
         type_kind = _TYPE_IDENTIFIER_KINDS.get(self.language, -1)
         for node in found.get("identifier", ()):
@@ -256,7 +239,13 @@ class _Collector:
             first = source[start] if start < len(source) else 0
             if not (python or is_type_name or 65 <= first <= 90 or first >= 128):
                 continue
-            if start in names or skipped.holds(start) or chains.holds(start):
+            if start in names or skipped.holds(start):
+                continue
+            chain = self._dotted_chain(node)
+            if chain is not None:
+                if chain[0] not in chains:
+                    chains.add(chain[0])
+                    events.append(chain)
                 continue
             name = _text(node)
             if self._is_reference(node, name, is_type_name):
@@ -264,12 +253,28 @@ class _Collector:
         events.sort(key=lambda event: event[0])
         self.references.extend(text for _, text in events)
 
-    def _declarations(
-        self, nodes: Sequence[tree_sitter.Node], locals_: Sequence[tree_sitter.Node]
-    ) -> set[int]:
+    def _dotted_chain(self, node: tree_sitter.Node) -> tuple[int, str] | None:
+        """The outermost dotted name (``a.b.Foo``, ``Outer.Inner``) the identifier is part of."""
+        best: tuple[int, str] | None = None
+        current = node.parent
+        while current is not None and current.type in self._chains:
+            compact = "".join(_text(current).split())
+            if _DOTTED.fullmatch(compact):
+                best = (current.start_byte, compact)
+            current = current.parent
+        return best
+
+    def _is_local(self, node: tree_sitter.Node) -> bool:
+        current = node.parent
+        while current is not None:
+            if current.type in self._local_scopes:
+                return True
+            current = current.parent
+        return False
+
+    def _declarations(self, nodes: Sequence[tree_sitter.Node]) -> set[int]:
         """Record declarations (nesting by byte ranges); return their name nodes' starts."""
         scope = self.module if self.language == "python" else ".".join(self.packages)
-        local_ranges = [(n.start_byte, n.end_byte) for n in locals_]
         open_scopes: list[tuple[int, str]] = []
         name_starts: set[int] = set()
         for node in sorted(nodes, key=_start):
@@ -287,7 +292,7 @@ class _Collector:
             qualified = f"{prefix}.{name}" if prefix else name
             open_scopes.append((end, qualified))
             self.local_names.add(name)
-            if not any(first <= start and end <= last for first, last in local_ranges):
+            if not self._is_local(node):
                 self.declarations.append(Declaration(name, qualified))
         return name_starts
 
@@ -336,6 +341,13 @@ class _Collector:
             self._python_import(node)
 
     def _java_import(self, node: tree_sitter.Node) -> None:
+        text = _text(node)
+        simple = _JAVA_IMPORT.fullmatch(text) if "/" not in text else None
+        if simple is not None:
+            # The common case without comments inside the statement: no child walk needed.
+            target = "".join(simple.group(1).split())
+            self.imports.append(Import(target, None, simple.group(2) is not None))
+            return
         target = ""
         wildcard = False
         for child in node.children:
