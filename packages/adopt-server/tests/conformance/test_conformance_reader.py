@@ -195,3 +195,9 @@ def test_open_fence_and_comment_are_reported() -> None:
     assert fence is not None
     assert fence.closing_line == "~~~~"
     assert MarkdownDocument.read("a <!-- b\n").comment_open
+
+
+def test_long_line_of_unmatched_backtick_runs_still_finds_the_comment() -> None:
+    line = "".join("`" * length + "a" for length in range(1, 400)) + " <!--"
+    assert scan_comments(line, False)[0]
+    assert headings(line + "\n## Hidden\n-->\n## Seen\n") == ["## Seen"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import enum
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
-from functools import cache
 
 BOM = "\ufeff"
 _HEADING = re.compile(r"#{1,6}(?:[ \t]+(.*))?")
@@ -21,6 +21,7 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t])#+$")
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _BLANKS = " \t"
+_RUN = re.compile(r"`+")
 
 
 class LineKind(enum.Enum):
@@ -92,11 +93,6 @@ def _indent(line: str) -> tuple[int, int]:
     return column, len(line)
 
 
-@cache
-def _backtick_run(length: int) -> re.Pattern[str]:
-    return re.compile(rf"(?<!`)`{{{length}}}(?!`)")
-
-
 def scan_comments(text: str, comment_open: bool) -> tuple[bool, str]:
     """Follow every ``<!--``/``-->`` on a line; return the state at its end and the visible text.
 
@@ -105,6 +101,10 @@ def scan_comments(text: str, comment_open: bool) -> tuple[bool, str]:
     so `` `<!--` `` opens nothing; inside a comment only ``-->`` matters.
     """
     visible: list[str] = []
+    # Start offsets of the line's maximal backtick runs, by length, found once: a span
+    # closes on the next run of exactly its length, so lookups stay O(log n) per run.
+    runs: dict[int, list[int]] | None = None
+    opener = -1
     position = 0
     while position < len(text):
         if comment_open:
@@ -113,16 +113,25 @@ def scan_comments(text: str, comment_open: bool) -> tuple[bool, str]:
                 break
             comment_open, position = False, end + 3
             continue
-        opener = text.find("<!--", position)
-        tick = text.find("`", position, opener if opener >= 0 else len(text))
+        if opener < position:
+            opener = text.find("<!--", position)
+            if opener < 0:
+                opener = len(text)
+        tick = text.find("`", position, opener)
         if tick >= 0:
-            run = len(text) - tick - len(text[tick:].lstrip("`"))
-            closing = _backtick_run(run).search(text, tick + run)
-            stop = closing.end() if closing else tick + run
+            if runs is None:
+                runs = {}
+                for found in _RUN.finditer(text):
+                    runs.setdefault(len(found.group()), []).append(found.start())
+            match = _RUN.match(text, tick)
+            run = match.end() - tick if match else 1
+            same = runs.get(run, [])
+            index = bisect_left(same, tick + run)
+            stop = same[index] + run if index < len(same) else tick + run
             visible.append(text[position:stop])
             position = stop
             continue
-        if opener < 0:
+        if opener == len(text):
             visible.append(text[position:])
             break
         visible.append(text[position:opener])
