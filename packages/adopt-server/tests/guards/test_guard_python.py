@@ -121,3 +121,15 @@ def test_hook_already_declared_counts_as_installed(tmp_path: Path) -> None:
     (tmp_path / PRE_COMMIT_CONFIG).write_text(text, encoding="utf-8")
     assert install(tmp_path) == [WORKFLOW]
     assert (tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8") == text
+
+
+def test_foreign_workflow_is_kept_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    workflow = tmp_path / WORKFLOW
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("name: theirs\n", encoding="utf-8")
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG]
+    assert workflow.read_text(encoding="utf-8") == "name: theirs\n"
+    assert "CI may not run the guard" in caplog.text
+    assert not is_guard_installed(tmp_path, "python")

@@ -66,9 +66,14 @@ def install(checkout: Path) -> list[str]:
         for path, text in ((WORKFLOW, WORKFLOW_TEXT), (SCRIPT, SCRIPT_TEXT))
         if write_if_absent(checkout, path, text)
     ]
+    warn_if_foreign_workflow(checkout)
+    return written
+
+
+def warn_if_foreign_workflow(checkout: Path) -> None:
+    """Log a warning when the guard workflow path holds a workflow the adoption did not write."""
     if not workflow_is_ours(checkout):
         _LOG.warning(
             "%s already exists and was not written by the adoption: CI may not run the guard",
             WORKFLOW,
         )
-    return written

@@ -9,7 +9,13 @@ from pathlib import Path
 from mcp_common import package_version
 
 from adopt_server.conformance import RuleSet
-from adopt_server.guards.fallback import MARKER, WORKFLOW, workflow_is_ours, write_if_absent
+from adopt_server.guards.fallback import (
+    MARKER,
+    WORKFLOW,
+    warn_if_foreign_workflow,
+    workflow_is_ours,
+    write_if_absent,
+)
 
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 HOOK_ID = "claude-md-check"
@@ -89,6 +95,7 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
         written.append(PRE_COMMIT_CONFIG)
     if write_if_absent(checkout, WORKFLOW, WORKFLOW_TEXT):
         written.append(WORKFLOW)
+    warn_if_foreign_workflow(checkout)
     return written
 
 
