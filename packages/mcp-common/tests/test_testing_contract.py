@@ -89,6 +89,10 @@ def test_input_schemas_must_be_closed_objects_with_required_declared() -> None:
     ]
     untyped = KitTool(properties={"text": {"description": "d"}})
     assert check_input_schemas([untyped]) == ["repeat_text param 'text': no JSON type declared"]
+    union = KitTool(properties={"text": {"type": ["string", "null"], "description": "d"}})
+    assert check_input_schemas([union]) == [
+        "repeat_text param 'text': a union of types; declare one type"
+    ]
     not_object = KitTool(schema_patch={"type": "array"})
     assert "input schema type is 'array', not 'object'" in check_input_schemas([not_object])[0]
 

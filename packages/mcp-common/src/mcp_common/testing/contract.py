@@ -81,6 +81,8 @@ def check_input_schemas(tools: Sequence[McpTool], min_tools: int = 1) -> list[st
         for param, spec in properties.items():
             if not isinstance(spec, Mapping):
                 problems.append(f"{name} param '{param}': declaration is not an object")
+            elif isinstance(spec.get("type"), list):
+                problems.append(f"{name} param '{param}': a union of types; declare one type")
             elif spec.get("type") not in _JSON_TYPES and not {"anyOf", "oneOf", "enum"} & set(spec):
                 problems.append(f"{name} param '{param}': no JSON type declared")
         required = schema.get("required", [])
