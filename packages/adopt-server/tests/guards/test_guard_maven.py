@@ -329,3 +329,18 @@ def test_missing_pom_is_a_failure(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"pom\.xml is not a file"):
         install_guard(tmp_path, "maven", PROJECT, None)
     assert not is_guard_installed(tmp_path, "maven")
+
+
+def test_pom_that_is_not_utf8_is_refused_untouched(tmp_path: Path) -> None:
+    data = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<project><name>Caf\xe9</name></project>\n'
+    pom = tmp_path / "pom.xml"
+    pom.write_bytes(data.encode("latin-1"))
+    with pytest.raises(ValueError, match=r"Could not read POM: pom\.xml is not UTF-8"):
+        install_guard(tmp_path, "maven", PROJECT, None)
+    assert pom.read_bytes() == data.encode("latin-1")
+
+
+def test_bom_is_kept(tmp_path: Path) -> None:
+    pom = write_pom(tmp_path, "\ufeff" + NO_BUILD)
+    install_guard(tmp_path, "maven", PROJECT, None)
+    assert pom.read_bytes().startswith(b"\xef\xbb\xbf<?xml")

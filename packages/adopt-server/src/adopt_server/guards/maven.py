@@ -6,7 +6,14 @@ import re
 from pathlib import Path
 
 from adopt_server.conformance import RuleSet
-from adopt_server.guards.pom_xml import Element, Node, append_child, indent_unit, parse
+from adopt_server.guards.pom_xml import (
+    Element,
+    Node,
+    PomError,
+    append_child,
+    indent_unit,
+    parse,
+)
 
 POM = "pom.xml"
 ENFORCER_PLUGIN = "maven-enforcer-plugin"
@@ -43,7 +50,7 @@ def is_installed(checkout: Path) -> bool:
     pom = checkout / POM
     if not pom.is_file():
         return False
-    return _guarded(parse(pom.read_text(encoding="utf-8"), POM))
+    return _guarded(parse(_read(pom), POM))
 
 
 def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
@@ -55,14 +62,22 @@ def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[st
     pom = checkout / POM
     if not pom.is_file():
         raise ValueError(f"Could not read POM: {POM} is not a file")
-    with pom.open(encoding="utf-8", newline="") as handle:
-        source = handle.read()
+    source = _read(pom)
     edited = splice_guard(source, rules, version)
     if edited == source:
         return []
     with pom.open("w", encoding="utf-8", newline="") as handle:
         handle.write(edited)
     return [POM]
+
+
+def _read(pom: Path) -> str:
+    try:
+        with pom.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError:
+        # Re-encoding another charset could not keep every other byte as it was.
+        raise PomError(f"Could not read POM: {POM} is not UTF-8") from None
 
 
 def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
