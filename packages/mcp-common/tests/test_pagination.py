@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp_common import (
     Pagination,
     ToolAnnotations,
@@ -69,3 +71,19 @@ def test_limit_reached_notice() -> None:
     assert limit_reached_notice(5, 5) == (
         " (showing first 5, limit reached; pass a higher limit for more)"
     )
+
+
+@given(st.integers(0, 30), st.integers(1, 10), st.integers(0, 40))
+def test_a_page_is_the_slice_and_its_notice_tells_the_truth(
+    total: int, limit: int, offset: int
+) -> None:
+    items = list(range(total))
+    page = Pagination(limit=limit, offset=offset).apply(items)
+    assert list(page.items) == items[offset : offset + limit]
+    if page.next_offset is not None:
+        assert f"pass offset={page.next_offset} for more" in page.notice
+        assert page.next_offset == offset + len(page.items) < total
+    if page.items and page.notice:
+        assert f"showing {offset + 1}-{offset + len(page.items)} of {total}" in page.notice
+    if not page.notice:
+        assert list(page.items) == items

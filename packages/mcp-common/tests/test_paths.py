@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
 
@@ -119,3 +121,21 @@ def test_construction_needs_existing_directories(
     assert AllowedPaths.from_options([str(tree / "outside")]).roots == (
         (tree / "outside").resolve(),
     )
+
+
+@given(st.text(alphabet=st.sampled_from("ab/.~-\\ \x00"), max_size=16))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+def test_whatever_the_text_a_resolved_path_never_leaves_the_roots(tree: Path, text: str) -> None:
+    (tree / "code" / "a").mkdir(exist_ok=True)
+    if not (tree / "code" / "b").exists():
+        (tree / "code" / "b").symlink_to(tree / "outside")
+    paths = AllowedPaths([tree / "code"])
+    refusal: ToolError | None = None
+    try:
+        resolved = paths.resolve(text, must_exist=False)
+    except ToolError as error:
+        refusal = error
+    if refusal is not None:
+        assert refusal.code in (ErrorCode.ACCESS_DENIED, ErrorCode.INVALID_ARGUMENT)
+    else:
+        assert resolved.is_relative_to((tree / "code").resolve())
