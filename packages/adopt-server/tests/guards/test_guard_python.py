@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from adopt_server.conformance import rules_for
+from adopt_server.conformance import reshape, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.fallback import WORKFLOW
 from adopt_server.guards.python import PRE_COMMIT_CONFIG
@@ -133,3 +135,25 @@ def test_foreign_workflow_is_kept_with_a_warning(
     assert workflow.read_text(encoding="utf-8") == "name: theirs\n"
     assert "CI may not run the guard" in caplog.text
     assert not is_guard_installed(tmp_path, "python")
+
+
+def test_the_configured_hook_command_passes_a_reshaped_file_and_fails_an_empty_one(
+    tmp_path: Path,
+) -> None:
+    install(tmp_path)
+    hook = our_hook(yaml.safe_load((tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")))
+    entry = Path(sys.executable).parent / str(hook["entry"])
+    args = hook["args"]
+    assert isinstance(args, list)
+    claude_md = tmp_path / "CLAUDE.md"
+    claude_md.write_text(reshape("Project notes.\n", RULES), encoding="utf-8")
+
+    def run_hook() -> int:
+        # pre-commit runs the entry from the repository root with the configured args.
+        return subprocess.run(
+            [str(entry), *args], cwd=tmp_path, capture_output=True, check=False, timeout=60
+        ).returncode
+
+    assert run_hook() == 0
+    claude_md.write_text("", encoding="utf-8")
+    assert run_hook() == 1
