@@ -109,9 +109,12 @@ def _query(language: str) -> tree_sitter.Query:
         if grammar.id_for_node_kind(kind, True)
     )
     with _QUERY_LOCK:
-        query = _QUERIES.setdefault(language, tree_sitter.Query(grammar, patterns))
-        _TYPE_IDENTIFIER_KINDS[language] = grammar.id_for_node_kind("type_identifier", True) or -1
-    return query
+        if language not in _QUERIES:
+            # The kind id first: a reader that finds the query must find the id too.
+            kind = grammar.id_for_node_kind("type_identifier", True)
+            _TYPE_IDENTIFIER_KINDS[language] = kind or -1
+            _QUERIES[language] = tree_sitter.Query(grammar, patterns)
+        return _QUERIES[language]
 
 
 def _start(node: tree_sitter.Node) -> int:
@@ -119,7 +122,7 @@ def _start(node: tree_sitter.Node) -> int:
 
 
 class _Ranges:
-    """Byte ranges of nodes, added in start order, answering "is this offset inside one"."""
+    """The byte ranges of some nodes, answering "is this offset inside one of them"."""
 
     def __init__(self, nodes: Iterable[tree_sitter.Node]) -> None:
         pairs = sorted((n.start_byte, n.end_byte) for n in nodes)

@@ -41,7 +41,6 @@ class Resolver:
     """Resolves every source file's references against the project's declarations."""
 
     def __init__(self, sources: Mapping[str, SourceFacts]) -> None:
-        self._sources = sources
         by_name: dict[str, list[str]] = {}
         top_level: dict[str, set[str]] = {}
         for relative in sorted(sources, key=sort_key):
@@ -62,11 +61,6 @@ class Resolver:
         self._direct: dict[str, FileDependencies] = {}
         for relative in sources:
             self._direct[relative] = self._resolve_file(relative, sources[relative])
-
-    @property
-    def sources(self) -> Mapping[str, SourceFacts]:
-        """The facts of every indexed source file."""
-        return self._sources
 
     def declared(self, qualified_name: str) -> tuple[str, ...]:
         """Files declaring ``qualified_name`` (a type, or a Python module), by sorted path."""
