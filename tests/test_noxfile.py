@@ -1,0 +1,48 @@
+"""The nox sessions the README promises exist, and a test run that collects nothing fails."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _nox(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nox", "--no-color", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+def test_sessions_and_the_default() -> None:
+    listing = _nox("--list")
+    assert listing.returncode == 0, listing.stderr
+    sessions = [
+        line[2:].split(" -> ")[0]
+        for line in listing.stdout.splitlines()
+        if line[:2] in ("* ", "- ")
+    ]
+    assert sessions == [
+        "mcp_common",
+        "uniqueness_server",
+        "context_server",
+        "adopt_server",
+        "lint",
+        "types",
+        "imports",
+        "e2e",
+        "all",
+    ]
+    assert "* all -> " in listing.stdout
+
+
+def test_a_test_session_that_collects_nothing_fails() -> None:
+    run = _nox("-s", "mcp_common", "--", "-q", "-k", "no_test_has_this_name")
+    assert run.returncode != 0
+    assert "failed with exit code 5" in run.stderr
