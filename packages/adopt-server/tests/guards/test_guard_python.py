@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -33,12 +34,12 @@ def install(checkout: Path) -> list[str]:
     return install_guard(checkout, "python", RULES, None)
 
 
-def our_hook(config: dict[str, object]) -> dict[str, object]:
+def our_hook(config: dict[str, Any]) -> dict[str, Any]:
     repos = config["repos"]
     assert isinstance(repos, list)
     hooks = [h for repo in repos for h in repo["hooks"] if h["id"] == "claude-md-check"]
     assert len(hooks) == 1
-    return hooks[0]  # type: ignore[no-any-return]
+    return hooks[0]
 
 
 def test_new_config_and_workflow(tmp_path: Path) -> None:
