@@ -39,7 +39,8 @@ def our_hook(config: dict[str, Any]) -> dict[str, Any]:
     assert isinstance(repos, list)
     hooks = [h for repo in repos for h in repo["hooks"] if h["id"] == "claude-md-check"]
     assert len(hooks) == 1
-    return hooks[0]
+    hook: dict[str, Any] = hooks[0]
+    return hook
 
 
 def test_new_config_and_workflow(tmp_path: Path) -> None:
