@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
@@ -72,3 +76,61 @@ async def test_stdio_server_answers_tools_with_progress(project: Path, tmp_path:
         denied = await client.call_tool("okf_bundle", {"path": str(tmp_path)})
         assert denied.is_error
         assert str(tmp_path) not in text_of(denied)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -> Iterator[str]:
+    """The real command serving ``request.param`` (an HTTP transport) on a free port."""
+    port = _free_port()
+    log_file = tmp_path / "http.log"
+    with log_file.open("wb") as sink:
+        process = subprocess.Popen(
+            [
+                str(COMMAND),
+                *("--transport", request.param, "--port", str(port)),
+                *("--allowed-dir", str(project)),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, log_file.read_text(errors="replace")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start listening"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("http_server", ["streamable-http", "stateless-http"], indirect=True)
+async def test_http_transports_answer_the_same_tools(http_server: str) -> None:
+    async with Client(http_server) as client:
+        listed = await client.list_tools()
+        assert len(listed.tools) == 4
+        result = await client.call_tool(
+            "estimate_tokens", {"path": ".", "className": "Main", "tokenizer": "heuristic"}
+        )
+        assert result.structured_content is not None
+        assert [f["path"] for f in result.structured_content["files"]] == [
+            "src/app/Main.kt",
+            "src/app/Gen0.java",
+        ]
