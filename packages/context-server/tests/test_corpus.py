@@ -25,6 +25,7 @@ def test_one_language_indexes_only_its_files() -> None:
     assert sorted(kotlin) == [
         "kotlin/com/shop/kt/Billing.kt",
         "kotlin/com/shop/kt/Invoices.kt",
+        "kotlin/com/shop/kt/Reports.kt",
         "kotlin/com/shop/kt/Tax.kt",
     ]
     # the Java classes are not indexed, so the Kotlin file only reaches Kotlin
