@@ -6,6 +6,7 @@ qualified name or file path, and selects dependencies in priority order within a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -19,6 +20,8 @@ from context_server.core.walk import sort_key
 
 MIN_DEPTH = 1
 MAX_DEPTH = 10
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +72,17 @@ class ContextService:
         except ValueError as exc:
             raise ToolError(str(exc), ErrorCode.INVALID_ARGUMENT) from exc
         root = self.allowed.resolve(path, kind="dir")
-        return self.cache.build(root, languages, self.allowed.contains, check_cancelled, progress)
+        index = self.cache.build(root, languages, self.allowed.contains, check_cancelled, progress)
+        stats = index.statistics
+        _log.debug(
+            "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",
+            root,
+            stats.parsed,
+            stats.reused,
+            "reused" if stats.graph_reused else "rebuilt",
+            len(index.problems),
+        )
+        return index
 
     def find_target(self, index: ProjectIndex, name: str) -> tuple[str, tuple[str, ...]]:
         """The file ``name`` designates, and any other files it could also mean.
