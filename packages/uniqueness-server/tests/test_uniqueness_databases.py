@@ -115,7 +115,10 @@ def test_check_runs_in_the_database(backend: Backend) -> None:
 
 
 def test_query_source_and_find_keys(backend: Backend) -> None:
-    query = f"-- people from PL\nSELECT id, name FROM {backend.quoted} /* all */ WHERE id < 5;"
+    query = (
+        f"-- people up to 4\nSELECT id, name FROM {backend.quoted} /* all */ "
+        "WHERE id < 5 AND name LIKE '%' AND name <> ':name';"
+    )
     table = backend.registry.open("shop", query=query)
     try:
         assert table.names == ("id", "name")

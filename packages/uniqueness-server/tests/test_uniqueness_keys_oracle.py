@@ -99,7 +99,7 @@ def test_better_options_match_brute_force(table_rows: tuple[int, list[Row]], nul
 
 
 def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
-    rows = 3 * SAMPLE_ROWS
+    rows = 3 * SAMPLE_ROWS[0]
     path = tmp_path / "big.csv"
     # a: unique; (b, c): unique together; d: unique but for one late duplicate (rows 1 and
     # last) that a sample is unlikely to hold, told apart by b or c; e: constant

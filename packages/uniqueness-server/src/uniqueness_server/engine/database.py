@@ -195,6 +195,7 @@ class SqlRunner:
         self._context = context
         self._label = label
         self.progress = Progress(context)
+        self._dbapi_error: type[Exception] = engine.dialect.loaded_dbapi.Error
         try:
             self._connection = engine.connect()
             self._make_read_only()
@@ -214,6 +215,8 @@ class SqlRunner:
         if self.dialect == "sqlite":
             self._connection.exec_driver_sql("PRAGMA query_only = ON")
         elif self.dialect == "postgresql":
+            # the session default too, so no later transaction of this connection can write
+            self._connection.exec_driver_sql("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
             self._connection.exec_driver_sql("SET TRANSACTION READ ONLY")
 
     def _error(self, exc: BaseException) -> ToolError:
@@ -235,25 +238,40 @@ class SqlRunner:
                 getattr(raw, method)()
                 return
 
+    def _cursor(self, sql: str) -> Any:
+        """A DBAPI cursor that executed ``sql`` verbatim.
+
+        The engine never sends parameters, and going through the driver without any keeps
+        ``%`` (psycopg) and ``:name`` (SQLAlchemy text) in a client's query literal.
+        """
+        raw: Any = self._connection.connection.dbapi_connection
+        cursor = raw.cursor()
+        cursor.execute(sql)
+        return cursor
+
     def columns(self, inner: str) -> list[str]:
         """Column names of ``inner`` without reading its rows."""
         try:
-            result = self._connection.exec_driver_sql(f"SELECT * FROM ({inner}) q WHERE 1 = 0")
-            names = list(result.keys())
-            result.close()
-        except sa.exc.SQLAlchemyError as exc:
+            cursor = self._cursor(f"SELECT * FROM ({inner}) q WHERE 1 = 0")
+            names = [str(column[0]) for column in cursor.description or ()]
+            cursor.close()
+        except self._dbapi_error as exc:
             raise self._error(exc) from exc
         return names
 
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation cancels the statement in the database."""
+        if params:
+            raise ValueError("database queries of the engine take no parameters")
         try:
             with watching(self._context, self._interrupt):
-                result = self._connection.exec_driver_sql(sql, tuple(params) if params else None)
-                return [tuple(row) for row in result.fetchall()]
+                cursor = self._cursor(sql)
+                rows = [tuple(row) for row in cursor.fetchall()]
+                cursor.close()
+                return rows
         except ToolCancelledError:
             raise
-        except sa.exc.SQLAlchemyError as exc:
+        except self._dbapi_error as exc:
             if self._context.cancelled:
                 raise ToolCancelledError from exc
             raise self._error(exc) from exc

@@ -6,8 +6,8 @@ candidate whose every one-smaller subset is known non-unique (so every unique ca
 minimal and no minimal set is skipped). Each candidate is decided by the cheapest sound test
 first: memoised results and both monotonicity rules, then a counting bound from per-column
 distinct counts (fewer possible key values than rows means a duplicate), then duplicates in a
-sample of the rows (a duplicate in a sample is a duplicate in the data), and only then a full
-check, batched so one scan settles many candidates.
+sample of the rows and then in a ten times larger one (a duplicate in a sample is a duplicate in
+the data), and only then a full check.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
@@ -25,12 +25,11 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.sql import distinct_counts_query, has_duplicates_query
+from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.table import Table
 
-SAMPLE_ROWS = 20_000
+SAMPLE_ROWS = (20_000, 200_000)
 MAX_CANDIDATES = 1_000_000
-_BATCH = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +79,7 @@ class UniquenessOracle:
         self._memo: dict[int, bool] = {}
         self._unique: list[int] = []
         self._non_unique: list[int] = []
-        self._sample: str | None = None
+        self._sample_sources: list[str] | None = None
         self.full_checks = 0
         self.decided = 0
 
@@ -114,37 +113,36 @@ class UniquenessOracle:
             return s.distinct[position] + (1 if s.missing[position] else 0) == s.rows
         return s.distinct[position] == s.rows - s.missing[position]
 
-    def _sample_source(self) -> str | None:
-        if self._stats.rows <= 2 * SAMPLE_ROWS:
-            return None
-        if self._sample is None:
-            if isinstance(self._table.runner, DuckDbRunner):
-                self._table.runner.execute(
-                    f"CREATE OR REPLACE TEMP TABLE sample AS SELECT * FROM {self._table.relation} "
-                    f"USING SAMPLE reservoir({SAMPLE_ROWS} ROWS) REPEATABLE (7)"
-                )
-                self._sample = "sample"
-            else:
-                self._sample = f"(SELECT * FROM {self._table.relation} LIMIT {SAMPLE_ROWS}) s"
-        return self._sample
+    def _samples(self) -> list[str]:
+        """Row samples, smallest first, worth checking before the whole source.
 
-    def _check(self, candidates: list[tuple[int, ...]], source: str) -> list[bool]:
-        """Exact uniqueness of each candidate within ``source``."""
-        results: list[bool] = []
-        for start in range(0, len(candidates), _BATCH):
-            self._context.check_cancelled()
-            batch = candidates[start : start + _BATCH]
-            if isinstance(self._table.runner, DuckDbRunner):
-                row = self._table.query(
-                    distinct_counts_query(self._table, batch, self._nulls, source)
-                )[0]
-                results += [row[2 * i] == row[2 * i + 1] for i in range(len(batch))]
-            else:
-                results += [
-                    not self._table.query(has_duplicates_query(self._table, c, self._nulls, source))
-                    for c in batch
-                ]
-        return results
+        A duplicate inside a sample is a duplicate of the source, so a sample can only reject.
+        A small sample rejects most non-keys almost for free; a ten times larger one rejects
+        the near-keys the small one misses, before any full scan.
+        """
+        if self._sample_sources is None:
+            self._sample_sources = []
+            for rows in SAMPLE_ROWS:
+                if self._stats.rows <= 2 * rows:
+                    break
+                name = f"sample_{rows}"
+                if isinstance(self._table.runner, DuckDbRunner):
+                    self._table.runner.execute(
+                        f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM "
+                        f"{self._table.relation} USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
+                    )
+                    self._sample_sources.append(name)
+                else:
+                    self._sample_sources.append(
+                        f"(SELECT * FROM {self._table.relation} LIMIT {rows}) {name}"
+                    )
+        return self._sample_sources
+
+    def _unique_in(self, candidate: tuple[int, ...], source: str) -> bool:
+        """Exact uniqueness of ``candidate`` within ``source`` (one GROUP BY)."""
+        self._context.check_cancelled()
+        query = has_duplicates_query(self._table, candidate, self._nulls, source)
+        return not self._table.query(query)
 
     def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
         """Whether each candidate column set is unique in the whole source."""
@@ -160,17 +158,14 @@ class UniquenessOracle:
                 open_.append(c)
             else:
                 answers[c] = known
-        sample = self._sample_source() if open_ else None
-        if sample is not None:
-            in_sample = self._check(open_, sample)
-            for c, ok in zip(open_, in_sample, strict=True):
-                if not ok:
+        for sample in self._samples() if open_ else []:
+            for c in open_:
+                if not self._unique_in(c, sample):
                     answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        if open_:
-            self.full_checks += len(open_)
-            for c, ok in zip(open_, self._check(open_, self._table.relation), strict=True):
-                answers[c] = ok
+        for c in open_:
+            self.full_checks += 1
+            answers[c] = self._unique_in(c, self._table.relation)
         for c in candidates:
             if _mask(c) not in self._memo:
                 self.record(c, answers[c])

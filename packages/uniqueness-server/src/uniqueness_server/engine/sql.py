@@ -76,24 +76,3 @@ def has_duplicates_query(table: Table, positions: Sequence[int], nulls: Nulls, s
     cols = column_list(table, positions)
     where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
     return f"SELECT 1 FROM {source}{where} GROUP BY {cols} HAVING COUNT(*) > 1 LIMIT 1"
-
-
-def distinct_counts_query(
-    table: Table, candidates: Sequence[Sequence[int]], nulls: Nulls, source: str
-) -> str:
-    """DuckDB only: for each candidate, [rows considered, distinct keys] in one scan.
-
-    ``row(...)`` makes missing values compare equal inside the key (``nulls=equal``); with
-    ``nulls=distinct`` rows with a missing key value are left out of both counts.
-    """
-    parts: list[str] = []
-    for positions in candidates:
-        key = f"row({column_list(table, positions)})"
-        if nulls is Nulls.DISTINCT:
-            keep = not_missing(table, positions)
-            parts.append(
-                f"COUNT(*) FILTER (WHERE {keep}), COUNT(DISTINCT {key}) FILTER (WHERE {keep})"
-            )
-        else:
-            parts.append(f"COUNT(*), COUNT(DISTINCT {key})")
-    return f"SELECT {', '.join(parts)} FROM {source}"
