@@ -20,7 +20,8 @@ _IMPLICIT = re.compile(
 )
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_QUOTES = set(":#[]{},&*?|>@`!%'\"\\")
-_PIPE = re.compile(r"(\\*)\|")
+# a match starts only where a backslash run starts: linear even on a long run of backslashes
+_PIPE = re.compile(r"(?<!\\)(\\*)\|")
 _INLINE = re.compile(r"([\\*_`\[\]<>])")
 
 

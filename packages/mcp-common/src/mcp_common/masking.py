@@ -11,14 +11,17 @@ from collections.abc import Mapping
 from typing import Any
 
 # user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole.
+# The scheme may not follow another scheme character: that keeps the search linear on long
+# dotted runs ('a.a.a.…'), which would otherwise be rescanned from every word start.
 _URL_USERINFO = re.compile(
-    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
+    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
 )
-_SECRET_WORD = r"(?:password|passwd|pwd|token|secret|api_?key|apikey)"  # noqa: S105 - a pattern
+_SECRET_WORD = r"(?:password|passwd|pwd|token|secret|api_?key)"  # noqa: S105 - a pattern
 # key=value (query strings, environment dumps: access_token=, PGPASSWORD=, GITHUB_TOKEN=) and
 # quoted JSON members ("dbPassword": "..."); the key must end in the secret word, so
-# tokenizer=cl100k keeps its value
-_SECRET_PARAM = re.compile(rf"(?i)(?P<key>\b[\w.\-]*?{_SECRET_WORD}=)(?P<value>[^&\s;,'\"]+)")
+# tokenizer=cl100k keeps its value. The key's prefix is left out of the pattern on purpose:
+# matching it lazily made long dotted runs quadratic.
+_SECRET_PARAM = re.compile(rf"(?i)(?P<key>{_SECRET_WORD}=)(?P<value>[^&\s;,'\"]+)")
 _SECRET_MEMBER = re.compile(rf'(?i)(?P<key>"[\w.\-]*?{_SECRET_WORD}"\s*:\s*")(?P<value>[^"]+)')
 _BEARER = re.compile(r"(?i)(?P<key>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
 _KNOWN_TOKEN = re.compile(
