@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from mcp_common import AllowedPaths
-
 from conftest import CORPUS
 from context_server.core.index import IndexCache
 from context_server.core.service import ContextService
 from context_server.core.tokens import budget_prefix, heuristic_tokens, subword_tokens
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp_common import AllowedPaths
 
 
 @given(st.lists(st.integers(min_value=0, max_value=50), max_size=30), st.integers(1, 200))
