@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any
 
 # user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole.
-# The scheme may not follow another scheme character: that keeps the search linear on long
-# dotted runs ('a.a.a.…'), which would otherwise be rescanned from every word start.
+# A scheme is at most 32 characters: unbounded, every word start of a long dotted run
+# ('a.a.a.…') would rescan the rest of the run looking for '://'.
 _URL_USERINFO = re.compile(
-    r"(?P<scheme>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
 )
 _SECRET_WORD = r"(?:password|passwd|pwd|token|secret|api_?key)"  # noqa: S105 - a pattern
 # key=value (query strings, environment dumps: access_token=, PGPASSWORD=, GITHUB_TOKEN=) and
