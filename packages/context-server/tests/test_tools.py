@@ -222,3 +222,28 @@ def test_empty_project_is_an_honest_empty_answer(project: Project) -> None:
     assert "holds no files" in result.text
     missing = call(tools_for(root)["find_context"], {"path": ".", "className": "A"})
     assert missing.is_error
+
+
+def test_tree_order_and_a_one_language_tree_still_lists_other_files(project: Project) -> None:
+    root = project(
+        {
+            "b/x.kt": "class X",
+            "Z/y.kt": "class Y(val x: X)",
+            "a.java": "class Lower {}",
+            "A.java": "class Upper {}",
+            ".hidden.kt": "class Hidden",
+        }
+    )
+    tool = tools_for(root)["project_tree"]
+    result = call(tool, {"path": ".", "format": "text", "language": "  Kotlin  "})
+    assert result.text == (
+        "[dir] proj\n"
+        "  [dir] Z\n"
+        "    [file] y.kt\n"
+        "      -> b/x.kt\n"
+        "  [dir] b\n"
+        "    [file] x.kt\n"
+        "  [file] .hidden.kt\n"
+        "  [file] A.java\n"
+        "  [file] a.java\n"
+    )
