@@ -23,12 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def tools_from_options(options: argparse.Namespace) -> Sequence[McpTool]:
-    """The four tools, confined to the ``--allowed-dir`` directories."""
-    try:
-        allowed = AllowedPaths.from_options(options.allowed_dir or None)
-    except ValueError as exc:
-        raise SystemExit(f"context-server: {exc}") from exc
-    return build_tools(allowed)
+    """The four tools, confined to the ``--allowed-dir`` directories.
+
+    A directory that does not exist raises ``ValueError``, which the adapter reports as a
+    usage error (exit status 2).
+    """
+    return build_tools(AllowedPaths.from_options(options.allowed_dir or None))
 
 
 APP = ServerApp(
