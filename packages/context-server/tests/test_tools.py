@@ -91,9 +91,10 @@ def test_find_context_with_alias_budget_and_source(project: Project) -> None:
     assert budgeted.structured is not None
     assert [d["path"] for d in budgeted.structured["dependencies"]] == ["pkg/B.java"]
     assert budgeted.structured["omitted"] == ["pkg/A.java"]
-    by_path = call(tool, {"path": ".", "className": "pkg/C.java", "tokenizer": "subword"})
-    assert by_path.structured is not None
-    assert by_path.structured["target"]["path"] == "pkg/C.java"
+    for spelling in ("pkg/C.java", "./pkg/C.java", str(root / "pkg" / "C.java"), "C.java"):
+        by_path = call(tool, {"path": ".", "className": spelling, "tokenizer": "subword"})
+        assert by_path.structured is not None
+        assert by_path.structured["target"]["path"] == "pkg/C.java"
 
 
 def test_find_context_reports_ambiguity_and_duplicates() -> None:

@@ -7,8 +7,10 @@ qualified name or file path, and selects dependencies in priority order within a
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
@@ -88,10 +90,15 @@ class ContextService:
         """The file ``name`` designates, and any other files it could also mean.
 
         ``name`` is a simple type name (``Foo``), a qualified name (``a.b.Foo``), a file name
-        (``Foo.java``) or a root-relative path (``src/a/Foo.java``). Several matches are
-        resolved by sorted path; the rest are returned so the caller can say so.
+        (``Foo.java``), a root-relative path (``src/a/Foo.java``) or an absolute path inside
+        the project. Several matches are resolved by sorted path; the rest are returned so
+        the caller can say so.
         """
         wanted = name.strip().replace("\\", "/").removeprefix("./")
+        if os.path.isabs(wanted):
+            real = Path(os.path.realpath(wanted))
+            if real.is_relative_to(index.root):
+                wanted = real.relative_to(index.root).as_posix()
         matches = self._matches(index, wanted)
         if not matches:
             raise ToolError(f"class not found: {name.strip()}", ErrorCode.NOT_FOUND)
