@@ -44,7 +44,7 @@ class ContextSelection:
 
     target: SelectedFile
     dependencies: list[SelectedFile]
-    omitted: list[str] = field(default_factory=list)
+    omitted: list[SelectedFile] = field(default_factory=list)
     ambiguous: tuple[Ambiguity, ...] = ()
     other_matches: tuple[str, ...] = ()
 
@@ -162,10 +162,10 @@ class ContextService:
             )
 
         chosen = [describe(path, level, include_source) for path, level in reached]
-        omitted: list[str] = []
+        omitted: list[SelectedFile] = []
         if token_budget is not None:
             kept, dropped = budget_prefix([(item, item.tokens) for item in chosen], token_budget)
-            chosen, omitted = kept, [item.path for item in dropped]
+            chosen, omitted = kept, dropped
         return ContextSelection(
             target=describe(target, 0, False),
             dependencies=chosen,

@@ -164,7 +164,7 @@ class FindContextTool:
             "tokenBudget": budget,
             "dependencies": [file_structure(item) for item in selection.dependencies],
             "dependencyTokens": selection.dependency_tokens,
-            "omitted": selection.omitted,
+            "omitted": [item.path for item in selection.omitted],
             "ambiguous": [
                 {"name": a.name, "candidates": list(a.candidates)} for a in selection.ambiguous
             ],
@@ -208,10 +208,16 @@ def _markdown(
                 ],
             )
         )
+    if selection.omitted and not selection.dependencies:
+        first = selection.omitted[0]
+        out.append(
+            f"\nNo dependency fits the {budget} token budget: the nearest, `{first.path}`, "
+            f"alone needs {first.tokens} {tokenizer} tokens.\n"
+        )
     if selection.omitted:
         out.append(
-            f"\nLeft out to fit the budget ({len(selection.omitted)}, lowest priority): "
-            + ", ".join(f"`{path}`" for path in selection.omitted)
+            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order): "
+            + ", ".join(f"`{item.path}` ({item.tokens})" for item in selection.omitted)
             + "\n"
         )
     for ambiguity in selection.ambiguous:
