@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -80,9 +79,7 @@ def test_unreadable_sources_are_reported_not_fatal(project: Project) -> None:
             "Ok.java": "class Ok { Latin l; Big b; }",
         }
     )
-    started = time.perf_counter()
-    index = build(root)
-    assert time.perf_counter() - started < 60  # a guard against hanging, not a benchmark
+    index = build(root)  # the 11 MB file is skipped by size, never parsed
     found = problems(index)
     assert "not UTF-8" in found["Latin.java"]
     assert "binary" in found["Binary.java"]
