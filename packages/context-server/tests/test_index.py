@@ -49,6 +49,21 @@ def test_gitignore_and_build_folders_are_skipped(project: Project) -> None:
     assert index.resolver.direct("src/A.java").files == ()
 
 
+def test_gitignore_files_above_a_scanned_subdirectory_apply(project: Project) -> None:
+    root = project(
+        {
+            ".gitignore": "*.gen.java\nsrc/app/tmp/\n",
+            "src/.gitignore": "Scratch.java\n",
+            "src/app/A.java": "class A {}",
+            "src/app/B.gen.java": "class B {}",
+            "src/app/Scratch.java": "class Scratch {}",
+            "src/app/tmp/T.java": "class T {}",
+        }
+    )
+    index = build(root / "src" / "app", allowed=root)
+    assert listed(index) == ["A.java"]
+
+
 def test_symlinks_never_leave_the_allowed_root_and_loops_end(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -80,9 +80,14 @@ class IndexCache:
         is_allowed: Callable[[Path], bool],
         check_cancelled: Callable[[], None] = lambda: None,
         progress: ProgressCallback | None = None,
+        boundary: Path | None = None,
     ) -> ProjectIndex:
-        """Walk ``root`` (a real directory) and index its sources of ``languages``."""
-        listing = walk_project(root, is_allowed, check_cancelled)
+        """Walk ``root`` (a real directory) and index its sources of ``languages``.
+
+        ``boundary`` is the allowed root holding ``root``: ``.gitignore`` files between the
+        two apply as well.
+        """
+        listing = walk_project(root, is_allowed, check_cancelled, boundary)
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
             known = dict(cache.files)

@@ -74,7 +74,12 @@ class ContextService:
         except ValueError as exc:
             raise ToolError(str(exc), ErrorCode.INVALID_ARGUMENT) from exc
         root = self.allowed.resolve(path, kind="dir")
-        index = self.cache.build(root, languages, self.allowed.contains, check_cancelled, progress)
+        boundary = max(
+            (r for r in self.allowed.roots if root.is_relative_to(r)), key=lambda r: len(r.parts)
+        )
+        index = self.cache.build(
+            root, languages, self.allowed.contains, check_cancelled, progress, boundary
+        )
         stats = index.statistics
         _log.debug(
             "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",

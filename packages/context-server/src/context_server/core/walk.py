@@ -83,20 +83,27 @@ def sort_key(name: str) -> bytes:
     return name.encode("utf-16-be")
 
 
-_Spec = tuple[str, pathspec.GitIgnoreSpec]
+# (directory it applies below, relative to the walk root; prefix that path needs; patterns)
+_Spec = tuple[str, str, pathspec.GitIgnoreSpec]
 
 
 def walk_project(
     root: Path,
     is_allowed: Callable[[Path], bool],
     check_cancelled: Callable[[], None] = lambda: None,
+    boundary: Path | None = None,
 ) -> Listing:
-    """List ``root`` (a real directory path) without leaving the allowed roots."""
+    """List ``root`` (a real directory path) without leaving the allowed roots.
+
+    ``.gitignore`` files of the directories between ``boundary`` (the allowed root holding
+    ``root``) and ``root`` apply too, as they do for git when a subdirectory is listed.
+    """
     top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
     files: list[FileEntry] = []
     problems: list[Problem] = []
     seen: set[str] = {str(root)}
-    stack: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = [(str(root), top, ())]
+    inherited = _inherited_gitignores(root, boundary, problems)
+    stack: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = [(str(root), top, inherited)]
     while stack:
         check_cancelled()
         directory, node, specs = stack.pop()
@@ -166,24 +173,44 @@ def _classify(
     return real, False
 
 
+def _inherited_gitignores(
+    root: Path, boundary: Path | None, problems: list[Problem]
+) -> tuple[_Spec, ...]:
+    if boundary is None or root == boundary or not root.is_relative_to(boundary):
+        return ()
+    parts = root.relative_to(boundary).parts
+    specs: list[_Spec] = []
+    for depth in range(len(parts)):
+        spec = _read_gitignore(str(boundary.joinpath(*parts[:depth])), problems)
+        if spec is not None:
+            specs.append(("", "/".join(parts[depth:]) + "/", spec))
+    return tuple(specs)
+
+
 def _with_gitignore(
     directory: str, relative: str, specs: tuple[_Spec, ...], problems: list[Problem]
 ) -> tuple[_Spec, ...]:
+    spec = _read_gitignore(directory, problems, relative)
+    return specs if spec is None else (*specs, (relative, "", spec))
+
+
+def _read_gitignore(
+    directory: str, problems: list[Problem], relative: str = ""
+) -> pathspec.GitIgnoreSpec | None:
     ignore_file = os.path.join(directory, ".gitignore")
     if not os.path.isfile(ignore_file):
-        return specs
+        return None
     try:
         with open(ignore_file, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-        return (*specs, (relative, pathspec.GitIgnoreSpec.from_lines(lines)))
+            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
     except (OSError, ValueError) as exc:
         problems.append(Problem(f"{relative}/.gitignore".lstrip("/"), f"unusable: {exc}"))
-        return specs
+        return None
 
 
 def _ignored(relative: str, is_dir: bool, specs: tuple[_Spec, ...]) -> bool:
-    for base, spec in specs:
-        local = relative[len(base) + 1 :] if base else relative
+    for base, prefix, spec in specs:
+        local = prefix + (relative[len(base) + 1 :] if base else relative)
         if spec.match_file(local + "/" if is_dir else local):
             return True
     return False
