@@ -142,8 +142,10 @@ class ProjectTreeTool:
             "page": page.structured(),
         }
         body = serialize(format_name, tree, page.items)
+        levers = "limit and offset, or a subdirectory"
         if format_name != "markdown":
-            return ToolResult.success(body, structured)
+            # The page bounds the text already; the guard only bites for a huge page.
+            return ToolResult.success(guard_output(body, levers=levers), structured)
         summary = (
             f"# Project tree of `{tree.name}`\n\n"
             f"{len(index.listing.files)} files, {len(index.sources)} source files, "
@@ -157,6 +159,6 @@ class ProjectTreeTool:
                 ("Path", "Reason"), [(p.path, p.reason) for p in index.problems]
             )
         return ToolResult.success(
-            guard_output(summary + body + problems, levers="limit and offset, or a subdirectory"),
+            guard_output(summary + body + problems, levers=levers),
             structured,
         )
