@@ -26,10 +26,15 @@ FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def client_section(server: str) -> str:
+    """The README's client setup section: the one carrying the registry name marker."""
     readme = (ROOT / "packages" / server / "README.md").read_text("utf-8")
-    assert readme.count(SECTION_TITLE) == 1, f"{server} README needs one '{SECTION_TITLE}'"
-    section = readme.split(SECTION_TITLE, 1)[1]
-    return re.split(r"(?m)^## ", section, maxsplit=1)[0]
+    sections = [
+        section
+        for section in re.split(r"(?m)^## ", readme)
+        if section.startswith(SECTION_TITLE[3:]) and "mcp-name:" in section
+    ]
+    assert len(sections) == 1, f"{server} README needs one '{SECTION_TITLE}' with mcp-name"
+    return sections[0]
 
 
 def fenced(text: str, language: str) -> list[str]:
