@@ -251,3 +251,23 @@ def test_kotlin_wildcard_and_alias_and_java_static_wildcard(project: Project) ->
     result = direct(root)
     assert result["k/Use.kt"] == ["a/Shape.java", "a/Util.java"]
     assert result["b/Static.java"] == ["a/Util.java"]
+
+
+def test_scala_package_with_a_body_and_python_header_lines(project: Project) -> None:
+    root = project(
+        {
+            "a/Foo.scala": "package a\nclass Foo",
+            "b/Bar.scala": "package b {\n  import a.Foo\n  class Bar(f: Foo)\n}\n",
+            "app/__init__.py": "",
+            "app/models.py": "class User:\n    pass\n",
+            "app/views.py": (
+                '"""Views."""\nfrom __future__ import annotations\n# a comment\n'
+                "from .models import User\n\nCURRENT = User()\n"
+            ),
+        }
+    )
+    index = service_for(root).index(str(root))
+    assert [d.qualified_name for d in index.sources["b/Bar.scala"].declarations] == ["b.Bar"]
+    result = direct(root)
+    assert result["b/Bar.scala"] == ["a/Foo.scala"]
+    assert result["app/views.py"] == ["app/models.py"]

@@ -73,6 +73,8 @@ _CHAINS = {
     "python": frozenset({"attribute"}),
 }
 _IMPORTS = frozenset({"import_declaration", "import", "import_statement", "import_from_statement"})
+# Top-level nodes that may sit among the leading imports without ending them.
+_INERT_HEADER = frozenset({"future_import_statement", "file_annotation"})
 _PACKAGES = frozenset({"package_declaration", "package_header", "package_clause"})
 _IDENTIFIERS = frozenset({"identifier", "type_identifier", "simple_identifier"})
 _TYPE_PARAMETERS = frozenset({"type_parameter", "type_parameters"})
@@ -95,7 +97,6 @@ def _query(language: str) -> tree_sitter.Query:
     if query is not None:
         return query
     captures = {
-        "skip": _PACKAGES,
         "import": _IMPORTS,
         "declaration": _DECLARATIONS[language],
         "parameters": _TYPE_PARAMETERS,
@@ -121,11 +122,20 @@ def _start(node: tree_sitter.Node) -> int:
     return node.start_byte
 
 
-class _Ranges:
-    """The byte ranges of some nodes, answering "is this offset inside one of them"."""
+def _is_docstring(node: tree_sitter.Node) -> bool:
+    children = node.named_children
+    return (
+        node.type == "expression_statement"
+        and len(children) == 1
+        and (children[0].type == "string")
+    )
 
-    def __init__(self, nodes: Iterable[tree_sitter.Node]) -> None:
-        pairs = sorted((n.start_byte, n.end_byte) for n in nodes)
+
+class _Ranges:
+    """Byte ranges ``(start, end)``, answering "is this offset inside one of them"."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        pairs = sorted(spans)
         self._starts = [first for first, _ in pairs]
         self._ends = [last for _, last in pairs]
         self._last_end = max(self._ends, default=-1)
@@ -216,17 +226,17 @@ class _Collector:
         self._chains = _CHAINS[language]
 
     def walk(self, root: tree_sitter.Node, source: bytes) -> None:
-        if self.language != "python":
-            for child in root.children:
-                if child.type in _PACKAGES:
-                    self._package(child)
+        header_end, spans = self._header(root)
         # The grammar's query engine finds the interesting nodes in C; Python only looks at
-        # those (a few dozen per file), never at every node of the tree.
-        found = tree_sitter.QueryCursor(_query(self.language)).captures(root)
-        imports = found.get("import", [])
-        skipped = _Ranges([*found.get("skip", ()), *imports])
-        for node in sorted(imports, key=_start):
+        # those (a few dozen per file), never at every node of the tree. The leading
+        # package and import lines were read above, so the query starts after them.
+        cursor = tree_sitter.QueryCursor(_query(self.language))
+        cursor.set_byte_range(header_end, len(source))
+        found = cursor.captures(root)
+        imports = sorted(found.get("import", ()), key=_start)
+        for node in imports:
             self._import(node)
+        skipped = _Ranges([*spans, *((n.start_byte, n.end_byte) for n in imports)])
         names = self._declarations(found.get("declaration", ()))
         for node in found.get("parameters", ()):
             self._type_parameter(node)
@@ -234,12 +244,13 @@ class _Collector:
         chains: set[int] = set()
         python = self.language == "python"
         type_kind = _TYPE_IDENTIFIER_KINDS.get(self.language, -1)
+        size = len(source)
         for node in found.get("identifier", ()):
             start = node.start_byte
             is_type_name = node.kind_id == type_kind
             # JVM value names start lower-case: the first byte rules out most identifiers
             # before any further look-up (non-ASCII first bytes get the full check).
-            first = source[start] if start < len(source) else 0
+            first = source[start] if start < size else 0
             if not (python or is_type_name or 65 <= first <= 90 or first >= 128):
                 continue
             if start in names or skipped.holds(start):
@@ -255,6 +266,30 @@ class _Collector:
                 events.append((start, name))
         events.sort(key=lambda event: event[0])
         self.references.extend(text for _, text in events)
+
+    def _header(self, root: tree_sitter.Node) -> tuple[int, list[tuple[int, int]]]:
+        """Read the leading package and import lines; return where they end and the spans
+        of package names (never references)."""
+        header_end = 0
+        spans: list[tuple[int, int]] = []
+        for child in root.named_children:
+            kind = child.type
+            if kind in _PACKAGES:
+                self._package(child)
+                body = child.child_by_field_name("body")
+                if body is None:
+                    spans.append((child.start_byte, child.end_byte))
+                    header_end = child.end_byte
+                    continue
+                # Scala `package a { ... }`: only the name is skipped, the body is code.
+                spans.append((child.start_byte, body.start_byte))
+                break
+            if kind in _IMPORTS:
+                self._import(child)
+                header_end = child.end_byte
+            elif not ("comment" in kind or kind in _INERT_HEADER or _is_docstring(child)):
+                break
+        return header_end, spans
 
     def _dotted_chain(self, node: tree_sitter.Node) -> tuple[int, str] | None:
         """The outermost dotted name (``a.b.Foo``, ``Outer.Inner``) the identifier is part of."""
