@@ -77,6 +77,12 @@ def test_failure_message_names_the_tool_and_redacts() -> None:
     assert FailureMessage.for_client("t", "plain /a/b/c") == "t failed: plain .../c"
 
 
+def test_failure_messages_are_cut_after_masking() -> None:
+    message = FailureMessage.for_client("t", "x" * 5000 + " https://u:secret@h/x")
+    assert message == "t failed: " + "x" * 4000 + "… (1016 more characters cut)"
+    assert "secret" not in message
+
+
 # RFC 3986 user-info characters, plus '@' (masking runs to the last '@' before the host)
 _USERINFO = st.text(
     alphabet=st.sampled_from(

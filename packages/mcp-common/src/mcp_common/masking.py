@@ -37,6 +37,7 @@ _WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"`]+\\)+(?P<leaf>[^\
 _FILE_URL = re.compile(r"\bfile://" + _PATH_BODY)
 # a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
 # (tokenizer and tokenBudget name no secret)
+_MAX_FAILURE_CHARS = 4000
 _SECRET_KEYS = re.compile(r"(?i)(?:password|passwd|secret|token|credentials?|api_?key)$")
 
 
@@ -94,6 +95,12 @@ class FailureMessage:
 
     @staticmethod
     def for_client(tool_name: str, error: BaseException | str) -> str:
-        """``<tool> failed: <message>`` with credentials masked and paths shortened."""
+        """``<tool> failed: <message>`` with credentials masked and paths shortened, the
+        message cut at 4,000 characters (a failure explains itself in far fewer)."""
         message = error if isinstance(error, str) else FailureMessage.describe(error)
-        return f"{tool_name} failed: {redact(message)}"
+        # masked whole before the cut, so the cut cannot split a credential out of its URL
+        text = redact(message)
+        if len(text) > _MAX_FAILURE_CHARS:
+            cut = len(text) - _MAX_FAILURE_CHARS
+            text = f"{text[:_MAX_FAILURE_CHARS]}… ({cut} more characters cut)"
+        return f"{tool_name} failed: {text}"
