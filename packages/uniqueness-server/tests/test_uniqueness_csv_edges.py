@@ -241,3 +241,34 @@ def test_find_keys_on_household(tmp_path: Path) -> None:
     assert {"year1", "hlpi_name"} in keys
     assert all(len(k) <= 2 for k in keys)
     assert [len(k) for k in keys] == sorted(len(k) for k in keys)
+
+
+def test_crlf_line_ends_leave_no_stray_carriage_returns(tmp_path: Path) -> None:
+    path = write(tmp_path / "crlf.csv", "id,name\r\n1,a\r\n2,a\r\n")
+    result = check(path, ["name"])
+    assert result.examples[0].values == ("a",)
+
+
+def test_pipe_delimiter_is_literal_and_trailing_empty_field_kept(tmp_path: Path) -> None:
+    path = write(tmp_path / "pipe.csv", "id|name|note\n1|Adam|\n2|Eve|\n")
+    table = open_file(path, label="pipe.csv")
+    try:
+        assert table.names == ("id", "name", "note")
+        notes = check_uniqueness(table, ["note"])
+    finally:
+        table.close()
+    assert not notes.unique
+    assert notes.examples[0].values == (None,)
+
+
+def test_leading_spaces_are_part_of_the_value(tmp_path: Path) -> None:
+    path = write(tmp_path / "sp.csv", "state\n NJ\nNJ\n")
+    assert check(path, ["state"]).unique
+
+
+def test_a_comment_past_the_sniffed_prefix_is_a_clear_error(tmp_path: Path) -> None:
+    rows = "".join(f"{i},x\n" for i in range(40_000))
+    path = write(tmp_path / "late.csv", "id,v\n" + rows + "# trailing note\n")
+    message = failure(path, ["id"])
+    assert "line 40002" in message
+    assert "# trailing note" in message

@@ -116,3 +116,25 @@ def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
         table.close()
     assert {k.columns for k in search.keys} == {("a",), ("b", "c"), ("b", "d"), ("c", "d")}
     assert search.full_checks < search.candidates_checked
+
+
+def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
+    rows = 3 * SAMPLE_ROWS[0]
+    path = tmp_path / "big.csv"
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT i % 1000 AS b, i // 1000 AS c, "
+            f"CASE WHEN i = {rows - 1} THEN 0 ELSE i END AS d, i % 7 AS e "
+            f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
+        )
+    table = open_file(path, label="big.csv")
+    try:
+        result = check_uniqueness(table, ["b", "c", "d", "e"])
+    finally:
+        table.close()
+    assert result.unique
+    assert {frozenset(o) for o in result.better_options} == {
+        frozenset({"b", "c"}),
+        frozenset({"b", "d"}),
+        frozenset({"c", "d"}),
+    }

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from mcp_common import ToolContext
 
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.lattice import UniquenessOracle, column_stats, minimal_unique_sets
+from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.sql import examples_query, summary_query
 from uniqueness_server.engine.table import Table
@@ -66,8 +66,9 @@ def check_uniqueness(
     if unique and better_options and 1 < len(positions) <= MAX_BETTER_OPTION_COLUMNS and rows:
         context.report_progress(50.0, 100.0, "searching smaller keys inside the columns")
         table.runner.progress.scan_reports = False
-        table.materialize(positions)
-        oracle = UniquenessOracle(table, nulls, column_stats(table, positions), context)
+        # no statistics pass up front: most subsets of a key already repeat within the first
+        # rows, and the data is copied into memory only if a subset needs a full check
+        oracle = UniquenessOracle(table, nulls, context, rows=int(rows), columns=positions)
         oracle.record(positions, True)
         subsets = minimal_unique_sets(oracle, positions, len(positions) - 1, context)
         rank = {p: i for i, p in enumerate(positions)}

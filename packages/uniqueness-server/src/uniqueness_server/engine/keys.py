@@ -45,7 +45,9 @@ def find_keys(
     context.report_progress(0.0, 100.0, f"reading {table.label}")
     table.materialize()
     stats = column_stats(table, positions)
-    oracle = UniquenessOracle(table, nulls, stats, context)
+    oracle = UniquenessOracle(
+        table, nulls, context, rows=stats.rows, columns=positions, stats=stats
+    )
     if stats.rows and not oracle.decide([tuple(sorted(positions))])[0]:
         notes.append("all searched columns together hold duplicate rows, so no key exists")
     levels = min(max_columns, len(positions))

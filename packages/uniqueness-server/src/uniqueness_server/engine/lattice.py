@@ -70,10 +70,21 @@ class UniquenessOracle:
     """Decides "is this column set unique?" exactly, as cheaply as it can, remembering all."""
 
     def __init__(
-        self, table: Table, nulls: Nulls, stats: ColumnStats, context: ToolContext
+        self,
+        table: Table,
+        nulls: Nulls,
+        context: ToolContext,
+        *,
+        rows: int,
+        columns: Sequence[int],
+        stats: ColumnStats | None = None,
     ) -> None:
+        """``columns`` are the positions the search may touch; ``stats``, when given, settle
+        single columns and bound the others without a scan."""
         self._table = table
         self._nulls = nulls
+        self._rows = rows
+        self._columns = tuple(columns)
         self._stats = stats
         self._context = context
         self._memo: dict[int, bool] = {}
@@ -101,14 +112,18 @@ class UniquenessOracle:
     def _bounded_out(self, positions: Sequence[int]) -> bool:
         """True when the columns cannot hold as many distinct keys as there are rows."""
         s = self._stats
+        if s is None:
+            return False
         if self._nulls is Nulls.EQUAL:
             possible = math.prod(s.distinct[p] + (1 if s.missing[p] else 0) for p in positions)
             return possible < s.rows
         considered = s.rows - sum(s.missing[p] for p in positions)
         return math.prod(s.distinct[p] for p in positions) < considered
 
-    def _single(self, position: int) -> bool:
+    def _single(self, position: int) -> bool | None:
         s = self._stats
+        if s is None:
+            return None
         if self._nulls is Nulls.EQUAL:
             return s.distinct[position] + (1 if s.missing[position] else 0) == s.rows
         return s.distinct[position] == s.rows - s.missing[position]
@@ -123,13 +138,20 @@ class UniquenessOracle:
         if self._sample_sources is None:
             self._sample_sources = []
             for rows in SAMPLE_ROWS:
-                if self._stats.rows <= 2 * rows:
+                if self._rows <= 2 * rows:
                     break
                 name = f"sample_{rows}"
                 if isinstance(self._table.runner, DuckDbRunner):
+                    # a random sample costs a scan, worth it once the data sits in memory; on a
+                    # file the first rows come almost for free
+                    how = (
+                        f"USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
+                        if self._table.in_memory
+                        else f"LIMIT {rows}"
+                    )
                     self._table.runner.execute(
                         f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM "
-                        f"{self._table.relation} USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
+                        f"{self._table.relation} {how}"
                     )
                     self._sample_sources.append(name)
                 else:
@@ -163,6 +185,8 @@ class UniquenessOracle:
                 if not self._unique_in(c, sample):
                     answers[c] = False
             open_ = [c for c in open_ if c not in answers]
+        if open_:
+            self._table.materialize(self._columns)
         for c in open_:
             self.full_checks += 1
             answers[c] = self._unique_in(c, self._table.relation)

@@ -38,6 +38,11 @@ class Table:
         """Rows of ``body`` (which reads from :attr:`relation`)."""
         return self.runner.fetchall(self.prefix + body, params)
 
+    @property
+    def in_memory(self) -> bool:
+        """Whether queries read an in-memory copy rather than the file."""
+        return bool(self._materialized)
+
     def materialize(self, positions: Sequence[int] | None = None) -> None:
         """Copy an embedded source (or some of its columns) into memory once, so repeated
         scans skip re-parsing the file; database sources stay where they are."""
