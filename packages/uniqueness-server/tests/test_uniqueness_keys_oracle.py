@@ -137,4 +137,5 @@ def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
         frozenset({"b", "c"}),
         frozenset({"b", "d"}),
         frozenset({"c", "d"}),
+        frozenset({"d", "e"}),  # d's one duplicate pair differs in e
     }
