@@ -12,7 +12,8 @@ from mcp_common import ToolContext
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
-from uniqueness_server.engine.sql import examples_query, summary_query
+from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.sql import examples_query, hashed_summary_query, summary_query
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
@@ -47,9 +48,14 @@ def check_uniqueness(
     context = context or ToolContext()
     positions = resolve_columns(columns, table.names)
     names = tuple(table.names[p] for p in positions)
-    (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows) = table.query(
-        summary_query(table, positions, nulls, table.relation)
-    )[0]
+    summary = None
+    if nulls is Nulls.EQUAL and isinstance(table.runner, DuckDbRunner):
+        rows, largest = table.query(hashed_summary_query(table, positions, table.relation))[0]
+        if largest <= 1:
+            summary = (rows, rows, 0, 0, 0, 0)
+    if summary is None:
+        summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
+    groups, rows, dup_groups, dup_rows, missing_groups, missing_rows = summary
     distinct = groups if nulls is Nulls.EQUAL else groups - missing_groups + missing_rows
     examples: list[DuplicateGroup] = []
     if dup_groups and limit > 0:

@@ -52,6 +52,18 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     )
 
 
+def hashed_summary_query(table: Table, positions: Sequence[int], source: str) -> str:
+    """DuckDB only: rows and the largest group when grouping by a 64-bit hash of the key.
+
+    If no two rows share a hash, no two share a key, so a largest group of 1 proves the
+    columns unique with a cheaper grouping; anything else needs :func:`summary_query`.
+    """
+    return (
+        "SELECT COALESCE(SUM(n), 0), COALESCE(MAX(n), 0) FROM "
+        f"(SELECT COUNT(*) AS n FROM {source} GROUP BY hash({column_list(table, positions)})) g"
+    )
+
+
 def examples_query(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int, rows_shown: int
 ) -> str:
