@@ -259,10 +259,8 @@ class SqlRunner:
             raise self._error(exc) from exc
         return names
 
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation cancels the statement in the database."""
-        if params:
-            raise ValueError("database queries of the engine take no parameters")
         try:
             with watching(self._context, self._interrupt):
                 cursor = self._cursor(sql)

@@ -31,7 +31,7 @@ from uniqueness_server.engine.runner import DuckDbRunner, duckdb_error
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
 
-_TEXT_ONLY = frozenset({Format.CSV, Format.TSV, Format.XLSX})
+_WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
 
 def _literal(text: str) -> str:
@@ -71,7 +71,7 @@ def open_file(
         )
     compressed = is_gzip(path)
     kind = detect_format(path, compressed, fmt)
-    if kind not in _TEXT_ONLY and header_row != 1:
+    if kind not in _WITH_HEADER_ROW and header_row != 1:
         raise ToolError(
             f"headerRow applies to csv, tsv and xlsx sources, not {kind.value}",
             ErrorCode.INVALID_ARGUMENT,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -36,7 +36,7 @@ class Runner(Protocol):
         """The identifier quoted for this dialect."""
         ...
 
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``."""
         ...
 
@@ -151,11 +151,11 @@ class DuckDbRunner:
         """Double-quoted, inner quotes doubled."""
         return '"' + identifier.replace('"', '""') + '"'
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str) -> None:
         """Run a statement without a result."""
-        self.fetchall(sql, params)
+        self.fetchall(sql)
 
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation interrupts it, failures become ToolErrors."""
         try:
             with watching(
@@ -165,7 +165,7 @@ class DuckDbRunner:
                 self.progress,
                 f"scanning {self._label}",
             ):
-                return self._connection.execute(sql, list(params)).fetchall()
+                return self._connection.execute(sql).fetchall()
         except duckdb.InterruptException as exc:
             raise ToolCancelledError from exc
         except duckdb.Error as exc:

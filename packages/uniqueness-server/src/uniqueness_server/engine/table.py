@@ -34,9 +34,9 @@ class Table:
         """The quoted internal identifier of the column at ``position`` (0-based)."""
         return self.runner.quote(f"c{position + 1}")
 
-    def query(self, body: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def query(self, body: str) -> list[tuple[Any, ...]]:
         """Rows of ``body`` (which reads from :attr:`relation`)."""
-        return self.runner.fetchall(self.prefix + body, params)
+        return self.runner.fetchall(self.prefix + body)
 
     @property
     def in_memory(self) -> bool:

@@ -19,6 +19,7 @@ from mcp_common import (
 )
 
 from uniqueness_server.engine import CheckResult, Nulls, check_uniqueness
+from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
 from uniqueness_server.tools.common import NULLS_PROPERTY, PAGE_SCHEMA, STRING_LIST, names, shown
 from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
 
@@ -164,6 +165,10 @@ def markdown(result: CheckResult, nulls: Nulls, page: Page[Any]) -> str:
                 row.append(numbers + (", …" if group.count > len(group.rows) else ""))
             table_rows.append(row)
         parts.append(markdown_table(headers, table_rows))
+    if result.unique and result.minimal is None and len(result.columns) > MAX_BETTER_OPTION_COLUMNS:
+        parts.append(
+            f"\nSmaller keys were not searched: more than {MAX_BETTER_OPTION_COLUMNS} columns.\n"
+        )
     if result.minimal is not None:
         parts.append("\n## Smaller keys inside these columns\n\n")
         if result.minimal:
