@@ -70,7 +70,7 @@ def check_uniqueness(
     better: list[tuple[str, ...]] = []
     minimal: bool | None = None
     if unique and better_options and 1 < len(positions) <= MAX_BETTER_OPTION_COLUMNS and rows:
-        context.report_progress(50.0, 100.0, "searching smaller keys inside the columns")
+        table.runner.progress.report(50.0, "searching smaller keys inside the columns")
         table.runner.progress.scan_reports = False
         # no statistics pass up front: most subsets of a key already repeat within the first
         # rows, and the data is copied into memory only if a subset needs a full check

@@ -42,8 +42,8 @@ def find_keys(
     positions = resolve_columns(columns, table.names) if columns else tuple(range(len(table.names)))
     notes: list[str] = []
     table.runner.progress.scan_reports = False
-    context.report_progress(0.0, 100.0, f"reading {table.label}")
-    table.materialize()
+    table.runner.progress.report(0.0, f"reading {table.label}")
+    table.materialize(positions)
     stats = column_stats(table, positions)
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
@@ -53,8 +53,8 @@ def find_keys(
     levels = min(max_columns, len(positions))
 
     def progress(size: int, candidates: int) -> None:
-        context.report_progress(
-            100.0 * (size - 1) / levels, 100.0, f"checking {candidates} sets of {size} columns"
+        table.runner.progress.report(
+            5.0 + 95.0 * (size - 1) / levels, f"checking {candidates} sets of {size} columns"
         )
 
     found = (
