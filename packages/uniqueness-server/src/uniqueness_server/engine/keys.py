@@ -43,11 +43,11 @@ def find_keys(
     notes: list[str] = []
     table.runner.progress.scan_reports = False
     table.runner.progress.report(0.0, f"reading {table.label}")
-    table.materialize(positions)
     stats = column_stats(table, positions)
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
     )
+    oracle.search_relation()  # copy once now, so the samples are random ones
     if stats.rows and not oracle.decide([tuple(sorted(positions))])[0]:
         notes.append("all searched columns together hold duplicate rows, so no key exists")
     levels = min(max_columns, len(positions))

@@ -40,10 +40,12 @@ class ColumnStats:
     distinct: tuple[int, ...]  # non-missing distinct values, by position
     missing: tuple[int, ...]
     average_length: tuple[float, ...]
+    hash_safe: frozenset[int]  # positions whose values have pairwise distinct 64-bit hashes
 
 
 def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     """Row count and exact distinct/missing counts and mean value length of ``positions``."""
+    embedded = isinstance(table.runner, DuckDbRunner)
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
@@ -51,15 +53,19 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
             f"COUNT(DISTINCT {c})",
             f"COUNT(*) - COUNT({c})",
             f"AVG(LENGTH(CAST({c} AS VARCHAR)))",
+            f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)" if embedded else "0",
         ]
     row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
     count = len(table.names)
     distinct, missing, length = [0] * count, [0] * count, [0.0] * count
+    safe: set[int] = set()
     for i, p in enumerate(positions):
-        distinct[p] = int(row[1 + 3 * i])
-        missing[p] = int(row[2 + 3 * i])
-        length[p] = float(row[3 + 3 * i] or 0.0)
-    return ColumnStats(int(row[0]), tuple(distinct), tuple(missing), tuple(length))
+        distinct[p] = int(row[1 + 4 * i])
+        missing[p] = int(row[2 + 4 * i])
+        length[p] = float(row[3 + 4 * i] or 0.0)
+        if embedded and int(row[4 + 4 * i]) == distinct[p]:
+            safe.add(p)
+    return ColumnStats(int(row[0]), tuple(distinct), tuple(missing), tuple(length), frozenset(safe))
 
 
 def _mask(positions: Sequence[int]) -> int:
@@ -91,6 +97,7 @@ class UniquenessOracle:
         self._unique: list[int] = []
         self._non_unique: list[int] = []
         self._sample_sources: list[str] | None = None
+        self._search: str | None = None
         self.full_checks = 0
         self.decided = 0
 
@@ -144,14 +151,12 @@ class UniquenessOracle:
                 if isinstance(self._table.runner, DuckDbRunner):
                     # a random sample costs a scan, worth it once the data sits in memory; on a
                     # file the first rows come almost for free
-                    how = (
-                        f"USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
-                        if self._table.in_memory
-                        else f"LIMIT {rows}"
-                    )
+                    if self._search is not None:
+                        how = f"{self._search} USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
+                    else:
+                        how = f"{self._table.relation} LIMIT {rows}"
                     self._table.runner.execute(
-                        f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM "
-                        f"{self._table.relation} {how}"
+                        f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {how}"
                     )
                     self._sample_sources.append(name)
                 else:
@@ -159,6 +164,31 @@ class UniquenessOracle:
                         f"(SELECT * FROM {self._table.relation} LIMIT {rows}) {name}"
                     )
         return self._sample_sources
+
+    def search_relation(self) -> str:
+        """The relation full checks read: for an embedded source, an in-memory copy of the
+        searched columns made once, so repeated scans skip re-parsing the file.
+
+        Columns whose values all hash to distinct 64-bit values are copied as their hashes:
+        grouping fixed-width integers is much faster than grouping text, and equal hashes then
+        mean equal values, so every answer stays exact.
+        """
+        if not isinstance(self._table.runner, DuckDbRunner):
+            return self._table.relation
+        if self._search is None:
+            safe = self._stats.hash_safe if self._stats is not None else frozenset()
+            columns = []
+            for p in self._columns:
+                c = self._table.column(p)
+                columns.append(
+                    f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}" if p in safe else c
+                )
+            self._table.runner.execute(
+                "CREATE OR REPLACE TEMP TABLE search AS "
+                f"SELECT {', '.join(columns)} FROM {self._table.relation}"
+            )
+            self._search = "search"
+        return self._search
 
     def _unique_in(self, candidate: tuple[int, ...], source: str) -> bool:
         """Exact uniqueness of ``candidate`` within ``source`` (one GROUP BY)."""
@@ -185,11 +215,9 @@ class UniquenessOracle:
                 if not self._unique_in(c, sample):
                     answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        if open_:
-            self._table.materialize(self._columns)
         for c in open_:
             self.full_checks += 1
-            answers[c] = self._unique_in(c, self._table.relation)
+            answers[c] = self._unique_in(c, self.search_relation())
         for c in candidates:
             if _mask(c) not in self._memo:
                 self.record(c, answers[c])
