@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,8 +16,23 @@ from adopt_server.tools import build_tools as tools_for
 
 
 def default_workspace_root() -> Path:
-    """``<system temp>/adopt-server-workspaces``."""
-    return Path(tempfile.gettempdir()) / "adopt-server-workspaces"
+    """``<system temp>/adopt-server-<uid>``: one private directory per user."""
+    return Path(tempfile.gettempdir()) / f"adopt-server-{os.getuid()}"
+
+
+def prepare_default_root(root: Path) -> None:
+    """Create the default root privately, and refuse one another user could have planted.
+
+    The system temp directory is shared: a directory (or symlink) someone else created there
+    first would let them read or redirect every checkout.
+    """
+    root.mkdir(mode=0o700, exist_ok=True)
+    info = root.lstat()
+    if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise ValueError(
+            f"the default workspace root {root} is not a private directory of this user "
+            "(a symlink, another owner, or open to others); pass --workspace-root DIR"
+        )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_tools(options: argparse.Namespace) -> Sequence[McpTool]:
     """The tools, confined to ``--workspace-root``."""
-    root = Path(options.workspace_root) if options.workspace_root else default_workspace_root()
-    root.mkdir(parents=True, exist_ok=True)
+    if options.workspace_root:
+        root = Path(options.workspace_root)
+        root.mkdir(parents=True, exist_ok=True)
+    else:
+        root = default_workspace_root()
+        prepare_default_root(root)
     return tools_for(AllowedPaths([root]))
 
 
