@@ -175,6 +175,17 @@ def test_missing_tls_certificate_is_a_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_unwritable_log_file_is_a_one_line_error(tmp_path: Path) -> None:
+    done = run_cli(["--log-file", str(tmp_path / "missing-dir" / "server.log")])
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("example-server: error: cannot open --log-file:")
+    )
+    assert "Traceback" not in done.stderr
+
+
 @asynccontextmanager
 async def http_client(url: str, **options: Any) -> AsyncIterator[Client]:
     async with (

@@ -254,7 +254,10 @@ def serve(app: ServerApp, argv: Sequence[str] | None = None) -> None:
         except (OSError, ssl.SSLError) as error:
             build_parser(app).error(f"cannot use --tls-cert/--tls-key: {error}")
     wire = claim_stdout() if options.transport == "stdio" else None
-    configure_logging(options.log_level, options.log_file)
+    try:
+        configure_logging(options.log_level, options.log_file)
+    except OSError as error:
+        build_parser(app).error(f"cannot open --log-file: {error}")
     server = build_server(app.name, app.version, _build_tools(app, options), app.instructions)
     try:
         if wire is not None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 import anyio
+import anyio.to_thread
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
@@ -22,15 +23,42 @@ def claim_stdout() -> io.TextIOWrapper:
     sys.stdout.flush()
     wire_fd = os.dup(1)
     os.dup2(2, 1)
-    binary = os.fdopen(wire_fd, "wb", buffering=0)
-    return io.TextIOWrapper(binary, encoding="utf-8", newline="\n", write_through=True)
+    return io.TextIOWrapper(os.fdopen(wire_fd, "wb"), encoding="utf-8", newline="\n")
+
+
+class WireWriter:
+    """The async text sink the SDK's stdio writer needs (``write`` then ``flush`` per message).
+
+    ``write`` writes and flushes the whole message in one worker-thread call (a client that
+    stops reading never blocks the event loop), so ``flush`` has nothing left to do: one
+    thread hop per message where ``anyio.wrap_file`` takes two.
+    """
+
+    def __init__(self, wire: io.TextIOWrapper) -> None:
+        self._wire = wire
+
+    def _write_all(self, text: str) -> int:
+        try:
+            written = self._wire.write(text)
+            self._wire.flush()
+        except (BrokenPipeError, ConnectionResetError) as gone:
+            # the client went away: end the writer quietly, as the SDK does for a closed stream
+            raise anyio.ClosedResourceError from gone
+        return written
+
+    async def write(self, text: str) -> int:
+        return await anyio.to_thread.run_sync(self._write_all, text)
+
+    async def flush(self) -> None:
+        """Nothing is left buffered after :meth:`write`."""
 
 
 def run_stdio(server: Server[Any], wire: io.TextIOWrapper) -> None:
     """Serve ``server`` over stdin and the claimed stdout until stdin closes."""
+    writer = cast("anyio.AsyncFile[str]", WireWriter(wire))
 
     async def main() -> None:
-        async with stdio_server(stdout=anyio.wrap_file(wire)) as (read, write):
+        async with stdio_server(stdout=writer) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
