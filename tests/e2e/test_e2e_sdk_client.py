@@ -117,12 +117,13 @@ async def test_list_call_fail_and_progress(
     assert "user:secret" not in log  # ... but never credentials
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_cancelled_call_stops_the_tool_and_the_server_keeps_serving(
-    transport: str, http_servers: HttpServers, tmp_path: Path
+    transport: str, mode: str, http_servers: HttpServers, tmp_path: Path
 ) -> None:
     log_file = tmp_path / "stdio.log"
-    async with connect(transport, "legacy", http_servers, log_file) as (client, running):
+    async with connect(transport, mode, http_servers, log_file) as (client, running):
         started = anyio.Event()
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
