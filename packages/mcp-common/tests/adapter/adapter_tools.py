@@ -133,12 +133,16 @@ class BlockTool:
 class WrongTool:
     definition = ToolDefinition(
         name="wrong",
-        description="Return something that is not a ToolResult.",
-        input_schema=object_schema({}),
+        description="Return something that is not a ToolResult, or exit the process.",
+        input_schema=object_schema(
+            {"exit": {"type": "boolean", "description": "Raise SystemExit instead."}}
+        ),
         annotations=ToolAnnotations.read_only_tool(),
     )
 
     def call(self, arguments: ToolArguments, context: ToolContext) -> Any:
+        if arguments.optional_boolean("exit", False):
+            raise SystemExit(2)
         return "plain string"
 
 

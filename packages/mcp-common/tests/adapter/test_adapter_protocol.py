@@ -238,6 +238,13 @@ async def test_non_result_return_is_a_tool_error(client: Client) -> None:
     assert text_of(result) == "wrong failed: the tool returned str instead of a result"
 
 
+async def test_system_exit_in_a_tool_is_a_tool_error(client: Client) -> None:
+    result = await client.call_tool("wrong", {"exit": True})
+    assert result.is_error
+    assert text_of(result) == "wrong failed: the tool tried to exit the process (status 2)"
+    await assert_still_serving(client)
+
+
 async def test_cancelled_call_sets_the_tool_flag_and_server_keeps_serving(
     client: Client, block_tool: BlockTool
 ) -> None:

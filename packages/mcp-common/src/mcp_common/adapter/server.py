@@ -127,13 +127,17 @@ class _ToolRunner:
             )
             text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, error.code)
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # SystemExit: e.g. argparse inside a tool
             _log.error(
                 "%s failed; arguments=%s", name, mask_arguments(raw_arguments), exc_info=True
             )
-            return _error_result(
-                self.definition, FailureMessage.for_client(name, error), ErrorCode.FAILED
-            )
+            if isinstance(error, SystemExit):
+                text = FailureMessage.for_client(
+                    name, f"the tool tried to exit the process (status {error.code})"
+                )
+            else:
+                text = FailureMessage.for_client(name, error)
+            return _error_result(self.definition, text, ErrorCode.FAILED)
         if not isinstance(result, ToolResult):
             _log.error("%s returned %s instead of a ToolResult", name, type(result).__name__)
             message = f"the tool returned {type(result).__name__} instead of a result"
