@@ -191,6 +191,12 @@ def tool_section(definition: ToolDefinition, example: Example, answer: str) -> s
     return "\n".join(parts)
 
 
+def machine_neutral(text: str) -> str:
+    """``text`` with this machine's temp dir and user id replaced by what they stand for."""
+    neutral = text.replace(tempfile.gettempdir(), "$TMPDIR")
+    return re.sub(rf"(\$TMPDIR/\S*?)-{os.getuid()}\b", r"\1-$UID", neutral)
+
+
 def flags_section(app: ServerApp) -> str:
     parser = build_parser(app)
     rows = []
@@ -205,7 +211,7 @@ def flags_section(app: ServerApp) -> str:
         )
         default = action.default
         shown = "—" if default in (None, [], False, argparse.SUPPRESS) else f"`{default}`"
-        meaning = (action.help or "") % {"default": default}
+        meaning = machine_neutral((action.help or "") % {"default": default})
         repeatable = (
             " Repeatable."
             if isinstance(action, argparse._AppendAction) and "repeatable" not in meaning
