@@ -134,3 +134,29 @@ def test_cli_help_and_version(data: Path) -> None:
     version = run_check("--version", cwd=data)
     assert version.returncode == 0
     assert version.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--database", "nonsense"], "--database expects NAME=URL"),
+        (["--database", "x=notascheme"], "not a usable SQLAlchemy URL"),
+        (["--allowed-dir", "/nonexistent/dir"], "allowed directory does not exist"),
+    ],
+)
+def test_server_refuses_bad_settings_at_startup(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = subprocess.run(
+        [str(SERVER), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""

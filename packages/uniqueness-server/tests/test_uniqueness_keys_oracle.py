@@ -6,12 +6,16 @@ import csv
 import io
 import itertools
 import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp_common import ToolCancelledError, ToolContext
 from uniqueness_server.engine import Nulls, check_uniqueness, find_keys, open_file
 from uniqueness_server.engine.lattice import SAMPLE_ROWS
 
@@ -139,3 +143,22 @@ def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
         frozenset({"c", "d"}),
         frozenset({"d", "e"}),  # d's one duplicate pair differs in e
     }
+
+
+def test_cancelling_find_keys_interrupts_the_search(tmp_path: Path) -> None:
+    path = tmp_path / "wide.csv"
+    noise = ", ".join(f"hash(i * {k + 3}) % {50 + 400 * k} AS n{k}" for k in range(16))
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT {noise} FROM range(300000) t(i)) TO '{path}' (HEADER true)"
+        )
+    context = ToolContext()
+    table = open_file(path, label="wide.csv", context=context)
+    threading.Timer(0.5, context.cancel).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(ToolCancelledError):
+            find_keys(table, max_columns=4, context=context)
+    finally:
+        table.close()
+    assert time.monotonic() - started < 10
