@@ -87,3 +87,14 @@ def test_a_page_is_the_slice_and_its_notice_tells_the_truth(
         assert f"showing {offset + 1}-{offset + len(page.items)} of {total}" in page.notice
     if not page.notice:
         assert list(page.items) == items
+
+
+@given(st.integers(0, 30), st.integers(1, 10), st.integers(0, 40))
+def test_structured_page_facts_validate_against_the_shared_schema(
+    size: int, limit: int, offset: int
+) -> None:
+    import jsonschema
+    from mcp_common import PAGE_SCHEMA
+
+    page = Pagination(limit=limit, offset=offset).apply(list(range(size)))
+    jsonschema.validate(page.structured(), PAGE_SCHEMA)

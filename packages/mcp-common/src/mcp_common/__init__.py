@@ -13,13 +13,14 @@ from mcp_common.markdown import (
     markdown_table,
 )
 from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
-from mcp_common.pagination import Page, Pagination, limit_reached_notice
+from mcp_common.pagination import PAGE_SCHEMA, Page, Pagination, limit_reached_notice
 from mcp_common.paths import AllowedPaths
 from mcp_common.result import ErrorCode, ToolCancelledError, ToolError, ToolResult
 from mcp_common.tool import McpTool
 from mcp_common.version import package_version
 
 __all__ = [
+    "PAGE_SCHEMA",
     "AllowedPaths",
     "ErrorCode",
     "FailureMessage",

@@ -13,6 +13,19 @@ T = TypeVar("T")
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 
+PAGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "total": {"type": "integer"},
+        "offset": {"type": "integer"},
+        "limit": {"type": "integer"},
+        "returned": {"type": "integer"},
+        "nextOffset": {"type": ["integer", "null"]},
+    },
+    "required": ["total", "offset", "limit", "returned", "nextOffset"],
+}
+"""The output-schema fragment describing :meth:`Page.structured`."""
+
 
 @dataclass(frozen=True, slots=True)
 class Page(Generic[T]):
@@ -41,7 +54,7 @@ class Page(Generic[T]):
         return f" (showing {first}-{last} of {self.total}{more})"
 
     def structured(self) -> dict[str, Any]:
-        """Paging facts for structured content."""
+        """Paging facts for structured content (validates against :data:`PAGE_SCHEMA`)."""
         return {
             "total": self.total,
             "offset": self.offset,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcp_common import (
+    PAGE_SCHEMA,
     Pagination,
     ToolAnnotations,
     ToolArguments,
@@ -21,7 +22,6 @@ from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     DEPTH,
     LANGUAGE,
-    PAGE_SCHEMA,
     PATH,
     read_depth,
     read_language,

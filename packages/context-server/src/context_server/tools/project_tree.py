@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_common import (
+    PAGE_SCHEMA,
     Pagination,
     ToolAnnotations,
     ToolArguments,
@@ -23,7 +24,6 @@ from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     DEPTH,
     LANGUAGE,
-    PAGE_SCHEMA,
     PATH,
     PROBLEMS_SCHEMA,
     read_depth,

@@ -69,17 +69,6 @@ def string_list() -> dict[str, Any]:
     return {"type": "array", "items": {"type": "string"}}
 
 
-PAGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "total": {"type": "integer"},
-        "offset": {"type": "integer"},
-        "limit": {"type": "integer"},
-        "returned": {"type": "integer"},
-        "nextOffset": {"type": ["integer", "null"]},
-    },
-    "required": ["total", "offset", "limit", "returned", "nextOffset"],
-}
 PROBLEMS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "items": {

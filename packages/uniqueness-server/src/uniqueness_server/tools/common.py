@@ -13,18 +13,6 @@ NULLS_PROPERTY: dict[str, Any] = {
 
 STRING_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 
-PAGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "total": {"type": "integer"},
-        "offset": {"type": "integer"},
-        "limit": {"type": "integer"},
-        "returned": {"type": "integer"},
-        "nextOffset": {"type": ["integer", "null"]},
-    },
-    "required": ["total", "offset", "limit", "returned", "nextOffset"],
-}
-
 
 def names(columns: tuple[str, ...] | list[str]) -> str:
     """Column names as prose: ``a, b``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_common import (
+    PAGE_SCHEMA,
     Page,
     Pagination,
     ToolAnnotations,
@@ -19,7 +20,7 @@ from mcp_common import (
 )
 
 from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, find_keys
-from uniqueness_server.tools.common import NULLS_PROPERTY, PAGE_SCHEMA, STRING_LIST, names
+from uniqueness_server.tools.common import NULLS_PROPERTY, STRING_LIST, names
 from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
 
 DEFAULT_KEYS = 10

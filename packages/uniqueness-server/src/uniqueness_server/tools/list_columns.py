@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_common import (
+    PAGE_SCHEMA,
     Page,
     Pagination,
     ToolAnnotations,
@@ -19,7 +20,7 @@ from mcp_common import (
 )
 
 from uniqueness_server.engine import ColumnProfile, Profile, profile_columns
-from uniqueness_server.tools.common import PAGE_SCHEMA, STRING_LIST, shown
+from uniqueness_server.tools.common import STRING_LIST, shown
 from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
 
 DEFAULT_COLUMNS = 100

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_common import (
+    PAGE_SCHEMA,
     Page,
     Pagination,
     ToolAnnotations,
@@ -20,7 +21,7 @@ from mcp_common import (
 
 from uniqueness_server.engine import CheckResult, Nulls, check_uniqueness
 from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
-from uniqueness_server.tools.common import NULLS_PROPERTY, PAGE_SCHEMA, STRING_LIST, names, shown
+from uniqueness_server.tools.common import NULLS_PROPERTY, STRING_LIST, names, shown
 from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
 
 DEFAULT_GROUPS = 5
