@@ -47,7 +47,7 @@ def test_adopt_repo_returns_the_report_and_a_summary(adopt_env: AdoptEnv) -> Non
     assert entry["succeeded"] is True
     assert entry["pullRequestUrl"] == "https://github.com/owner/repo/pull/1"
     assert entry["checkout"].startswith("claude-adopt-"), "checkouts shown relative to the root"
-    assert "1 of 1 repositories adopted" in result.text
+    assert result.text.startswith("# Adoption report\n\n1 of 1 repositories adopted")
     assert "| Repository | Result |" in result.text
     assert str(adopt_env.root) not in result.text + json.dumps(result.structured)
     assert commit_subjects(remote, BRANCH)[0] == "Adopt Claude Code: add the CLAUDE.md guard"
@@ -88,6 +88,7 @@ def test_verify_adoption_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> N
     [entry] = result.structured["repositories"]
     assert entry["completedSteps"] == ["toolchain", "clone", "build-toolchain"]
     assert entry["failure"].startswith("check-adopted: ")
+    assert result.text.startswith("# Verification report\n\n0 of 1 repositories verified.")
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,7 @@ def test_protocol_call_reports_progress_per_step_and_repository(adopt_env: Adopt
     result = anyio.run(scenario)
     assert not result.is_error, result_text(result)
     assert result.structured_content["repositories"][0]["succeeded"] is True
-    assert "1 of 1 repositories adopted" in result_text(result)
+    assert result_text(result).startswith("# Adoption report\n\n1 of 1 repositories adopted")
     steps = [m for m in messages if ": step " in m]
     assert len(steps) == 11
     assert steps[0].startswith("1.0/12.0 ")

@@ -59,8 +59,7 @@ def run_request(
     reports = adopt_repositories(request.urls, request.workspace, request.options, observer)
     context.check_cancelled()
     document = client_report(reports, root)
-    verb = "verifi" if verify else "adopt"
-    text = markdown_summary(document, verb=verb, dry_run=request.options.dry_run)
+    text = markdown_summary(document, verify=verify, dry_run=request.options.dry_run)
     if document["succeeded"]:
         return ToolResult.success(text, document)
     return ToolResult.error(text, ErrorCode.FAILED, document)

@@ -24,7 +24,7 @@ def client_report(reports: Sequence[RepositoryReport], root: AllowedPaths) -> di
     return document
 
 
-def markdown_summary(document: dict[str, Any], *, verb: str, dry_run: bool = False) -> str:
+def markdown_summary(document: dict[str, Any], *, verify: bool, dry_run: bool = False) -> str:
     """A heading, a one-line count and one table row per repository."""
     repositories = document["repositories"]
     done = sum(1 for r in repositories if r["succeeded"])
@@ -44,5 +44,6 @@ def markdown_summary(document: dict[str, Any], *, verb: str, dry_run: bool = Fal
         ["Repository", "Result", "Build", "Checkout", "Pull request", "Failure / last step"],
         rows,
     )
-    text = f"# {verb.capitalize()} report\n\n{done} of {len(repositories)} repositories {verb}ed"
+    title, outcome = ("Verification", "verified") if verify else ("Adoption", "adopted")
+    text = f"# {title} report\n\n{done} of {len(repositories)} repositories {outcome}"
     return guard_output(f"{text}{mode}.\n\n{table}\n", levers="fewer repositories per call")
