@@ -131,13 +131,44 @@ def test_parquet_is_read_in_place(tmp_path: Path) -> None:
         table.close()
 
 
-def test_gzip_compressed_parquet_is_refused_clearly(tmp_path: Path) -> None:
+def test_gzip_compressed_parquet_is_read_in_memory(tmp_path: Path) -> None:
     plain = tmp_path / "p.parquet"
     with duckdb.connect() as connection:
-        connection.execute(f"COPY (SELECT 1 AS id) TO '{plain}' (FORMAT parquet)")
-    packed = write(tmp_path / "p.parquet.gz", gzip.compress(plain.read_bytes()))
-    with pytest.raises(ToolError, match="gzip-compressed Parquet"):
-        open_file(packed, label="p.parquet.gz")
+        connection.execute(
+            f"COPY (SELECT * FROM (VALUES (1, 'Ann'), (2, 'Bob'), (3, 'Ann')) t(id, name)) "
+            f"TO '{plain}' (FORMAT parquet)"
+        )
+    packed = write(tmp_path / "people.bin", gzip.compress(plain.read_bytes()))
+    plain.unlink()
+    other = write(tmp_path / "other.bin", gzip.compress(b"PAR1"))
+    table = open_file(packed, label="people.bin", fmt="parquet")
+    try:
+        assert table.names == ("id", "name")
+        assert check_uniqueness(table, ["id"]).unique
+        assert not check_uniqueness(table, ["name"]).unique
+    finally:
+        table.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.bin", "people.bin"]
+    with pytest.raises(ToolError):
+        open_file(other, label="other.bin", fmt="parquet")
+
+
+def test_two_gzip_parquet_sources_open_at_once_stay_apart(tmp_path: Path) -> None:
+    tables = []
+    for name, rows in (("a", "(1), (2)"), ("b", "(7), (7), (8)")):
+        plain = tmp_path / f"{name}.parquet"
+        with duckdb.connect() as connection:
+            connection.execute(
+                f"COPY (SELECT * FROM (VALUES {rows}) t(v)) TO '{plain}' (FORMAT parquet)"
+            )
+        packed = write(tmp_path / f"{name}.parquet.gz", gzip.compress(plain.read_bytes()))
+        tables.append(open_file(packed, label=packed.name))
+    try:
+        assert check_uniqueness(tables[0], ["v"]).unique
+        assert not check_uniqueness(tables[1], ["v"]).unique
+    finally:
+        for table in tables:
+            table.close()
 
 
 def test_json_numbers_and_strings_compare_as_text(tmp_path: Path) -> None:

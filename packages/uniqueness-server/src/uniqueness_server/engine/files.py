@@ -192,13 +192,8 @@ def _duckdb_document(
 ) -> list[str]:
     compression = _literal("gzip" if compressed else "none")
     if kind is Format.PARQUET:
-        if compressed:
-            raise ToolError(
-                f"{label} is a gzip-compressed Parquet file; Parquet compresses its own pages, "
-                "so decompress it first",
-                ErrorCode.UNSUPPORTED,
-            )
-        reader = f"read_parquet({_literal(str(path))})"
+        source = _gunzipped_in_memory(runner, path) if compressed else str(path)
+        reader = f"read_parquet({_literal(source)})"
     else:
         layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
         reader = (
@@ -216,6 +211,21 @@ def _duckdb_document(
     select = ", ".join(f"{expr} AS c{i}" for i, (expr, _) in enumerate(selected, start=1))
     runner.execute(f"CREATE TEMP VIEW src AS SELECT {select} FROM {reader}")
     return [name for _, name in selected]
+
+
+def _gunzipped_in_memory(runner: DuckDbRunner, path: Path) -> str:
+    """A gzip-compressed Parquet file, decompressed into a filesystem private to this
+    connection (DuckDB reads Parquet only from a seekable file; nothing is written to disk)."""
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    filesystem = MemoryFileSystem(skip_instance_cache=True)
+    # the class keeps one store for every instance: give this connection its own
+    filesystem.store = {}
+    filesystem.pseudo_dirs = [""]
+    with filesystem.open("/source.parquet", "wb") as handle:
+        handle.write(read_all(path, compressed=True))
+    runner.connection.register_filesystem(filesystem)
+    return "memory:///source.parquet"
 
 
 def _xlsx(runner: DuckDbRunner, data: bytes, header_row: int, label: str) -> list[str]:
