@@ -77,6 +77,69 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
                   "unique": unique}))
 """
 
+# The anchor's own algorithm, ported to pure Python (reference §2.4, §3.2-3.3): lines end at
+# any of its six terminators, a field ends at a delimiter followed by an even number of quotes,
+# comment lines (``#`` after trimming) are skipped, and a set of keys is kept.
+CHILD_ANCHOR_CHECK = """
+import codecs, json, re, resource, sys, time
+path = sys.argv[1]
+TERMINATORS = re.compile("\\r\\n|[\\n\\r\\u2028\\u2029\\u0085]")
+TRIM = "".join(chr(c) for c in range(33))
+
+def split(line):
+    if '"' not in line:
+        return line.split(",")
+    fields, start, quotes_after = [], 0, line.count('"')
+    for i, ch in enumerate(line):
+        if ch == '"':
+            quotes_after -= 1
+        elif ch == "," and quotes_after % 2 == 0:
+            fields.append(line[start:i])
+            start = i + 1
+    fields.append(line[start:])
+    return fields
+
+def lines(handle):
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while chunk := handle.read(1 << 20):
+        text = pending + decoder.decode(chunk)
+        tail = ""
+        if text.endswith("\\r"):
+            text, tail = text[:-1], "\\r"
+        parts = TERMINATORS.split(text)
+        pending = parts.pop() + tail
+        yield from parts
+    parts = TERMINATORS.split(pending + decoder.decode(b"", final=True))
+    if parts and parts[-1] == "":
+        parts.pop()
+    yield from parts
+
+start = time.perf_counter()
+seen = set()
+unique = True
+with open(path, "rb") as handle:
+    stream = lines(handle)
+    header = split(next(stream))
+    a, b = header.index("region"), header.index("day")
+    width = max(a, b) + 1
+    for line in stream:
+        if line[:1] <= " " or line[:1] == "#":
+            if line.strip(TRIM).startswith("#"):
+                continue
+        row = split(line)
+        if len(row) < width:
+            raise SystemExit(f"ragged row: {row}")
+        key = (row[a], row[b])
+        if key in seen:
+            unique = False
+            break
+        seen.add(key)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "unique": unique}))
+"""
+
 CHILD_OURS_KEYS = """
 import json, resource, sys, time
 from pathlib import Path
@@ -209,7 +272,8 @@ def bench_check(rows: int, repeat: int) -> dict[str, Any]:
         bare.append(child(CHILD_BARE_CHECK, str(path)))
         ours_better.append(child(CHILD_OURS_CHECK, str(path), "1"))
     python = child(CHILD_PYTHON_CHECK, str(path))
-    assert all(r["unique"] for r in [*ours, *bare, *ours_better, python])
+    anchor = child(CHILD_ANCHOR_CHECK, str(path))
+    assert all(r["unique"] for r in [*ours, *bare, *ours_better, python, anchor])
     med = {
         name: statistics.median(r["seconds"] for r in runs)
         for name, runs in (("ours", ours), ("bare", bare), ("ours_better", ours_better))
@@ -221,6 +285,7 @@ def bench_check(rows: int, repeat: int) -> dict[str, Any]:
         "ours_better_s": med["ours_better"],
         "bare_s": med["bare"],
         "python_s": python["seconds"],
+        "anchor_s": anchor["seconds"],
         "ours_rss_mb": max(r["rss_kb"] for r in [*ours, *ours_better]) / 1024,
         "python_rss_mb": python["rss_kb"] / 1024,
         "better": ours_better[0]["better"],
@@ -298,9 +363,12 @@ def main() -> None:
             f"| same, with betterOptions (the default) | {check['ours_better_s']:.2f} s | "
             f"DuckDB bare GROUP BY: {check['bare_s']:.2f} s | "
             f"{check['ours_better_s'] / check['bare_s']:.2f}x | (reported) |\n"
-            f"| same check vs streaming pure Python (csv + set) | {check['ours_s']:.2f} s | "
-            f"{check['python_s']:.2f} s | {check['python_s'] / check['ours_s']:.1f}x faster | "
-            "≥ 10x faster |\n"
+            f"| same check vs the anchor's algorithm in pure Python (its line and quote-parity "
+            f"splitter + a set of keys) | {check['ours_s']:.2f} s | {check['anchor_s']:.2f} s | "
+            f"{check['anchor_s'] / check['ours_s']:.1f}x faster | ≥ 10x faster |\n"
+            f"| same check vs Python's C `csv` module + a set of keys (stricter) | "
+            f"{check['ours_s']:.2f} s | {check['python_s']:.2f} s | "
+            f"{check['python_s'] / check['ours_s']:.1f}x faster | (reported) |\n"
             f"| peak RSS of ours (max over runs) | {check['ours_rss_mb']:.0f} MB | Python "
             f"baseline {check['python_rss_mb']:.0f} MB | | < 2048 MB |",
             flush=True,
