@@ -140,6 +140,30 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
                   "unique": unique}))
 """
 
+# Where the check's time goes: DuckDB alone, reading the file as text, then each way of an
+# exact duplicate test over the key.
+CHILD_BREAKDOWN = """
+import json, sys, time
+import duckdb
+path = sys.argv[1]
+con = duckdb.connect()
+source = "read_csv(?, all_varchar = true)"
+queries = {
+    "scan only": f"SELECT count(*) FROM {source}",
+    "GROUP BY key HAVING count > 1": f"SELECT region, day FROM {source} "
+    "GROUP BY region, day HAVING count(*) > 1 LIMIT 1",
+    "GROUP BY 64-bit hash": f"SELECT max(c) FROM (SELECT count(*) c FROM {source} "
+    "GROUP BY hash(region, day))",
+    "COUNT(DISTINCT hash)": f"SELECT count(DISTINCT hash(region, day)) FROM {source}",
+}
+report = {}
+for name, sql in queries.items():
+    start = time.perf_counter()
+    con.execute(sql, [path]).fetchall()
+    report[name] = time.perf_counter() - start
+print(json.dumps(report))
+"""
+
 CHILD_OURS_KEYS = """
 import json, resource, sys, time
 from pathlib import Path
@@ -341,7 +365,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timed side (median)")
     parser.add_argument(
-        "--parts", default="check,keys,postgres", help="comma-separated subset to run"
+        "--parts",
+        default="check,keys,postgres",
+        help="comma-separated subset of check,breakdown,keys,postgres",
     )
     options = parser.parse_args()
     parts = set(options.parts.split(","))
@@ -376,6 +402,11 @@ def main() -> None:
         notes.append(
             f"Better options of (region, day): {check['better'] or 'none (already minimal)'}."
         )
+    if "breakdown" in parts:
+        path = generate_check_csv(10_000_000 // scale)
+        timings = child(CHILD_BREAKDOWN, str(path))
+        for name, seconds in timings.items():
+            print(f"| DuckDB alone on the check file: {name} | | {seconds:.2f} s | | |", flush=True)
     if "keys" in parts:
         keys = bench_keys(1_000_000 // scale)
         print(
