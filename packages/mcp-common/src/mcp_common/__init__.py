@@ -28,8 +28,8 @@ from mcp_common.markdown import (
 from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
 from mcp_common.pagination import Offset, Page, PageInfo, Pagination, limit_reached_notice
 from mcp_common.paths import AllowedPaths
-from mcp_common.settings import Flag, Repeatable, ServerSettings
 from mcp_common.result import ErrorCode, StructuredResult, ToolCancelledError, ToolError, ToolResult
+from mcp_common.settings import Flag, Repeatable, ServerSettings
 from mcp_common.tool import McpTool, invoke
 from mcp_common.version import package_version
 
@@ -47,8 +47,8 @@ __all__ = [
     "McpTool",
     "NoArguments",
     "NonEmpty",
-    "OneOf",
     "Offset",
+    "OneOf",
     "Page",
     "PageInfo",
     "Pagination",

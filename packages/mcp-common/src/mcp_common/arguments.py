@@ -86,24 +86,24 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class _Refused(ValueError):
+class _RefusedError(ValueError):
     """A value a lenient reader refuses; its text completes ``<argument> <text>``."""
 
 
 def _to_string(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise _Refused(f"must be a string but was {_show(value)}")
+        raise _RefusedError(f"must be a string but was {_show(value)}")
     return value if isinstance(value, str) else str(value)
 
 
 def _to_int(value: Any) -> Any:
     if isinstance(value, bool | float) or not isinstance(value, int | str):
-        raise _Refused(f"must be an integer but was {_show(value)}")
+        raise _RefusedError(f"must be an integer but was {_show(value)}")
     if isinstance(value, str):
         text = value.strip()
         digits = text[1:] if text[:1] in "+-" else text
         if not (digits.isdigit() and digits.isascii() and len(digits) <= 18):
-            raise _Refused(f"must be an integer but was {_show(value)}")
+            raise _RefusedError(f"must be an integer but was {_show(value)}")
         return int(text)
     return value
 
@@ -117,7 +117,7 @@ def _to_bool(value: Any) -> Any:
             return True
         if word in _FALSE:
             return False
-    raise _Refused(f"must be true or false but was {_show(value)}")
+    raise _RefusedError(f"must be true or false but was {_show(value)}")
 
 
 def _to_string_list(value: Any) -> Any:
@@ -134,11 +134,11 @@ def _to_string_list(value: Any) -> Any:
     elif isinstance(value, list):
         items = value
     else:
-        raise _Refused(f"must be an array of strings but was {_show(value)}")
+        raise _RefusedError(f"must be an array of strings but was {_show(value)}")
     result: list[str] = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, str | int | float):
-            raise _Refused(f"must hold only strings but held {_show(item)}")
+            raise _RefusedError(f"must hold only strings but held {_show(item)}")
         text = (item if isinstance(item, str) else str(item)).strip()
         if text:
             result.append(text)
@@ -176,7 +176,7 @@ class Between(_AfterCheck):
 
     def _apply(self, value: Any) -> Any:
         if not self.minimum <= value <= self.maximum:
-            raise _Refused(f"must be between {self.minimum} and {self.maximum} but was {value}")
+            raise _RefusedError(f"must be between {self.minimum} and {self.maximum} but was {value}")
         return value
 
     def __get_pydantic_json_schema__(
@@ -199,7 +199,7 @@ class OneOf(_AfterCheck):
         for choice in self.choices:
             if choice.lower() == folded:
                 return choice
-        raise _Refused(f"must be one of {', '.join(self.choices)} but was {_show(value)}")
+        raise _RefusedError(f"must be one of {', '.join(self.choices)} but was {_show(value)}")
 
     def __get_pydantic_json_schema__(
         self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
@@ -226,7 +226,7 @@ class NonEmpty(_AfterCheck):
 
     def _apply(self, value: Any) -> Any:
         if not value:
-            raise _Refused("needs at least one value")
+            raise _RefusedError("needs at least one value")
         return value
 
 
@@ -315,7 +315,7 @@ def _message(error: Mapping[str, Any], python_to_wire: Mapping[str, str]) -> str
     cause = context.get("error")
     if error.get("type") == "missing":
         return f"missing required argument: {name}"
-    if isinstance(cause, _Refused):
+    if isinstance(cause, _RefusedError):
         return f"{name} {cause}"
     detail = str(error.get("msg", "is invalid"))
     where = ".".join(str(part) for part in location[1:])

@@ -95,7 +95,9 @@ class Pagination:
     @staticmethod
     def offset_field(what: str = "items") -> Any:
         """The ``offset`` field: annotate it :data:`Offset`."""
-        return Field(0, description=f"Number of {what} to skip before the first returned (default 0).")
+        return Field(
+            0, description=f"Number of {what} to skip before the first returned (default 0)."
+        )
 
     def apply(self, items: Sequence[T]) -> Page[T]:
         """The page of ``items`` this pagination selects."""

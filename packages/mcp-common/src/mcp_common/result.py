@@ -58,12 +58,14 @@ class ToolResult:
         cls,
         message: str | None,
         code: ErrorCode | str = ErrorCode.FAILED,
-        structured: dict[str, Any] | None = None,
+        structured: StructuredResult | None = None,
     ) -> ToolResult:
-        """A failed answer. A blank message becomes ``Unknown error`` so a client never
-        receives an empty or null failure text."""
+        """A failed answer, with the tool's structured result when it has one (a partial
+        report, say). A blank message becomes ``Unknown error`` so a client never receives an
+        empty or null failure text."""
         text = message.strip() if message and message.strip() else "Unknown error"
-        return cls(text=text, structured=structured, is_error=True, code=ErrorCode(code))
+        wire = structured.to_wire() if structured else None
+        return cls(text=text, structured=wire, is_error=True, code=ErrorCode(code))
 
 
 class ToolError(Exception):

@@ -27,11 +27,16 @@ def _inline(node: Any, definitions: Mapping[str, Any]) -> Any:
         target = definitions[reference.rsplit("/", 1)[-1]]
         merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
         return _inline(merged, definitions)
-    return {
-        key: _inline(value, definitions)
-        for key, value in node.items()
-        if key not in _DROPPED and key != "$defs"
-    }
+    cleaned: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROPPED or key == "$defs":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            # property names are data here, not keywords: a property called "title" stays
+            cleaned[key] = {name: _inline(spec, definitions) for name, spec in value.items()}
+        else:
+            cleaned[key] = _inline(value, definitions)
+    return cleaned
 
 
 def _is_null(node: Any) -> bool:

@@ -6,14 +6,14 @@ import argparse
 import sys
 from typing import NoReturn
 
-from mcp_common.masking import redact
+from mcp_common.masking import mask_credentials
 
 
 class UsageParser(argparse.ArgumentParser):
     """An ``argparse`` parser whose errors are usage plus one line, exit status 2.
 
-    The line (``prog: error: ...``) is masked like any text a user may paste elsewhere:
-    credentials in a mistyped URL never reach the terminal or a CI log.
+    Credentials in the line (``prog: error: ...``) are masked: a mistyped URL's password never
+    reaches the terminal or a CI log. Paths stay, since they are the user's own.
     """
 
     def __init__(self, **kwargs: object) -> None:
@@ -24,4 +24,4 @@ class UsageParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print usage and the masked message on stderr, then exit with status 2."""
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {redact(' '.join(message.split()))}\n")
+        self.exit(2, f"{self.prog}: error: {mask_credentials(' '.join(message.split()))}\n")

@@ -15,8 +15,8 @@ from mcp_common.usage import UsageParser
 from uniqueness_server.engine import (
     FORMAT_CHOICES,
     CheckResult,
-    DuplicateGroup,
     DatabaseRegistry,
+    DuplicateGroup,
     Nulls,
     Table,
     check_uniqueness,
@@ -86,9 +86,7 @@ def _open(options: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple
 def _as_json(result: CheckResult, nulls: Nulls, limit: int) -> str:
     # the MCP tool's structured answer, so pipelines and clients read one shape
     page: Page[DuplicateGroup] = Page(result.examples, result.duplicate_groups, 0, limit)
-    return json.dumps(
-        CheckAnswer.of(result, nulls, page).to_wire(), ensure_ascii=False, indent=2
-    )
+    return json.dumps(CheckAnswer.of(result, nulls, page).to_wire(), ensure_ascii=False, indent=2)
 
 
 def _as_text(result: CheckResult) -> str:
@@ -128,5 +126,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (ToolError, ValueError, OSError) as exc:
         sys.stderr.write(f"uniqueness-check: error: {mask_credentials(str(exc))}\n")
         sys.exit(EXIT_ERROR)
-    sys.stdout.write((_as_json(result, nulls, options.limit) if options.json else _as_text(result)) + "\n")
+    sys.stdout.write(
+        (_as_json(result, nulls, options.limit) if options.json else _as_text(result)) + "\n"
+    )
     sys.exit(EXIT_UNIQUE if result.unique else EXIT_NOT_UNIQUE)

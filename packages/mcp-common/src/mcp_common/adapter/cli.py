@@ -14,10 +14,10 @@ import ssl
 import sys
 import types
 import typing
-from enum import StrEnum
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Generic, NoReturn, TypeVar
 
 from mcp.server import Server
@@ -39,6 +39,7 @@ from mcp_common.version import package_version
 SettingsT = TypeVar("SettingsT", bound=ServerSettings)
 
 _log = logging.getLogger("mcp_common.adapter")
+
 
 @dataclass(frozen=True)
 class ServerApp(Generic[SettingsT]):
@@ -168,7 +169,8 @@ def _build_tools(app: ServerApp[SettingsT], settings: SettingsT) -> Sequence[Mcp
     try:
         return app.build_tools(settings)
     except (ValueError, ToolError, OSError) as error:
-        build_parser(app).error(str(error))
+        # a server's usage errors may end up in a client's log: paths shortened too
+        build_parser(app).error(redact(str(error)))
 
 
 def build_server_for(

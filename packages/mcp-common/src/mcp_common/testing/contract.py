@@ -165,6 +165,11 @@ class _ReadRecorder:
         self._wire = {python: wire for wire, python in wire_names(type(arguments)).items()}
         self.read: set[str] = set()
 
+    # isinstance checks inside a tool must see the model class, not the recorder
+    @property  # type: ignore[misc]
+    def __class__(self) -> type[Arguments]:  # type: ignore[override]
+        return type(self._arguments)
+
     def __getattr__(self, name: str) -> Any:
         if name in self._wire:
             self.read.add(self._wire[name])

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
 from typing import Annotated
 
 from mcp_common import (
@@ -43,8 +41,7 @@ class SourceArguments(Arguments):
     )
     query: Str | None = Field(
         None,
-        description="A single read-only SELECT to read from the named database (instead of "
-        "table).",
+        description="A single read-only SELECT to read from the named database (instead of table).",
     )
     header_row: Annotated[Int | None, Between(0, MAX_HEADER_ROW), Deprecated("columns_row")] = (
         Field(
