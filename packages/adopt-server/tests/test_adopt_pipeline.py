@@ -85,8 +85,7 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
     ]
     assert log_lines(adopt_env.log, "claude")[-1] == "-p /init --permission-mode acceptEdits"
     assert not (adopt_env.workspace / kind).exists(), "a successful checkout is removed"
-    trusted = json.loads((adopt_env.home / ".claude.json").read_text())
-    assert trusted["projects"][str(adopt_env.workspace / kind)]["hasTrustDialogAccepted"]
+    assert not (adopt_env.home / ".claude.json").exists(), "the run's trust is taken back"
 
 
 def test_maven_guard_is_verified_with_the_build_tool(adopt_env: AdoptEnv) -> None:

@@ -197,7 +197,8 @@ def read_request(arguments: ToolArguments, root: AllowedPaths, *, verify: bool) 
             # relative to the workspace root rather than the server's working directory
             sources.append(str(root.resolve(url.text, must_exist=True, kind="dir")))
         elif url.kind == "file":
-            root.resolve(url.text.removeprefix("file://"), must_exist=True, kind="dir")
+            # credential_free is the path git will clone, decoded exactly as git decodes it
+            root.resolve(url.credential_free, must_exist=True, kind="dir")
             sources.append(url.text)
         else:
             sources.append(url.text)
