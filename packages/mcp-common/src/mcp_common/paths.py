@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -190,16 +191,12 @@ class AllowedPaths:
             try:
                 for part in parents:
                     if make_parents:
-                        try:
+                        with contextlib.suppress(FileExistsError):
                             os.mkdir(part, dir_fd=current)
-                        except FileExistsError:
-                            pass
                     following = os.open(part, directory_flags, dir_fd=current)
                     os.close(current)
                     current = following
-                return os.open(
-                    leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=current
-                )
+                return os.open(leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=current)
             finally:
                 os.close(current)
         except OSError as error:

@@ -134,9 +134,7 @@ def trust_project(checkout: Path, config: Path | None = None) -> bool:
     return ProjectTrust(checkout, config).grant()
 
 
-def _update(
-    path: Path, change: Callable[[dict[str, Any]], bool]
-) -> tuple[str | None, str] | None:
+def _update(path: Path, change: Callable[[dict[str, Any]], bool]) -> tuple[str | None, str] | None:
     """Apply ``change`` to the configuration atomically: the text before and the text
     written, or ``None`` when ``change`` changed nothing."""
     with _MUTEX, _directory_lock(path):
