@@ -114,11 +114,12 @@ class AllowedPaths:
         """
         shown, real = self._confine(path)
         fd = self._open_beneath(shown, real, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
-            data = handle.read(max_bytes + 1) if info.st_size <= max_bytes else b""
+        try:
+            info = _regular_file(shown, fd)
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read(max_bytes + 1) if info.st_size <= max_bytes else b""
+        finally:
+            os.close(fd)
         if info.st_size > max_bytes or len(data) > max_bytes:
             raise PathRefusedError(
                 shown, f"larger than the {max_bytes} byte limit", ErrorCode.INVALID_ARGUMENT
@@ -142,13 +143,14 @@ class AllowedPaths:
         shown, real = self._confine(path)
         flags = os.O_WRONLY | os.O_NONBLOCK | _WRITE_FLAGS[mode]
         fd = self._open_beneath(shown, real, flags, make_parents=True)
-        with os.fdopen(fd, "wb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
-            handle.write(data)
+        try:
+            info = _regular_file(shown, fd)
+            with os.fdopen(fd, "wb", closefd=False) as handle:
+                handle.write(data)
             if executable:
-                os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode) | _EXECUTABLE)
+                os.fchmod(fd, stat.S_IMODE(info.st_mode) | _EXECUTABLE)
+        finally:
+            os.close(fd)
 
     def _lexical(self, text: str) -> Path:
         candidate = Path(os.path.expanduser(text))
@@ -185,7 +187,6 @@ class AllowedPaths:
         following a symlink: one that appeared since the check is refused, not followed."""
         root = max((r for r in self._roots if real.is_relative_to(r)), key=lambda r: len(r.parts))
         *parents, leaf = real.relative_to(root).parts
-        directory_flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             current = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             try:
@@ -193,7 +194,7 @@ class AllowedPaths:
                     if make_parents:
                         with contextlib.suppress(FileExistsError):
                             os.mkdir(part, dir_fd=current)
-                    following = os.open(part, directory_flags, dir_fd=current)
+                    following = _open_directory(part, current)
                     os.close(current)
                     current = following
                 return os.open(leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=current)
@@ -210,6 +211,25 @@ class AllowedPaths:
             if real_path.is_relative_to(root):
                 return real_path.relative_to(root).as_posix()
         return real_path.name
+
+
+def _open_directory(name: str, parent: int) -> int:
+    try:
+        return os.open(
+            name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent
+        )
+    except NotADirectoryError:
+        # Linux answers ENOTDIR, not ELOOP, for a symlink opened with O_DIRECTORY|O_NOFOLLOW
+        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP)) from None
+        raise
+
+
+def _regular_file(shown: str, fd: int) -> os.stat_result:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
+    return info
 
 
 def _refusal(shown: str, error: OSError, label: str) -> PathRefusedError:
