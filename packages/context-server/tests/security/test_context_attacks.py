@@ -37,7 +37,7 @@ def world(tmp_path: Path) -> Path:
     outside.mkdir()
     (outside / "ignore").write_text(f"*.java\n{SECRET}-ignore\\\n", encoding="utf-8")
     (outside / "Secret.java").write_text(
-        f"package app; class Leak {{ String s = \"{SECRET}-source\"; }}\n", encoding="utf-8"
+        f'package app; class Leak {{ String s = "{SECRET}-source"; }}\n', encoding="utf-8"
     )
     project = tmp_path / "allowed" / "proj"
     (project / "src" / "app").mkdir(parents=True)
