@@ -122,13 +122,17 @@ def test_an_accepted_url_reads_inside_the_root_as_git_reads_it(
         ("file://{root}/outside/secret.git", False),
     ],
 )
-def test_known_forms_against_real_git(world: Path, url: str, inside: bool) -> None:
+def test_known_forms_against_real_git(world: Path, tmp_path: Path, url: str, inside: bool) -> None:
     text = url.format(root=world / "root", base=world)
     marker = "inside-marker" if inside else "outside-marker"
     assert marker in heads(text), "git itself reads the URL this way"
-    accepted = True
     try:
-        confined_source(parse_repository_url(text), AllowedPaths([world / "root"]))
+        source = confined_source(parse_repository_url(text), AllowedPaths([world / "root"]))
     except ToolError:
-        accepted = False
-    assert accepted is inside
+        assert not inside, f"{text} was refused"
+        return
+    assert inside, f"{text} was accepted"
+    # the clone step's own command line: git is given the path the confinement checked
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--", parse_repository_url(source).credential_free, str(clone))
+    assert git(clone, "branch", "-r").split()[-1] == "origin/inside-marker"
