@@ -199,14 +199,16 @@ def test_read_bytes_enforces_the_size_limit_and_regular_files(tree: Path) -> Non
 def test_a_symlink_swapped_in_after_the_check_is_not_followed(
     tree: Path, monkeypatch: pytest.MonkeyPatch, swapped: str
 ) -> None:
-    """The race the check cannot see: the path is replaced by a symlink to an outside file
-    (or its directory by one to an outside directory) between the check and the open."""
+    """The race a check cannot see: a path read through an in-root symlink (so its real path
+    is resolved and checked) has a component replaced by a symlink to the outside between
+    that check and the open."""
     (tree / "outside" / "main.py").write_text("OUTSIDE\n")
+    (tree / "code" / "alias").symlink_to(tree / "code" / "src")
     paths = AllowedPaths([tree / "code"])
-    checked = AllowedPaths._confine
+    resolved = AllowedPaths._real
 
-    def check_then_swap(self: AllowedPaths, path: str | os.PathLike[str]) -> tuple[str, Path]:
-        answer = checked(self, path)
+    def check_then_swap(path: str) -> str:
+        answer = resolved(path)
         victim = tree / "code" / swapped
         if victim.is_dir():
             victim.rename(tree / "code" / "moved")
@@ -216,10 +218,22 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(
             victim.symlink_to(tree / "outside" / "main.py")
         return answer
 
-    monkeypatch.setattr(AllowedPaths, "_confine", check_then_swap)
-    error = refused(lambda: paths.read_bytes("src/main.py", max_bytes=100))
+    monkeypatch.setattr(AllowedPaths, "_real", staticmethod(check_then_swap))
+    error = refused(lambda: paths.read_bytes("alias/main.py", max_bytes=100))
     assert error.code is ErrorCode.ACCESS_DENIED
-    assert "symlink refused" in error.reason
+    assert error.reason.startswith("a symlink appeared after the check")
+
+
+def test_a_symlink_swapped_in_on_the_direct_path_is_resolved_and_refused(tree: Path) -> None:
+    """Without any symlink the path is opened as written, component by component without
+    following one; a symlink found there is resolved and checked like any other."""
+    (tree / "outside" / "main.py").write_text("OUTSIDE\n")
+    paths = AllowedPaths([tree / "code"])
+    assert paths.read_bytes("src/main.py", max_bytes=100) == b"print()\n"
+    (tree / "code" / "src").rename(tree / "code" / "moved")
+    (tree / "code" / "src").symlink_to(tree / "outside")
+    error = refused(lambda: paths.read_bytes("src/main.py", max_bytes=100))
+    assert error.reason == "symlink leads outside the allowed directories"
 
 
 def test_write_bytes_modes_create_parents_and_never_leave_the_roots(tree: Path) -> None:
@@ -245,18 +259,20 @@ def test_write_bytes_modes_create_parents_and_never_leave_the_roots(tree: Path) 
 def test_write_bytes_refuses_a_parent_swapped_for_a_symlink_after_the_check(
     tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    (tree / "code" / "alias").symlink_to(tree / "code" / "src")
     paths = AllowedPaths([tree / "code"])
     before = digest(tree / "outside")
-    checked = AllowedPaths._confine
+    resolved = AllowedPaths._real
 
-    def check_then_swap(self: AllowedPaths, path: str | os.PathLike[str]) -> tuple[str, Path]:
-        answer = checked(self, path)
-        (tree / "code" / "new").symlink_to(tree / "outside")
+    def check_then_swap(path: str) -> str:
+        answer = resolved(path)
+        (tree / "code" / "src").rename(tree / "code" / "moved")
+        (tree / "code" / "src").symlink_to(tree / "outside")
         return answer
 
-    monkeypatch.setattr(AllowedPaths, "_confine", check_then_swap)
-    error = refused(lambda: paths.write_bytes("new/secret.txt", b"pwned"))
-    assert "symlink refused" in error.reason
+    monkeypatch.setattr(AllowedPaths, "_real", staticmethod(check_then_swap))
+    error = refused(lambda: paths.write_bytes("alias/new/secret.txt", b"pwned"))
+    assert error.reason.startswith("a symlink appeared after the check")
     assert digest(tree / "outside") == before
 
 

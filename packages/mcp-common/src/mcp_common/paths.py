@@ -60,6 +60,7 @@ class AllowedPaths:
             if real not in resolved:
                 resolved.append(real)
         self._roots = tuple(resolved)
+        self._root_texts = tuple(str(root) for root in resolved)
         self._label = label
 
     @classmethod
@@ -86,7 +87,7 @@ class AllowedPaths:
             raise ToolError("path must not be blank", ErrorCode.INVALID_ARGUMENT)
         if "\x00" in text:
             raise ToolError("invalid path: it contains a NUL byte", ErrorCode.INVALID_ARGUMENT)
-        candidate = self._lexical(text)
+        candidate = Path(self._lexical(text))
         real = Path(os.path.realpath(candidate))
         if not self.contains(real):
             if self.contains(candidate):
@@ -112,12 +113,15 @@ class AllowedPaths:
         roots (a symlink included), is not a regular file, is larger than ``max_bytes`` or
         cannot be read; the message names the path relative to its root and the rule.
         """
-        shown, real = self._confine(path)
-        fd = self._open_beneath(shown, real, os.O_RDONLY | os.O_NONBLOCK)
+        shown, fd = self._open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
             info = _regular_file(shown, fd)
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                data = handle.read(max_bytes + 1) if info.st_size <= max_bytes else b""
+            data = b""
+            if info.st_size <= max_bytes:
+                with os.fdopen(fd, "rb", closefd=False) as handle:
+                    data = handle.read(info.st_size + 1)
+                    if len(data) > info.st_size:  # it grew since fstat: read on to the limit
+                        data += handle.read(max_bytes + 1 - len(data))
         finally:
             os.close(fd)
         if info.st_size > max_bytes or len(data) > max_bytes:
@@ -140,9 +144,8 @@ class AllowedPaths:
         anything is already there). Missing parent directories are created, each confined
         like the file; ``executable`` adds the execute bits. Refusals as for :meth:`read_bytes`.
         """
-        shown, real = self._confine(path)
         flags = os.O_WRONLY | os.O_NONBLOCK | _WRITE_FLAGS[mode]
-        fd = self._open_beneath(shown, real, flags, make_parents=True)
+        shown, fd = self._open(path, flags, make_parents=True)
         try:
             info = _regular_file(shown, fd)
             with os.fdopen(fd, "wb", closefd=False) as handle:
@@ -152,56 +155,73 @@ class AllowedPaths:
         finally:
             os.close(fd)
 
-    def _lexical(self, text: str) -> Path:
-        candidate = Path(os.path.expanduser(text))
-        if ".." in candidate.parts:
+    def _lexical(self, text: str) -> str:
+        """``text`` made absolute against the first root; ``..`` refused. Plain string work,
+        as this runs for every file a server reads."""
+        candidate = os.path.expanduser(text)
+        if ".." in candidate.split(os.sep):
             raise ToolError(
                 f"access denied: '..' segments are not allowed in paths: {text}",
                 ErrorCode.ACCESS_DENIED,
             )
-        return candidate if candidate.is_absolute() else self._roots[0] / candidate
+        return (
+            candidate if os.path.isabs(candidate) else os.path.join(self._root_texts[0], candidate)
+        )
 
-    def _confine(self, path: str | os.PathLike[str]) -> tuple[str, Path]:
-        """The path as shown in refusals and its real path, refused when outside the roots."""
+    def _open(
+        self, path: str | os.PathLike[str], flags: int, *, make_parents: bool = False
+    ) -> tuple[str, int]:
+        """The path as refusals show it and a descriptor of the confined file.
+
+        The common case costs no ``realpath``: the path as written is opened from its root
+        without following any symlink. Only when a component is a symlink is the real path
+        resolved, checked against the roots, and then opened the same way, so a symlink
+        swapped in after that check is refused, not followed.
+        """
         text = os.fspath(path)
         if not text.strip() or "\x00" in text:
             raise ToolError("invalid path: blank or a NUL byte", ErrorCode.INVALID_ARGUMENT)
-        candidate = Path(os.path.normpath(self._lexical(text)))
-        shown = self.display(candidate)
-        real = Path(os.path.realpath(candidate))
-        if not self.contains(real):
-            reason = (
-                f"symlink leads outside {self._label}"
-                if self.contains(candidate)
-                else f"outside {self._label}"
-            )
-            raise PathRefusedError(shown, reason, ErrorCode.ACCESS_DENIED)
-        if real in self._roots:
-            raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
-        return shown, real
-
-    def _open_beneath(
-        self, shown: str, real: Path, flags: int, *, make_parents: bool = False
-    ) -> int:
-        """Open ``real`` (already checked) from its root one component at a time, never
-        following a symlink: one that appeared since the check is refused, not followed."""
-        root = max((r for r in self._roots if real.is_relative_to(r)), key=lambda r: len(r.parts))
-        *parents, leaf = real.relative_to(root).parts
-        try:
-            current = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        lexical = os.path.normpath(self._lexical(text))
+        located = self._locate(lexical)
+        shown = located[1] if located else os.path.basename(lexical)
+        if located is not None:
             try:
-                for part in parents:
-                    if make_parents:
-                        with contextlib.suppress(FileExistsError):
-                            os.mkdir(part, dir_fd=current)
-                    following = _open_directory(part, current)
-                    os.close(current)
-                    current = following
-                return os.open(leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=current)
-            finally:
-                os.close(current)
+                return shown, _open_beneath(*located, flags, make_parents=make_parents)
+            except _SymlinkOnTheWayError:
+                pass
+            except OSError as error:
+                raise _refusal(shown, error, self._label) from None
+        real = self._real(lexical)
+        if real in self._root_texts:
+            raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
+        inside = self._locate(real)
+        if inside is None:
+            reason = f"symlink leads outside {self._label}" if located else f"outside {self._label}"
+            raise PathRefusedError(shown, reason, ErrorCode.ACCESS_DENIED)
+        try:
+            return shown, _open_beneath(*inside, flags, make_parents=make_parents)
+        except _SymlinkOnTheWayError:
+            raise PathRefusedError(
+                shown,
+                f"a symlink appeared after the check (it could lead outside {self._label})",
+                ErrorCode.ACCESS_DENIED,
+            ) from None
         except OSError as error:
             raise _refusal(shown, error, self._label) from None
+
+    @staticmethod
+    def _real(path: str) -> str:
+        return os.path.realpath(path)
+
+    def _locate(self, path: str) -> tuple[str, str] | None:
+        """``(root, path relative to it)`` for a normalised absolute path strictly under a
+        root (the deepest), else ``None``; plain string work, as this runs for every file."""
+        best: tuple[str, str] | None = None
+        for root in self._root_texts:
+            prefix = root if root.endswith(os.sep) else root + os.sep
+            if path.startswith(prefix) and (best is None or len(root) > len(best[0])):
+                best = (root, path[len(prefix) :])
+        return best
 
     def display(self, real_path: Path) -> str:
         """The path as a client should see it: relative to its root (``.`` for a root)."""
@@ -213,15 +233,44 @@ class AllowedPaths:
         return real_path.name
 
 
+class _SymlinkOnTheWayError(Exception):
+    """A component of the path as written is a symlink: resolve it, then check again."""
+
+
+def _open_beneath(root: str, relative: str, flags: int, *, make_parents: bool) -> int:
+    """Open ``root/relative`` one component at a time from ``root``, following no symlink
+    (``O_NOFOLLOW`` on each); a symlink met raises :class:`_SymlinkOnTheWayError`."""
+    *parents, leaf = relative.split(os.sep)
+    current = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parents:
+            if make_parents:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=current)
+            following = _open_directory(part, current)
+            os.close(current)
+            current = following
+        try:
+            return os.open(leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=current)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise _SymlinkOnTheWayError from None
+            raise
+    finally:
+        os.close(current)
+
+
 def _open_directory(name: str, parent: int) -> int:
     try:
         return os.open(
             name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent
         )
-    except NotADirectoryError:
+    except OSError as error:
         # Linux answers ENOTDIR, not ELOOP, for a symlink opened with O_DIRECTORY|O_NOFOLLOW
-        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP)) from None
+        if error.errno in (errno.ELOOP, errno.ENOTDIR) and stat.S_ISLNK(
+            os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+        ):
+            raise _SymlinkOnTheWayError from None
         raise
 
 
@@ -233,10 +282,6 @@ def _regular_file(shown: str, fd: int) -> os.stat_result:
 
 
 def _refusal(shown: str, error: OSError, label: str) -> PathRefusedError:
-    if error.errno == errno.ELOOP:
-        return PathRefusedError(
-            shown, f"symlink refused (it could lead outside {label})", ErrorCode.ACCESS_DENIED
-        )
     if error.errno == errno.ENOTDIR:
         return PathRefusedError(shown, "a parent is not a directory", ErrorCode.INVALID_ARGUMENT)
     if error.errno == errno.ENOENT:
