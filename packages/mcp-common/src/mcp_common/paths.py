@@ -38,10 +38,11 @@ class AllowedPaths:
     segments are refused outright; relative paths resolve against the first root, never
     against the process's working directory.
 
-    :meth:`read_bytes` and :meth:`write_bytes` are the one way to touch a file's content:
-    after the check they open the real path one component at a time from the root with
-    ``O_NOFOLLOW``, so a symlink swapped in between the check and the open is refused instead
-    of followed. ``label`` names the roots in refusals (e.g. ``the checkout``).
+    :meth:`read_bytes` and :meth:`write_bytes` are the one way to touch a file's content,
+    under the same rule: they open the path one component at a time from its root with
+    ``O_NOFOLLOW``; where a component is a symlink, the real path is resolved, checked and
+    opened the same way, so a symlink swapped in between the check and the open is refused
+    instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``).
     """
 
     def __init__(
@@ -211,6 +212,7 @@ class AllowedPaths:
 
     @staticmethod
     def _real(path: str) -> str:
+        """The real path (a method of its own so a test can swap a symlink in right after)."""
         return os.path.realpath(path)
 
     def _locate(self, path: str) -> tuple[str, str] | None:
