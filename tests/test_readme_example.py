@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -81,3 +82,38 @@ def test_every_nox_session_the_readme_names_exists() -> None:
     assert sessions == [*named_packages, "lint", "types", "imports", "e2e"]
     for session in sessions[len(named_packages) :]:
         assert f"def {session}(" in noxfile
+
+
+def _testing_example() -> str:
+    readme = (ROOT / "packages" / "mcp-common" / "README.md").read_text(encoding="utf-8")
+    match = re.search(
+        r"<!-- testing-example:start -->\n```python\n(.*?)```\n<!-- testing-example:end -->",
+        readme,
+        re.DOTALL,
+    )
+    assert match, "the mcp-common README lost its marked testing example"
+    return match.group(1)
+
+
+def _tool(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).with_name(command[0])), *command[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_mcp_common_testing_example_type_checks_and_passes(tmp_path: Path) -> None:
+    module = tmp_path / "test_testing_kit_example.py"
+    module.write_text(_testing_example(), encoding="utf-8")
+
+    checked = _tool("mypy", "--config-file", str(ROOT / "pyproject.toml"), str(module))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    config = ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
+    ran = _tool("pytest", *config, str(module), "-p", "no:cacheprovider", "-q")
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr
+    assert re.search(r"(?m)^4 passed in ", ran.stdout), ran.stdout[-2000:]
