@@ -48,8 +48,8 @@ class NewServer:
     """The names a new server package is made of, all derived from ``name``."""
 
     name: str
-    description: str
-    port: int
+    description: str = DEFAULT_DESCRIPTION
+    port: int = FIRST_PORT
 
     @property
     def distribution(self) -> str:
@@ -97,7 +97,7 @@ def validate_name(name: str, root: Path) -> None:
             f"give the name without '-server': {name.removesuffix('-server') or 'NAME'!r} "
             f"makes {name if name != 'server' else 'NAME-server'!r}"
         )
-    server = NewServer(name, DEFAULT_DESCRIPTION, FIRST_PORT)
+    server = NewServer(name)
     directory = root / "packages" / server.distribution
     if directory.exists():
         raise ScaffoldError(f"{directory} already exists")
