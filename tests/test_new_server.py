@@ -153,7 +153,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
             "pytest",
             "tests/test_cli_usage.py",
             "tests/test_wheels.py",
-            "tests/test_workspace.py",
+            "tests/test_workspace_members.py",
             "-k",
             "weather or root_project or every_package",
             "-p",

@@ -15,6 +15,7 @@ import importlib.util
 import keyword
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -157,14 +158,17 @@ def write_package(server: NewServer, root: Path) -> Path:
 
 
 def _run(command: Sequence[str], root: Path, environ: dict[str, str] | None = None) -> None:
-    completed = subprocess.run(
-        list(command),
-        cwd=root,
-        env=environ,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        completed = subprocess.run(
+            list(command),
+            cwd=root,
+            env=environ,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise ScaffoldError(f"cannot run {command[0]}: {exc.strerror or exc}") from exc
     if completed.returncode != 0:
         raise ScaffoldError(
             f"{' '.join(command)} failed (exit status {completed.returncode}):\n"
@@ -194,17 +198,32 @@ def write_golden(server: NewServer, root: Path) -> None:
     )
 
 
-def create_server(
-    name: str, root: Path, description: str = DEFAULT_DESCRIPTION, *, golden: bool = True
-) -> Path:
-    """Every step of ``mcp-new-server``; returns the new package directory."""
+def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION) -> Path:
+    """Every step of ``mcp-new-server``; returns the new package directory.
+
+    When a step fails, the files it wrote are removed and the root ``pyproject.toml`` and
+    ``uv.lock`` are put back as they were, so the command can simply be run again.
+    """
     validate_name(name, root)
     server = NewServer(name, description.strip() or DEFAULT_DESCRIPTION, next_port(root))
-    directory = write_package(server, root)
-    sync_root_members(root)
-    lock(root)
-    if golden:
+    kept = {
+        path: path.read_bytes()
+        for path in (root / "pyproject.toml", root / "uv.lock")
+        if path.is_file()
+    }
+    directory = root / "packages" / server.distribution
+    golden = root / "tests" / "golden" / f"{server.distribution}.tools.json"
+    try:
+        write_package(server, root)
+        sync_root_members(root)
+        lock(root)
         write_golden(server, root)
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        golden.unlink(missing_ok=True)
+        for path, content in kept.items():
+            path.write_bytes(content)
+        raise
     return directory
 
 

@@ -1,4 +1,4 @@
-"""The workspace's package list, read from packages/*, is what the root project installs."""
+"""mcp_common.workspace on small workspaces written for each test."""
 
 from __future__ import annotations
 
@@ -7,37 +7,12 @@ from pathlib import Path
 import pytest
 from mcp_common.workspace import (
     WorkspaceError,
-    member_directories,
+    find_root,
+    import_contracts,
     root_members,
     sync_root_members,
     workspace_packages,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def test_every_directory_under_packages_is_a_member() -> None:
-    members = [path.name for path in member_directories(ROOT)]
-    on_disk = sorted(path.parent.name for path in (ROOT / "packages").glob("*/pyproject.toml"))
-    assert members == on_disk
-    assert workspace_packages(ROOT)[0].distribution == "mcp-common"
-
-
-def test_the_root_project_depends_on_exactly_the_workspace_members() -> None:
-    dependencies, sources = root_members(ROOT)
-    names = [package.distribution for package in workspace_packages(ROOT)]
-    assert dependencies == names
-    assert sources == {name: {"workspace": True} for name in names}
-
-
-def test_each_package_names_its_one_import_package_and_its_scripts() -> None:
-    for package in workspace_packages(ROOT):
-        assert package.import_name == package.distribution.replace("-", "_")
-        assert (package.source / package.import_name / "py.typed").is_file()
-        if package.distribution != "mcp-common":
-            assert package.server_command == package.distribution
-            assert package.workspace_dependencies == ("mcp-common",)
-            assert package.core, f"{package.distribution} declares no [tool.mcp-tools] core"
 
 
 def _workspace(tmp_path: Path, root_text: str, members: dict[str, str]) -> Path:
@@ -111,3 +86,39 @@ def test_a_package_without_one_import_package_is_refused(tmp_path: Path) -> None
     (root / "packages" / "a-lib" / "src" / "other" / "__init__.py").write_text("")
     with pytest.raises(WorkspaceError, match="exactly one package"):
         workspace_packages(root)
+
+
+def test_the_root_is_found_from_below_and_its_absence_is_named(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    root = _workspace(tmp_path / "ws", ROOT_TEXT, {"a-lib": ""})
+    assert find_root(root / "packages" / "a-lib" / "src") == root
+    with pytest.raises(WorkspaceError, match=r"no pyproject.toml with a \[tool.uv.workspace\]"):
+        find_root(tmp_path)
+
+
+def test_contracts_name_every_root_core_and_sdk_package(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {
+            "a-lib": '[tool.mcp-tools]\nmcp-sdk = ["adapter"]\n',
+            "b-server": 'dependencies = ["a-lib"]\n[tool.mcp-tools]\ncore = ["engine"]\n',
+        },
+    )
+    for package, sub in (("a_lib", "adapter"), ("b_server", "engine"), ("b_server", "tools")):
+        (root / "packages" / package.replace("_", "-") / "src" / package / sub).mkdir()
+        (
+            root / "packages" / package.replace("_", "-") / "src" / package / sub / "__init__.py"
+        ).touch()
+    config = import_contracts(workspace_packages(root))
+    assert "root_packages = \n\ta_lib\n\tb_server\n" in config
+    assert "\ta_lib.adapter.** -> mcp\n" in config
+    core = config.split("[importlinter:contract:core]", 1)[1]
+    assert "source_modules = \n\tb_server.engine\n" in core
+    assert "forbidden_modules = \n\ta_lib.adapter\n\tb_server.tools\n\tmcp\n\tmcp_types\n" in core
+
+
+def test_contracts_need_a_core_to_protect(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
+    with pytest.raises(WorkspaceError, match="no package declares a core"):
+        import_contracts(workspace_packages(root))
