@@ -198,7 +198,7 @@ def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
     The order is deterministic (``mcp-common`` first, then the servers alphabetically), so
     session lists and generated files do not change with the file system's listing order.
     """
-    base = find_root() if root is None else root
+    base = find_root() if root is None else root.resolve()
     loaded = [_load_package(directory) for directory in member_directories(base)]
     names = {package.distribution for package, _ in loaded}
     pending = {
