@@ -10,7 +10,6 @@ CLI tests) finds the package by itself through :mod:`mcp_common.workspace`.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import keyword
 import os
@@ -25,6 +24,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from string import Template
 
+from mcp_common.usage import UsageParser
 from mcp_common.version import package_version
 from mcp_common.workspace import (
     WorkspaceError,
@@ -74,6 +74,7 @@ class NewServer:
             "distribution": self.distribution,
             "import_name": self.import_name,
             "env_prefix": self.import_name.upper(),
+            "class_prefix": "".join(part.capitalize() for part in self.name.split("-")),
             "port": str(self.port),
             "title": self.name.replace("-", " ").capitalize(),
             "description": self.description,
@@ -120,15 +121,18 @@ def _importable(module: str) -> bool:
         return True
 
 
+_PORT = re.compile(r"(?m)^\s+port: int = Field\(\s*(\d+)")
+
+
 def next_port(root: Path) -> int:
-    """One past the highest ``default_port=`` of the workspace's servers."""
+    """One past the highest default ``port`` the workspace's servers declare in their
+    settings (``port: int = Field(8081, ...)`` in ``server.py``)."""
     ports = [
         int(found)
         for package in workspace_packages(root)
         if (package.source / package.import_name / "server.py").is_file()
-        for found in re.findall(
-            r"default_port=(\d+)",
-            (package.source / package.import_name / "server.py").read_text(encoding="utf-8"),
+        for found in _PORT.findall(
+            (package.source / package.import_name / "server.py").read_text(encoding="utf-8")
         )
     ]
     return max(ports, default=FIRST_PORT - 1) + 1
@@ -227,9 +231,9 @@ def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION)
     return directory
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> UsageParser:
     """The command line of ``mcp-new-server``."""
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="mcp-new-server",
         description=(
             "Create packages/NAME-server/ in this uv workspace: a server with one example "
@@ -241,7 +245,6 @@ def build_parser() -> argparse.ArgumentParser:
             "  mcp-new-server weather\n"
             '  mcp-new-server git-stats --description "answers questions about a git history."'
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens")
     parser.add_argument(
