@@ -108,3 +108,15 @@ def test_a_failed_step_leaves_the_workspace_as_it_was(
     assert (workspace / "pyproject.toml").read_bytes() == pyproject
     assert (workspace / "uv.lock").read_text(encoding="utf-8") == "# the lock as it was\n"
     assert root_members(workspace)[0] == ["mcp-common"]
+
+
+@pytest.mark.parametrize(
+    "description",
+    ['says "hi".', "a\nb", "back\\slash", "`code`", "<b>bold</b>", "$HOME", "x" * 201, ""],
+)
+def test_a_description_that_could_break_a_generated_file_is_refused(
+    workspace: Path, description: str
+) -> None:
+    with pytest.raises(ScaffoldError, match="invalid description"):
+        create_server("weather", workspace, description)
+    assert sorted(p.name for p in (workspace / "packages").iterdir()) == ["mcp-common"]

@@ -35,6 +35,9 @@ from mcp_common.workspace import (
 )
 
 NAME = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+DESCRIPTION = re.compile(r"^[\w ,.;:()'/+-]{1,200}$")
+"""The description lands in Python, TOML and JSON strings and in Markdown: no quotes,
+backslashes or markup, so no file can be broken (or code injected) by it."""
 TEMPLATE_SUFFIX = ".tmpl"
 FIRST_PORT = 8081
 DEFAULT_DESCRIPTION = "counts the words of text files under the allowed directories."
@@ -85,6 +88,15 @@ class NewServer:
         """Where a template file lands, relative to the package directory."""
         relative = template_path.removesuffix(TEMPLATE_SUFFIX)
         return relative.replace("__package__", self.import_name).replace("__module__", self.module)
+
+
+def validate_description(description: str) -> None:
+    """Refuse a description that is not one plain sentence (see :data:`DESCRIPTION`)."""
+    if not DESCRIPTION.fullmatch(description):
+        raise ScaffoldError(
+            "invalid description: one line of at most 200 letters, digits, spaces and "
+            ",.;:()'/+- (no quotes, backslashes or markup)"
+        )
 
 
 def validate_name(name: str, root: Path) -> None:
@@ -209,7 +221,8 @@ def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION)
     ``uv.lock`` are put back as they were, so the command can simply be run again.
     """
     validate_name(name, root)
-    server = NewServer(name, description.strip() or DEFAULT_DESCRIPTION, next_port(root))
+    validate_description(description)
+    server = NewServer(name, description, next_port(root))
     kept = {
         path: path.read_bytes()
         for path in (root / "pyproject.toml", root / "uv.lock")
@@ -236,8 +249,8 @@ def build_parser() -> UsageParser:
     parser = UsageParser(
         prog="mcp-new-server",
         description=(
-            "Create packages/NAME-server/ in this uv workspace: a server with one example "
-            "tool, its tests, README and registry manifest; add it to the root project and "
+            "Create packages/NAME-server/ in this uv workspace: a server with one example\n"
+            "tool, its tests, README and registry manifest; add it to the root project and\n"
             "the lock; write its golden tools/list."
         ),
         epilog=(
@@ -272,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         root = find_root(options.root)
         validate_name(options.name, root)
+        validate_description(options.description)
     except (ScaffoldError, WorkspaceError) as exc:
         parser.error(str(exc))
     try:
