@@ -188,7 +188,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
         ("uniqueness", "uniqueness-server already exists"),
         ("weather", "weather-server already exists"),
         ("stats-server", "give the name without '-server': 'stats' makes 'stats-server'"),
-        ("planted", "planted_server would shadow an installed package"),
+        ("planted", "planted_server would shadow an importable module"),
     ],
 )
 def test_a_bad_name_is_refused_and_nothing_is_written(

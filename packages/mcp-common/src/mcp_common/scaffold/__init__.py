@@ -11,7 +11,6 @@ CLI tests) finds the package by itself through :mod:`mcp_common.workspace`.
 from __future__ import annotations
 
 import importlib.util
-import keyword
 import os
 import re
 import shutil
@@ -120,10 +119,8 @@ def validate_name(name: str, root: Path) -> None:
     taken_commands = {command for p in packages for command, _ in p.scripts}
     if server.distribution in taken_names or server.distribution in taken_commands:
         raise ScaffoldError(f"{server.distribution} is already a package or command here")
-    if keyword.iskeyword(server.import_name) or server.import_name in sys.stdlib_module_names:
-        raise ScaffoldError(f"{server.import_name} would shadow a Python module")
     if _importable(server.import_name):
-        raise ScaffoldError(f"{server.import_name} would shadow an installed package")
+        raise ScaffoldError(f"{server.import_name} would shadow an importable module")
 
 
 def _importable(module: str) -> bool:
