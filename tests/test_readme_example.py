@@ -56,7 +56,8 @@ async def test_the_example_server_serves_over_stdio(greeting_server: Path) -> No
 
 def test_the_example_tool_keeps_the_contract(greeting_server: Path) -> None:
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(_example(), str(greeting_server), "exec"), namespace)  # noqa: S102 - our README
+    code = compile(_example(), str(greeting_server), "exec", dont_inherit=True)
+    exec(code, namespace)  # noqa: S102 - our README
     tool_class = namespace["Greet"]
     assert isinstance(tool_class, type)
     run_contract_checks([tool_class()], {"greet": [{"name": "Ada"}]})
@@ -117,3 +118,21 @@ def test_the_mcp_common_testing_example_type_checks_and_passes(tmp_path: Path) -
     ran = _tool("pytest", *config, str(module), "-p", "no:cacheprovider", "-q")
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr
     assert re.search(r"(?m)^4 passed in ", ran.stdout), ran.stdout[-2000:]
+
+
+def test_the_example_type_checks_under_the_strict_configuration(greeting_server: Path) -> None:
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            str(greeting_server),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=greeting_server.parent,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
