@@ -19,7 +19,15 @@ from mcp_common.workspace import (
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW_SERVER = Path(sys.executable).with_name("mcp-new-server")
-PACKAGE = Path("packages") / "weather-server"
+NAME = next(
+    name
+    for name in ("weather", *(f"weather{n}" for n in range(2, 100)))
+    if not (ROOT / "packages" / f"{name}-server").exists()
+)
+"""The server this test creates: ``weather``, unless someone already made one here."""
+DISTRIBUTION = f"{NAME}-server"
+IMPORT = DISTRIBUTION.replace("-", "_")
+PACKAGE = Path("packages") / DISTRIBUTION
 
 pytestmark = pytest.mark.e2e
 
@@ -65,13 +73,12 @@ def copy_of_the_repository(target: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the repository in which ``mcp-new-server weather`` ran successfully."""
+    """A copy of the repository in which ``mcp-new-server NAME`` ran successfully."""
     copy = copy_of_the_repository(tmp_path_factory.mktemp("workspace"))
-    created = run([str(NEW_SERVER), "weather"], copy)
+    created = run([str(NEW_SERVER), NAME], copy)
     assert created.returncode == 0, created.stdout + created.stderr
     assert created.stdout == (
-        "created packages/weather-server; run its checks with: "
-        "uv run --locked nox -s weather_server\n"
+        f"created {PACKAGE.as_posix()}; run its checks with: uv run --locked nox -s {IMPORT}\n"
     )
     return copy
 
@@ -82,28 +89,34 @@ def test_the_package_is_complete_and_in_the_workspace(workspace: Path) -> None:
         "pyproject.toml",
         "README.md",
         "server.json",
-        "src/weather_server/__init__.py",
-        "src/weather_server/__main__.py",
-        "src/weather_server/py.typed",
-        "src/weather_server/server.py",
-        "src/weather_server/core/__init__.py",
-        "src/weather_server/tools/__init__.py",
-        "src/weather_server/tools/count_words.py",
-        "tests/test_weather_protocol.py",
-        "tests/test_weather_core.py",
+        f"src/{IMPORT}/__init__.py",
+        f"src/{IMPORT}/__main__.py",
+        f"src/{IMPORT}/py.typed",
+        f"src/{IMPORT}/server.py",
+        f"src/{IMPORT}/core/__init__.py",
+        f"src/{IMPORT}/tools/__init__.py",
+        f"src/{IMPORT}/tools/count_words.py",
+        f"tests/test_{NAME}_protocol.py",
+        f"tests/test_{NAME}_core.py",
     ):
         assert (package / relative).is_file(), relative
-    assert (workspace / "tests" / "golden" / "weather-server.tools.json").is_file()
-    (new,) = [p for p in workspace_packages(workspace) if p.distribution == "weather-server"]
-    assert (new.import_name, new.server_command, new.core) == (
-        "weather_server",
-        "weather-server",
-        ("core",),
-    )
+    assert (workspace / "tests" / "golden" / f"{DISTRIBUTION}.tools.json").is_file()
+    (new,) = [p for p in workspace_packages(workspace) if p.distribution == DISTRIBUTION]
+    assert (new.import_name, new.server_command, new.core) == (IMPORT, DISTRIBUTION, ("core",))
     names = [p.distribution for p in workspace_packages(workspace)]
     assert root_members(workspace)[0] == names
-    assert 'name = "weather-server"' in (workspace / "uv.lock").read_text(encoding="utf-8")
-    assert "port: int = Field(8084," in (package / "src/weather_server/server.py").read_text()
+    assert f'name = "{DISTRIBUTION}"' in (workspace / "uv.lock").read_text(encoding="utf-8")
+    ports = [
+        int(port)
+        for p in workspace_packages(ROOT)
+        if (p.source / p.import_name / "server.py").is_file()
+        for port in re.findall(
+            r"port: int = Field\((\d+)", (p.source / p.import_name / "server.py").read_text()
+        )
+    ]
+    assert ports, "no server declares its default port the way the scaffolder reads it"
+    server_py = (package / f"src/{IMPORT}/server.py").read_text(encoding="utf-8")
+    assert f"port: int = Field({max(ports) + 1}," in server_py
 
 
 def test_its_own_tests_pass_with_the_lock_as_written(workspace: Path) -> None:
@@ -120,15 +133,13 @@ def test_its_own_tests_pass_with_the_lock_as_written(workspace: Path) -> None:
 def test_nox_has_a_session_for_it(workspace: Path) -> None:
     listing = run(["uv", "run", "--locked", "nox", "--list"], workspace)
     assert listing.returncode == 0, listing.stderr
-    assert "- weather_server -> Unit and protocol tests of packages/weather-server." in (
-        listing.stdout
-    )
+    assert f"- {IMPORT} -> Unit and protocol tests of {PACKAGE.as_posix()}." in listing.stdout
 
 
 def test_types_and_imports_cover_it_and_it_is_lint_clean(workspace: Path) -> None:
     result = run(["uv", "run", "--locked", "nox", "-s", "types", "imports"], workspace)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert "packages/weather-server/src" in result.stderr  # the mypy command line
+    assert f"{PACKAGE.as_posix()}/src" in result.stderr  # the mypy command line
     assert "Contracts: 2 kept, 0 broken." in result.stdout
     for check in (["check"], ["format", "--check"]):
         linted = run(["uv", "run", "--locked", "ruff", *check, str(PACKAGE)], workspace)
@@ -136,15 +147,15 @@ def test_types_and_imports_cover_it_and_it_is_lint_clean(workspace: Path) -> Non
 
 
 def test_its_core_is_under_the_layering_contract(workspace: Path) -> None:
-    probe = workspace / PACKAGE / "src/weather_server/core/layering_probe.py"
-    probe.write_text('"""Planted by the test."""\n\nimport weather_server.tools\n')
+    probe = workspace / PACKAGE / "src" / IMPORT / "core" / "layering_probe.py"
+    probe.write_text(f'"""Planted by the test."""\n\nimport {IMPORT}.tools\n')
     try:
         result = run(["uv", "run", "--locked", "nox", "-s", "imports"], workspace)
     finally:
         probe.unlink()
     assert result.returncode != 0
     assert f"{CORE_CONTRACT} BROKEN" in result.stdout
-    assert "weather_server.core.layering_probe -> weather_server.tools" in result.stdout
+    assert f"{IMPORT}.core.layering_probe -> {IMPORT}.tools" in result.stdout
 
 
 def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
@@ -158,7 +169,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
             "tests/test_wheels.py",
             "tests/test_workspace_members.py",
             "-k",
-            "weather or root_project or every_package",
+            f"{NAME} or root_project or every_package",
             "-p",
             "no:cacheprovider",
             "-v",
@@ -167,13 +178,13 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     for test in (
-        "test_version_names_the_package_version[weather-server-weather-server]",
-        "test_a_wrong_flag_value_is_one_error_line_after_the_usage[weather-server]",
-        "test_server_json_describes_the_installed_package[weather-server]",
-        "test_the_readme_carries_the_registry_name[weather-server]",
+        f"test_version_names_the_package_version[{DISTRIBUTION}-{DISTRIBUTION}]",
+        f"test_a_wrong_flag_value_is_one_error_line_after_the_usage[{DISTRIBUTION}]",
+        f"test_server_json_describes_the_installed_package[{DISTRIBUTION}]",
+        f"test_the_readme_carries_the_registry_name[{DISTRIBUTION}]",
         "test_the_root_project_depends_on_exactly_the_workspace_members",
         "test_uv_build_makes_a_wheel_of_every_package",
-        "test_a_server_wheel_runs_in_a_fresh_virtual_environment[weather-server]",
+        f"test_a_server_wheel_runs_in_a_fresh_virtual_environment[{DISTRIBUTION}]",
     ):
         assert test in result.stdout, test
 
@@ -186,7 +197,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
         ("a--b", "invalid name 'a--b'"),
         ("weather-", "invalid name 'weather-'"),
         ("uniqueness", "uniqueness-server already exists"),
-        ("weather", "weather-server already exists"),
+        (NAME, f"{DISTRIBUTION} already exists"),
         ("stats-server", "give the name without '-server': 'stats' makes 'stats-server'"),
         ("planted", "planted_server would shadow an importable module"),
     ],
@@ -212,7 +223,7 @@ def test_a_bad_name_is_refused_and_nothing_is_written(
 
 
 def test_outside_a_workspace_it_says_so(tmp_path: Path) -> None:
-    refused = run([str(NEW_SERVER), "weather"], tmp_path)
+    refused = run([str(NEW_SERVER), NAME], tmp_path)
     assert refused.returncode == 2
     assert "no pyproject.toml with a [tool.uv.workspace] table" in refused.stderr
     assert not list(tmp_path.iterdir())
