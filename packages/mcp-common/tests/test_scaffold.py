@@ -20,6 +20,9 @@ from mcp_common.scaffold import (
 )
 from mcp_common.workspace import root_members, workspace_packages
 
+PROBE = "scaffold-unit-probe"
+"""A name no real server takes: validation must not trip over a package someone made here."""
+
 ROOT_TEXT = """[project]
 name = "root"
 version = "0"
@@ -102,7 +105,7 @@ def test_a_failed_step_leaves_the_workspace_as_it_was(
     pyproject = (workspace / "pyproject.toml").read_bytes()
 
     with pytest.raises(ScaffoldError, match="cannot run uv"):
-        create_server("weather", workspace)
+        create_server(PROBE, workspace)
 
     assert sorted(p.name for p in (workspace / "packages").iterdir()) == ["mcp-common"]
     assert (workspace / "pyproject.toml").read_bytes() == pyproject
@@ -118,5 +121,5 @@ def test_a_description_that_could_break_a_generated_file_is_refused(
     workspace: Path, description: str
 ) -> None:
     with pytest.raises(ScaffoldError, match="invalid description"):
-        create_server("weather", workspace, description)
+        create_server(PROBE, workspace, description)
     assert sorted(p.name for p in (workspace / "packages").iterdir()) == ["mcp-common"]
