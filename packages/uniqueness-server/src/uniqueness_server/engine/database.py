@@ -49,7 +49,7 @@ _SUPPORTED = {
 }
 # anything that writes, locks, changes the session or is not parsed (Command) is refused,
 # wherever it sits in the statement (a data-modifying WITH, SELECT … INTO, FOR UPDATE, …)
-_NOT_READING: tuple[type[exp.Expression], ...] = (
+_NOT_READING: tuple[type[exp.Expr], ...] = (
     exp.DML,
     exp.DDL,
     exp.Command,
@@ -111,7 +111,7 @@ def read_only_query(sql: str, dialect: str) -> str:
     return sql[tokens[0].start : tokens[-1].end + 1]
 
 
-def _kind(node: exp.Expression) -> str:
+def _kind(node: exp.Expr) -> str:
     if isinstance(node, exp.Command):
         return str(node.this).upper()
     if isinstance(node, exp.Lock):
