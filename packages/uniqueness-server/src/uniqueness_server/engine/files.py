@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import tempfile
 import zipfile
@@ -49,8 +50,17 @@ def duckdb_path(path: Path) -> str:
     would read ``a.csv`` and ``b.csv``, a directory ``d*`` its sibling symlinks); each such
     character becomes a one-character class (``[*]``) that matches only itself. The path is
     made absolute, so no ``s3://``, ``http://``, ``hf://`` or ``~`` prefix can be read into it.
+    In a pattern DuckDB reads ``\\`` as a separator, so a POSIX name holding both a backslash
+    and a pattern character has no literal spelling and is refused.
     """
-    return _literal(_GLOB_CHARACTER.sub(r"[\1]", str(path.absolute())))
+    text = str(path.absolute())
+    if _GLOB_CHARACTER.search(text) and "\\" in text and os.sep == "/":
+        raise ToolError(
+            f"{path.name}: a path holding both a backslash and one of * ? [ cannot be read "
+            "literally; rename the file or its directory",
+            ErrorCode.UNSUPPORTED,
+        )
+    return _literal(_GLOB_CHARACTER.sub(r"[\1]", text))
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
