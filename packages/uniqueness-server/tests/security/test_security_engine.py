@@ -19,7 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import AllowedPaths, ToolContext, ToolError
-from uniqueness_server.engine import DatabaseRegistry, check_uniqueness, open_file
+from uniqueness_server.engine import (
+    DatabaseRegistry,
+    check_uniqueness,
+    open_file,
+    read_only_query,
+)
 from uniqueness_server.engine.database import SqlRunner
 
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
@@ -142,6 +147,13 @@ def test_database_options_that_cannot_be_held_read_only_are_refused(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         DatabaseRegistry.from_options([option])
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_a_query_too_deep_to_parse_is_refused_clearly(dialect: str) -> None:
+    query = "SELECT " + "(" * 5000 + "1" + ")" * 5000 + " AS id"
+    with pytest.raises(ToolError, match="nested too deeply"):
+        read_only_query(query, dialect)
 
 
 def test_statement_timeout_zero_means_no_limit(tmp_path: Path) -> None:

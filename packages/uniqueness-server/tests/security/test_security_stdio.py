@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator
@@ -26,6 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 pytestmark = [pytest.mark.e2e]
 
 SERVER = Path(sys.executable).parent / "uniqueness-server"
+CHECK = Path(sys.executable).parent / "uniqueness-check"
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 # the attack of issue 9: the hand-written lexer did not know E'' strings, and a parameterless
 # execute ran every statement; the query closes the engine's wrapping and opens its own
@@ -251,6 +253,23 @@ async def test_a_file_name_is_a_file_name(globbed: Path, tmp_path: Path) -> None
             await refused(client, "list_columns", {"path": remote}, "does not exist")
         await still_serving(client, {"path": "bad/a.csv"})
     assert "OUTSIDE" not in log_file.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", ["bad/[ab].csv", "bad/q?.csv", "d*/x.csv"])
+def test_the_pipeline_command_reads_file_names_literally(globbed: Path, path: str) -> None:
+    done = subprocess.run(
+        [str(CHECK), path, "id", "--json"],
+        cwd=globbed,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["rows"] == 1
+    assert "OUTSIDE" not in done.stdout
+    assert "DECOY" not in done.stdout
 
 
 @pytest.mark.anyio

@@ -88,6 +88,8 @@ def read_only_query(sql: str, dialect: str) -> str:
     try:
         statements = [s for s in sqlglot.parse(sql, dialect=glot) if s is not None]
         tokens = Dialect.get_or_raise(glot).tokenize(sql)
+    except RecursionError as exc:
+        raise _invalid("query is nested too deeply to be checked; simplify it") from exc
     except sqlglot.errors.SqlglotError as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise _invalid(f"query is not one valid {shown} SELECT statement: {reason}") from exc
