@@ -129,6 +129,13 @@ def test_mask_arguments_masks_secret_keys_and_urls_recursively() -> None:
     }
 
 
+def test_mask_arguments_masks_every_secret_key_shape() -> None:
+    keys = ["passphrase", "db_pass", "dbPass", "private_key", "credentials", "auth", "x-api-key"]
+    keys += ["aws_secret_access_key", "Authorization", "clientSecret"]
+    masked = mask_arguments({key: "v" for key in keys} | {"author": "Ann", "bypass": 1})
+    assert masked == {key: "***" for key in keys} | {"author": "Ann", "bypass": 1}
+
+
 def test_failure_message_names_the_tool_and_redacts() -> None:
     error = RuntimeError("cannot read /srv/secret/data.csv via https://u:pw@h/x")
     assert FailureMessage.for_client("list_columns", error) == (

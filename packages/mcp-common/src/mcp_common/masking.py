@@ -95,7 +95,11 @@ _EMPTY_HOST_URL = re.compile(rf"(?P<prefix>{_SCHEME}/?){_PATH_BODY}")
 # a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
 # (tokenizer and tokenBudget name no secret)
 _MAX_FAILURE_CHARS = 4000
-_SECRET_KEYS = re.compile(rf"(?i)(?:{_STRONG_WORDS}|{_WEAK_WORDS}|authorization)$")
+# (a weak word only as a whole word of the key: db_pass, dbPass, auth, but not bypass)
+_SECRET_KEYS = re.compile(
+    rf"(?:(?i:{_STRONG_WORDS}|authorization)|(?<![A-Za-z])(?i:{_WEAK_WORDS})"
+    r"|(?<=[a-z])(?:Pass|Auth))$"
+)
 
 
 def _masked_assignment(match: re.Match[str]) -> str:
