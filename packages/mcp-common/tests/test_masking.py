@@ -72,7 +72,7 @@ def test_redact(text: str, expected: str) -> None:
         ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3", "jwt ***"),
         (
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEab+c/d=\n-----END RSA PRIVATE KEY----- then",
-            "-----BEGIN PRIVATE KEY----- *** -----END PRIVATE KEY----- then",
+            "-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY----- then",
         ),
         ("sqlite:////srv/secret/shop.db", "sqlite:///.../shop.db"),
         ("open ~/work/acme/data.csv", "open .../data.csv"),
@@ -91,6 +91,8 @@ def test_redact(text: str, expected: str) -> None:
 )
 def test_redact_catches_the_shapes_issue_9_found(text: str, expected: str) -> None:
     assert redact(text) == expected
+    assert redact(expected) == expected
+    assert mask_credentials(mask_credentials(text)) == mask_credentials(text)
 
 
 def test_a_yaml_parse_error_quoting_a_password_line_is_masked() -> None:

@@ -13,6 +13,9 @@ from typing import Any
 # Every pattern below is linear in the text: quantifiers that could overlap are bounded or
 # separated by a required character, and no pattern starts with an unbounded prefix that
 # each later position would rescan (tests/test_adversarial_inputs.py holds the tripwires).
+# detect-secrets was weighed for the token shapes and not taken: its keyword patterns rescan
+# long runs (an unbounded key prefix before each word) and it reports values per line, not
+# where they are, so masking would still need patterns of its own.
 _SCHEME = r"\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://"  # bounded: a long dotted run is not rescanned
 # user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole
 _URL_USERINFO = re.compile(rf"(?P<scheme>{_SCHEME})(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@")
@@ -66,10 +69,10 @@ _KNOWN_TOKEN = re.compile(
     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"
     r")"
 )
-# a PEM private key: its body (base64 and 'Proc-Type: …' headers) is consumed possessively,
-# so a run of BEGIN lines is scanned once
+# a PEM private key: its body (base64 and 'Proc-Type: …' headers; '*' so that a masked key
+# is matched whole again) is consumed possessively, so a run of BEGIN lines is scanned once
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN [A-Z ]{0,32}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s:,]|-(?!----END))*+"
+    r"-----BEGIN [A-Z ]{0,32}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s:,*]|-(?!----END))*+"
     r"(?:-----END [A-Z ]{0,32}PRIVATE KEY-----)?"
 )
 # A directory may hold single spaces ('/srv/my data/x.csv'): up to four words free of dots
@@ -90,12 +93,12 @@ _WIN_LEAF = r"(?P<leaf>[^\\/\s'\"`,;)\]]*)"
 _WINDOWS_PATH = re.compile(rf"(?<![\w])[A-Za-z]:[\\/](?:{_WIN_SEGMENT})+{_WIN_LEAF}")
 _UNC_PATH = re.compile(rf"(?<![\w\\])\\\\[^\\/\s'\"`]+\\(?:{_WIN_SEGMENT})*{_WIN_LEAF}")
 # a URL with an empty host is a server path in disguise (file:///srv/x, sqlite:////srv/x.db):
-# its path is shortened like any other
-_EMPTY_HOST_URL = re.compile(rf"(?P<prefix>{_SCHEME}/?){_PATH_BODY}")
-# a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
-# (tokenizer and tokenBudget name no secret)
+# its path is shortened like any other (once: 'sqlite:///.../x.db' is already short)
+_EMPTY_HOST_URL = re.compile(rf"(?P<prefix>{_SCHEME}/?)(?!/\.\.\./){_PATH_BODY}")
 _MAX_FAILURE_CHARS = 4000
-# (a weak word only as a whole word of the key: db_pass, dbPass, auth, but not bypass)
+# a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
+# (tokenizer and tokenBudget name no secret); a weak word only as a whole word of the key:
+# db_pass, dbPass, auth, but not bypass
 _SECRET_KEYS = re.compile(
     rf"(?:(?i:{_STRONG_WORDS}|authorization)|(?<![A-Za-z])(?i:{_WEAK_WORDS})"
     r"|(?<=[a-z])(?:Pass|Auth))$"
@@ -103,17 +106,20 @@ _SECRET_KEYS = re.compile(
 
 
 def _masked_assignment(match: re.Match[str]) -> str:
-    for key, value in (("key", "value"), ("ckey", "cvalue"), ("wkey", "wvalue")):
-        if match[key] is not None:
-            quote = match[value][0] if match[value][0] in "\"'" else ""
-            return f"{match[key]}{quote}***{quote}"
-    return match[0]  # pragma: no cover - every alternative names a key
+    """The key kept, the value masked (its quotes kept), whichever alternative matched."""
+    key, value = next(
+        (key, value)
+        for key, value in (("key", "value"), ("ckey", "cvalue"), ("wkey", "wvalue"))
+        if match[key] is not None
+    )
+    quote = match[value][0] if match[value][0] in "\"'" else ""
+    return f"{match[key]}{quote}***{quote}"
 
 
 def mask_credentials(text: str) -> str:
     """Mask URL user-info, secret assignments (``password: x``, ``"token": "x"``,
     ``api_key=x``), authorization headers, private keys and well-known token shapes."""
-    text = _PRIVATE_KEY.sub("-----BEGIN PRIVATE KEY----- *** -----END PRIVATE KEY-----", text)
+    text = _PRIVATE_KEY.sub("-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----", text)
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
     text = _URL_LOOSE_PASSWORD.sub(lambda m: f"{m['scheme']}***@", text)
     text = _SECRET_ASSIGNMENT.sub(_masked_assignment, text)
