@@ -176,7 +176,9 @@ class Between(_AfterCheck):
 
     def _apply(self, value: Any) -> Any:
         if not self.minimum <= value <= self.maximum:
-            raise _RefusedError(f"must be between {self.minimum} and {self.maximum} but was {value}")
+            raise _RefusedError(
+                f"must be between {self.minimum} and {self.maximum} but was {value}"
+            )
         return value
 
     def __get_pydantic_json_schema__(

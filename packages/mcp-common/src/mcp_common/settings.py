@@ -66,7 +66,7 @@ class ServerSettings(BaseSettings):
     """The options every server shares. A server subclasses it, sets ``env_prefix`` in its
     ``model_config`` and redeclares ``port`` with its own default."""
 
-    model_config = SettingsConfigDict(extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(extra="forbid", frozen=True, env_ignore_empty=True)
 
     transport: Transport = Field(Transport.STDIO, description="how clients connect")
     host: str = Field("127.0.0.1", description="HTTP bind address")

@@ -63,6 +63,11 @@ class ServerApp(Generic[SettingsT]):
         return package_version(self.distribution)
 
     @property
+    def default_port(self) -> int:
+        """The HTTP port the server listens on unless told otherwise."""
+        return int(self.settings.model_fields["port"].default)
+
+    @property
     def env_prefix(self) -> str:
         """E.g. ``UNIQUENESS_SERVER_``: ``--allowed-dir`` is ``UNIQUENESS_SERVER_ALLOWED_DIR``."""
         return str(self.settings.model_config.get("env_prefix", ""))
@@ -104,13 +109,43 @@ def _help(info: FieldInfo) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a server as its users see it: for ``--help``, guides and their tests."""
+
+    flag: str
+    variable: str
+    metavar: str | None
+    default: object
+    help: str
+    repeatable: bool
+
+
+def options(app: ServerApp[Any]) -> list[Option]:
+    """Every option of ``app``, in declaration order, derived from its settings model."""
+    found = []
+    for name, info in app.settings.model_fields.items():
+        default = info.get_default(call_default_factory=True)
+        found.append(
+            Option(
+                flag=_flag(name),
+                variable=env_name(app, name),
+                metavar=None if _is_switch(info) else _metavar(info) or name.upper(),
+                default=getattr(default, "value", default),
+                help=info.description or "",
+                repeatable=_is_list(info),
+            )
+        )
+    return found
+
+
 def _env_help(app: ServerApp[Any]) -> str:
     lines = [
         "environment variables (a flag on the command line wins over its variable;",
         f"repeatable flags take several values separated by '{LIST_SEPARATOR}'):",
     ]
-    for name in app.settings.model_fields:
-        lines.append(f"  {env_name(app, name):<36} {_flag(name)}")
+    for option in options(app):
+        lines.append(f"  {option.variable:<36} {option.flag}")
     return "\n".join(lines)
 
 
