@@ -200,14 +200,16 @@ class Resolver:
                 continue
             add(qualified, rule, count)
         # Last, once every certain edge is known: a name nested in a type the file already
-        # depends on is most likely inherited from it (``CronField.Type`` used as ``Type``
-        # in a subclass), not the unrelated top-level type of that name; and a type extending
-        # one from outside the project may inherit any name from it, so nothing is guessed.
+        # depends on (or, for a file whose types extend others, anywhere) is most likely
+        # inherited (``CronField.Type`` used as ``Type`` in a subclass), not the unrelated
+        # top-level type of that name; and a type extending one from outside the project
+        # may inherit any name from it, so then nothing is guessed.
         if guesses and self._extends_outside(facts, bindings, wildcards, implicit):
             guesses = []
         for reference, count in guesses:
             segments = reference.split(".")
-            if self._nested.get(segments[0], set()) & (found.keys() | {relative}):
+            nested_in = self._nested.get(segments[0], set())
+            if nested_in and (facts.supertypes or nested_in & (found.keys() | {relative})):
                 continue
             qualified, ambiguity = self._guess(segments)
             add(qualified, "simple-name", count)

@@ -5,17 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_common import (
+    PAGE_SCHEMA,
+    Page,
+    Pagination,
     ToolAnnotations,
     ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
     object_schema,
 )
 
 from context_server.core.service import ContextSelection, ContextService, SelectedFile
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     CLASS_NAME,
@@ -31,6 +34,8 @@ from context_server.tools.schema import (
 )
 
 MAX_TOKEN_BUDGET = 10_000_000
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
 
 _FILE = {
     "type": "object",
@@ -41,6 +46,10 @@ _FILE = {
         "declarations": string_list(),
         "tokens": {"type": "integer"},
         "source": {"type": "string"},
+        "rule": {"type": "string"},
+        "uses": {"type": "integer"},
+        "symbol": {"type": ["string", "null"]},
+        "lines": {"type": "array", "items": {"type": "integer"}},
     },
     "required": ["path", "language", "level", "declarations", "tokens"],
 }
@@ -53,7 +62,14 @@ _OUTPUT = {
         "tokenBudget": {"type": ["integer", "null"]},
         "dependencies": {"type": "array", "items": _FILE},
         "dependencyTokens": {"type": "integer"},
-        "omitted": string_list(),
+        "omitted": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "tokens": {"type": "integer"}},
+                "required": ["path", "tokens"],
+            },
+        },
         "ambiguous": {
             "type": "array",
             "items": {
@@ -63,6 +79,7 @@ _OUTPUT = {
             },
         },
         "otherMatches": string_list(),
+        "page": PAGE_SCHEMA,
     },
     "required": [
         "target",
@@ -74,6 +91,7 @@ _OUTPUT = {
         "omitted",
         "ambiguous",
         "otherMatches",
+        "page",
     ],
 }
 _FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
@@ -90,6 +108,13 @@ def file_structure(item: SelectedFile) -> dict[str, Any]:
     }
     if item.source is not None:
         data["source"] = item.source
+    if item.rule:
+        data["rule"] = item.rule
+        data["uses"] = item.uses
+    if item.level == 0:
+        data["symbol"] = item.symbol
+        if item.lines is not None:
+            data["lines"] = list(item.lines)
     return data
 
 
@@ -125,6 +150,7 @@ class FindContextTool:
                         "description": "Include the dependencies' source text (default false).",
                     },
                     "tokenizer": TOKENIZER,
+                    **Pagination.schema(DEFAULT_LIMIT, MAX_LIMIT, what="dependencies"),
                 },
                 required=("path", "className"),
             ),
@@ -151,72 +177,99 @@ class FindContextTool:
         )
         include_source = arguments.optional_boolean("includeSource", False)
         tokenizer = read_tokenizer(arguments)
+        pagination = Pagination.read(arguments, DEFAULT_LIMIT, MAX_LIMIT)
         index = self._service.index(
             path, language, context.check_cancelled, indexing_progress(context)
         )
         selection = self._service.select(
             index, class_name, depth, tokenizer, budget, include_source
         )
+        page, text = fit_page(
+            pagination.apply(selection.dependencies),
+            lambda part: _markdown(class_name, selection, part, depth, tokenizer, budget),
+        )
         structured = {
             "target": file_structure(selection.target),
             "depth": depth,
             "tokenizer": tokenizer,
             "tokenBudget": budget,
-            "dependencies": [file_structure(item) for item in selection.dependencies],
+            "dependencies": [file_structure(item) for item in page.items],
             "dependencyTokens": selection.dependency_tokens,
-            "omitted": [item.path for item in selection.omitted],
+            "omitted": [{"path": item.path, "tokens": item.tokens} for item in selection.omitted],
             "ambiguous": [
                 {"name": a.name, "candidates": list(a.candidates)} for a in selection.ambiguous
             ],
             "otherMatches": list(selection.other_matches),
+            "page": page.structured(),
         }
-        return ToolResult.success(
-            guard_output(
-                _markdown(class_name, selection, depth, tokenizer, budget),
-                levers="a tokenBudget, a smaller depth, or includeSource=false",
-            ),
-            structured,
-        )
+        return ToolResult.success(text, structured)
 
 
 def _markdown(
     class_name: str,
     selection: ContextSelection,
+    page: Page[SelectedFile],
     depth: int,
     tokenizer: str,
     budget: int | None,
 ) -> str:
     target = selection.target
-    out = [f"# Context for `{class_name}`\n\nTarget: `{target.path}` ({target.tokens} tokens).\n"]
+    chosen = f", declaration `{target.symbol}`" if target.symbol else ""
+    if target.lines is not None:
+        chosen += f" at lines {target.lines[0]}-{target.lines[1]}"
+    out = [
+        f"# Context for `{class_name}`\n\n"
+        f"Target: `{target.path}`{chosen} ({target.tokens} tokens).\n"
+    ]
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
-        out.append(f"Also matched (not chosen; first by sorted path wins): {shown}.\n")
+        out.append(
+            f"Also matched (not chosen; top-level before nested, main before test sources): "
+            f"{shown}.\n"
+        )
     if not selection.dependencies and not selection.omitted:
         out.append(f"\nNo project dependencies within depth {depth}.\n")
     if selection.dependencies:
         budget_text = f" of a {budget} token budget" if budget is not None else ""
         out.append(
-            f"\n{len(selection.dependencies)} dependencies, nearest first, "
-            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}:\n\n"
+            f"\n{len(selection.dependencies)} dependencies, nearest and most used first, "
+            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}{page.notice}:\n\n"
         )
-        out.append(
-            markdown_table(
-                ("#", "File", "Level", "Tokens", "Declares"),
-                [
-                    (n, item.path, item.level, item.tokens, ", ".join(item.declarations))
-                    for n, item in enumerate(selection.dependencies, start=1)
-                ],
+        out.append(shortened_note(page, "dependencies"))
+        if page.items:
+            out.append(
+                markdown_table(
+                    ("#", "File", "Level", "Found by", "Uses", "Tokens", "Declares"),
+                    [
+                        (
+                            page.offset + n,
+                            item.path,
+                            item.level,
+                            item.rule,
+                            item.uses if item.uses else "0 (import only)",
+                            item.tokens,
+                            ", ".join(item.declarations),
+                        )
+                        for n, item in enumerate(page.items, start=1)
+                    ],
+                )
             )
-        )
     if selection.omitted and not selection.dependencies:
         first = selection.omitted[0]
+        smallest = min(selection.omitted, key=lambda item: item.tokens)
+        also = (
+            f"; the smallest, `{smallest.path}`, needs {smallest.tokens}"
+            if smallest is not first
+            else ""
+        )
         out.append(
             f"\nNo dependency fits the {budget} token budget: the nearest, `{first.path}`, "
-            f"alone needs {first.tokens} {tokenizer} tokens.\n"
+            f"alone needs {first.tokens} {tokenizer} tokens{also}.\n"
         )
     if selection.omitted:
         out.append(
-            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order): "
+            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order, "
+            "with their cost): "
             + ", ".join(f"`{item.path}` ({item.tokens})" for item in selection.omitted)
             + "\n"
         )
@@ -226,7 +279,7 @@ def _markdown(
             + ", ".join(f"`{c}`" for c in ambiguity.candidates)
             + "; import it explicitly to resolve it.\n"
         )
-    for item in selection.dependencies:
+    for item in page.items:
         if item.source is not None:
             fence = "`" * max(3, _longest_backtick_run(item.source) + 1)
             out.append(

@@ -6,20 +6,22 @@ from typing import Any
 
 from mcp_common import (
     PAGE_SCHEMA,
+    Page,
     Pagination,
     ToolAnnotations,
     ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
     object_schema,
 )
 
 from context_server.core.serializers import FORMATS, serialize
 from context_server.core.service import ContextService
-from context_server.core.tree import build_tree, flatten
+from context_server.core.tree import TreeNode, build_tree, flatten
+from context_server.core.walk import Problem
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     DEPTH,
@@ -123,15 +125,31 @@ class ProjectTreeTool:
         )
         tree = build_tree(index, depth)
         nodes = flatten(tree)
-        page = pagination.apply(nodes)
         edges = sum(len(node.dependencies) for _, node in nodes)
-        display = self._service.allowed.display(index.root)
+        files = len(index.listing.files)
+        summary = (
+            f"# Project tree of `{tree.name}`\n\n"
+            f"{files} files, {len(index.sources)} source files, "
+            f"{edges} dependency edges at depth {depth}"
+        )
+        if not index.listing.files:
+            summary += ".\n\nThe project holds no files (after .gitignore and build output)"
+        problems = _problems_section(index.problems, pagination.offset)
+
+        def render(page: Page[tuple[int, TreeNode]]) -> str:
+            body = serialize(format_name, tree, page.items)
+            if format_name != "markdown":
+                return body
+            note = shortened_note(page, "tree nodes")
+            return f"{summary}{page.notice}.\n\n{note + chr(10) if note else ''}{body}{problems}"
+
+        page, text = fit_page(pagination.apply(nodes), render)
         structured: dict[str, Any] = {
-            "root": display,
+            "root": self._service.allowed.display(index.root),
             "languages": [lang.name for lang in index.languages],
             "depth": depth,
             "format": format_name,
-            "files": len(index.listing.files),
+            "files": files,
             "sourceFiles": len(index.sources),
             "edges": edges,
             "nodes": [
@@ -141,24 +159,23 @@ class ProjectTreeTool:
             "problems": [{"path": p.path, "reason": p.reason} for p in index.problems],
             "page": page.structured(),
         }
-        body = serialize(format_name, tree, page.items)
-        levers = "limit and offset, or a subdirectory"
-        if format_name != "markdown":
-            # The page bounds the text already; the guard only bites for a huge page.
-            return ToolResult.success(guard_output(body, levers=levers), structured)
-        summary = (
-            f"# Project tree of `{tree.name}`\n\n"
-            f"{len(index.listing.files)} files, {len(index.sources)} source files, "
-            f"{edges} dependency edges at depth {depth}{page.notice}.\n\n"
-        )
-        if not index.listing.files:
-            summary += "The project holds no files (after .gitignore and skipped folders).\n\n"
-        problems = ""
-        if index.problems:
-            problems = "\n## Skipped\n\n" + markdown_table(
-                ("Path", "Reason"), [(p.path, p.reason) for p in index.problems]
-            )
-        return ToolResult.success(
-            guard_output(summary + body + problems, levers=levers),
-            structured,
-        )
+        return ToolResult.success(text, structured)
+
+
+MAX_PROBLEM_ROWS = 200
+
+
+def _problems_section(problems: list[Problem], offset: int) -> str:
+    """The skipped files as a table on the first page (at most 200 rows), a line after."""
+    if not problems:
+        return ""
+    if offset > 0:
+        return f"\n{len(problems)} files skipped: listed on the first page and in `problems`.\n"
+    shown = problems[:MAX_PROBLEM_ROWS]
+    more = len(problems) - len(shown)
+    tail = f"\n{more} more in the structured `problems`.\n" if more else ""
+    return (
+        "\n## Skipped\n\n"
+        + markdown_table(("Path", "Reason"), [(p.path, p.reason) for p in shown])
+        + tail
+    )
