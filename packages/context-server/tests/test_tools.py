@@ -132,6 +132,7 @@ def test_estimate_tokens_puts_the_target_first(project: Project) -> None:
             {"path": "B.java", "role": "target", "level": 0, "tokens": 8},
             {"path": "A.java", "role": "dependency", "level": 1, "tokens": 5},
         ],
+        "page": {"total": 2, "offset": 0, "limit": 500, "returned": 2, "nextOffset": None},
     }
 
 

@@ -142,8 +142,9 @@ class Resolver:
         return found
 
     # resolution ---------------------------------------------------------------------------
-    def resolve(self, relative: str, facts: SourceFacts) -> FileDependencies:
-        """The dependencies of ``facts`` (the file at ``relative``, or a part of it)."""
+    def resolve(self, relative: str, facts: SourceFacts, whole: bool = True) -> FileDependencies:
+        """The dependencies of ``facts``: the file at ``relative`` or, with ``whole`` false,
+        one declaration of it (its imports then only bind names; what it uses counts)."""
         bindings: dict[str, str] = {}
         wildcards: list[str] = []
         found: dict[str, tuple[str, int]] = {}
@@ -172,7 +173,8 @@ class Resolver:
             # A type import counts as used once code names it; a function, value or
             # wildcard import is taken as used (lower-case uses are not collected).
             assumed = 0 if not item.wildcard and item.bound_name[:1].isupper() else 1
-            add(self._longest(item.target.split("."), 1), "import", assumed)
+            if whole:
+                add(self._longest(item.target.split("."), 1), "import", assumed)
         python = facts.language == "python"
         implicit = IMPLICIT_NAMES[facts.language]
         # A wildcard import from outside the project may supply any unresolved simple name.

@@ -170,7 +170,7 @@ class ContextService:
             # One declaration of a module of several: what that declaration alone needs.
             language = next(lang for lang in LANGUAGES if lang.name == facts.language)
             part = extract(language, target_text, facts.module, span=symbol.span)
-            first = index.resolver.resolve(target, part)
+            first = index.resolver.resolve(target, part, whole=False)
         reached = index.resolver.reach(target, depth, first)
 
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:

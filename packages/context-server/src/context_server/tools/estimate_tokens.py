@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp_common import (
+    PAGE_SCHEMA,
+    Page,
+    Pagination,
     ToolAnnotations,
     ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
     object_schema,
 )
 
 from context_server.core.service import ContextService
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     CLASS_NAME,
@@ -47,9 +52,12 @@ _OUTPUT = {
                 "required": ["path", "role", "level", "tokens"],
             },
         },
+        "page": PAGE_SCHEMA,
     },
-    "required": ["target", "tokenizer", "depth", "total", "files"],
+    "required": ["target", "tokenizer", "depth", "total", "files", "page"],
 }
+DEFAULT_LIMIT = 500
+MAX_LIMIT = 5000
 
 
 class EstimateTokensTool:
@@ -70,6 +78,7 @@ class EstimateTokensTool:
                     "language": LANGUAGE,
                     "depth": DEPTH,
                     "tokenizer": TOKENIZER,
+                    **Pagination.schema(DEFAULT_LIMIT, MAX_LIMIT, what="files"),
                 },
                 required=("path", "className"),
             ),
@@ -90,12 +99,13 @@ class EstimateTokensTool:
         language = read_language(arguments)
         depth = read_depth(arguments)
         tokenizer = read_tokenizer(arguments)
+        pagination = Pagination.read(arguments, DEFAULT_LIMIT, MAX_LIMIT)
         index = self._service.index(
             path, language, context.check_cancelled, indexing_progress(context)
         )
         selection = self._service.select(index, class_name, depth, tokenizer)
         files = [selection.target, *selection.dependencies]
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "path": item.path,
                 "role": "target" if item.level == 0 else "dependency",
@@ -105,19 +115,25 @@ class EstimateTokensTool:
             for item in files
         ]
         total = sum(item.tokens for item in files)
-        markdown = (
-            f"# Tokens for `{class_name}`\n\n{total} {tokenizer} tokens in {len(files)} files "
-            f"(depth {depth}).\n\n"
-            + markdown_table(
-                ("File", "Role", "Level", "Tokens"),
-                [(r["path"], r["role"], r["level"], r["tokens"]) for r in rows],
+
+        def render(page: Page[dict[str, Any]]) -> str:
+            return (
+                f"# Tokens for `{class_name}`\n\n{total} {tokenizer} tokens in {len(files)} "
+                f"files (depth {depth}){page.notice}.\n\n"
+                + shortened_note(page, "files")
+                + markdown_table(
+                    ("File", "Role", "Level", "Tokens"),
+                    [(r["path"], r["role"], r["level"], r["tokens"]) for r in page.items],
+                )
             )
-        )
+
+        page, text = fit_page(pagination.apply(rows), render)
         structured = {
             "target": selection.target.path,
             "tokenizer": tokenizer,
             "depth": depth,
             "total": total,
-            "files": rows,
+            "files": list(page.items),
+            "page": page.structured(),
         }
-        return ToolResult.success(guard_output(markdown, levers="a smaller depth"), structured)
+        return ToolResult.success(text, structured)

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from mcp_common import (
     PAGE_SCHEMA,
+    Page,
     Pagination,
     ToolAnnotations,
     ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     object_schema,
     package_version,
 )
 
-from context_server.core.okf import OKF_VERSION, build_bundle
+from context_server.core.okf import OKF_VERSION, OkfDocument, build_bundle
 from context_server.core.service import ContextService
 from context_server.core.tree import build_tree
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import (
     DEPTH,
@@ -88,16 +89,20 @@ class OkfBundleTool:
             path, language, context.check_cancelled, indexing_progress(context)
         )
         documents = build_bundle(build_tree(index, depth), index.languages, self._producer)
-        page = pagination.apply(documents)
-        parts = [f"# OKF {OKF_VERSION} bundle: {page.total} documents{page.notice}\n"]
-        for document in page.items:
-            parts.append(f"\n## {document.path}\n\n````markdown\n{document.content}````\n")
+
+        def render(page: Page[OkfDocument]) -> str:
+            parts = [f"# OKF {OKF_VERSION} bundle: {page.total} documents{page.notice}\n"]
+            note = shortened_note(page, "documents")
+            if note:
+                parts.append(f"\n{note}")
+            for document in page.items:
+                parts.append(f"\n## {document.path}\n\n````markdown\n{document.content}````\n")
+            return "".join(parts)
+
+        page, text = fit_page(pagination.apply(documents), render)
         structured = {
             "okfVersion": OKF_VERSION,
             "documents": [{"path": d.path, "content": d.content} for d in page.items],
             "page": page.structured(),
         }
-        return ToolResult.success(
-            guard_output("".join(parts), levers="limit and offset, or a subdirectory"),
-            structured,
-        )
+        return ToolResult.success(text, structured)
