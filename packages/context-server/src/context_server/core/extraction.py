@@ -31,6 +31,13 @@ _SUPERTYPES = frozenset(
         "extends_clause",
     }
 )
+# A type declared at the start of a line, after any modifiers (JVM languages).
+_TOP_LEVEL_TYPE = re.compile(
+    rb"^(?:(?:public|internal|private|protected|open|abstract|sealed|data|enum|annotation|"
+    rb"value|inline|final|static|strictfp|expect|actual|case|implicit|fun)\s+)*"
+    rb"(?:class|interface|object|trait|record|@interface|typealias)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _JAVA_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$]+(?:\s*\.\s*[\w$]+)*)(\s*\.\s*\*)?\s*;?")
 _KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
@@ -242,6 +249,9 @@ def extract(
     tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)
     collector.walk(tree.root_node, source, span)
+    # The Kotlin grammar misreads some valid declarations without reporting an error.
+    if language.name == "kotlin" or (tree.root_node.has_error and language.name != "python"):
+        collector.rescue_declarations(source)
     package = module if language.name == "python" else ".".join(collector.packages)
     counts = Counter(collector.references)
     return SourceFacts(
@@ -323,6 +333,34 @@ class _Collector:
         events.sort(key=lambda event: event[0])
         self.references.extend(text for _, text in events)
         self.declarations.sort(key=lambda declaration: declaration.span)
+
+    def rescue_declarations(self, source: bytes) -> None:
+        """Declare the top-level types of a file the grammar could not fully parse.
+
+        A type declared at the start of a line is top-level by every formatting
+        convention; those the syntax tree missed (``annotation class OkHttpInternalApi``
+        after multi-line annotations reads as an expression to the Kotlin grammar) are added
+        from the text.
+        """
+        known = {declaration.simple_name for declaration in self.declarations}
+        scope = ".".join(self.packages)
+        for match in _TOP_LEVEL_TYPE.finditer(source):
+            name = match.group(1).decode("utf-8", "replace")
+            if name in known:
+                continue
+            known.add(name)
+            self.local_names.add(name)
+            line = source.count(b"\n", 0, match.start()) + 1
+            self.declarations.append(
+                Declaration(
+                    name,
+                    f"{scope}.{name}" if scope else name,
+                    "type",
+                    False,
+                    (line, line),
+                    (match.start(), len(source)),
+                )
+            )
 
     def _header(self, root: tree_sitter.Node) -> tuple[int, list[tuple[int, int]]]:
         """Read the leading package and import lines; return where they end and the spans

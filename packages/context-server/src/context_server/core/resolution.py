@@ -220,10 +220,12 @@ class Resolver:
         edges = tuple(Edge(owner, rule, count) for owner, (rule, count) in found.items())
         return FileDependencies(edges, tuple(ambiguous.values()), tuple(shadowed))
 
-    def _longest(self, segments: list[str], minimum: int) -> str | None:
+    def _longest(self, segments: list[str], minimum: int, members: bool = True) -> str | None:
+        """The longest declared prefix of ``segments`` (at least ``minimum`` long); a
+        top-level function or value only with ``members`` (a type reference never means one)."""
         for size in range(len(segments), minimum - 1, -1):
             name = ".".join(segments[:size])
-            if name in self._by_name:
+            if name in self._by_name and (members or name not in self._members):
                 return name
         return None
 
@@ -260,16 +262,16 @@ class Resolver:
         outer = segments[0]
         if outer in bindings:
             target = bindings[outer].split(".")
-            return self._longest(target + segments[1:], len(target)), "import"
+            return self._longest(target + segments[1:], len(target), False), "import"
         if len(segments) > 1 and not outer[:1].isupper():
-            return self._longest(segments, 2), "qualified"
+            return self._longest(segments, 2, False), "qualified"
         prefix = package.split(".") if package else []
-        found = self._longest(prefix + segments, len(prefix) + 1)
+        found = self._longest(prefix + segments, len(prefix) + 1, False)
         if found is not None:
             return found, "package"
         for base in wildcards:
             base_parts = base.split(".")
-            found = self._longest(base_parts + segments, len(base_parts) + 1)
+            found = self._longest(base_parts + segments, len(base_parts) + 1, False)
             if found is not None:
                 return found, "wildcard"
         if outer in implicit:
@@ -299,7 +301,7 @@ class Resolver:
         """The last resort: a simple name declared at top level exactly once."""
         candidates = self._top_level.get(segments[0], set())
         if len(candidates) == 1:
-            qualified = self._longest([*next(iter(candidates)).split("."), *segments[1:]], 1)
+            qualified = self._longest([*next(iter(candidates)).split("."), *segments[1:]], 1, False)
             return qualified, None
         if len(candidates) > 1:
             files = sorted({self._by_name[c][0] for c in candidates}, key=sort_key)
