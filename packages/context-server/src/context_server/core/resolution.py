@@ -238,7 +238,9 @@ class Resolver:
             if outer == target[0]:
                 # ``import a.b`` binds ``a``: the use spells the whole dotted path itself.
                 return self._longest(segments, 1), "import"
-            return self._longest(target + segments[1:], len(target)), "import"
+            # ``from m import NAME`` where NAME is a value, not a declared class or
+            # function: its use is a use of the module that defines it.
+            return self._longest(target + segments[1:], max(1, len(target) - 1)), "import"
         for base in wildcards:
             prefix = base.split(".") if base else []
             found = self._longest(prefix + segments, len(prefix) + 1)
