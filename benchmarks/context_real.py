@@ -27,13 +27,13 @@ from context_server.core.index import IndexCache
 from context_server.core.resolution import RULES
 from context_server.core.service import ContextService
 from context_server.tools.project_tree import ProjectTreeTool
-from mcp_common import AllowedPaths, ToolArguments, ToolContext
+from mcp_common import AllowedPaths, invoke
 
 
 def _tree(tool: ProjectTreeTool, root: Path) -> float:
     arguments = {"path": str(root), "format": "json", "limit": 5000}
     started = time.process_time()
-    result = tool.call(ToolArguments(arguments, tool.definition), ToolContext())
+    result = invoke(tool, arguments)
     assert not result.is_error, result.text
     return time.process_time() - started
 

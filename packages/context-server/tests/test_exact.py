@@ -42,7 +42,7 @@ def test_a_python_class_is_answered_for_its_own_lines_not_the_whole_module() -> 
     assert "declaration `cli.core.Command` at lines 10-12" in command.text
     module = call(tool, {"path": ".", "className": "python/cli/core.py"})
     assert module.structured is not None
-    assert module.structured["target"]["symbol"] is None
+    assert "symbol" not in module.structured["target"]
     assert [d["path"] for d in module.structured["dependencies"]] == [
         "python/cli/formatting.py",
         "python/cli/parser.py",
