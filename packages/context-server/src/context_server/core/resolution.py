@@ -71,30 +71,34 @@ class Resolver:
 
     def __init__(self, sources: Mapping[str, SourceFacts]) -> None:
         by_name: dict[str, list[str]] = {}
+        types: dict[str, list[str]] = {}
+        members: dict[str, list[str]] = {}
         top_level: dict[str, set[str]] = {}
         nested: dict[str, set[str]] = {}
-        members: set[str] = set()
         packages: set[str] = set()
         for relative in sorted(sources, key=sort_key):
             facts = sources[relative]
             packages.add(facts.package)
             if facts.language == "python" and facts.module:
                 by_name.setdefault(facts.module, []).append(relative)
+                types.setdefault(facts.module, []).append(relative)
             for declaration in facts.declarations:
-                files = by_name.setdefault(declaration.qualified_name, [])
-                if relative not in files:
-                    files.append(relative)
+                qualified = declaration.qualified_name
+                for table in (by_name, members if declaration.kind == "member" else types):
+                    files = table.setdefault(qualified, [])
+                    if relative not in files:
+                        files.append(relative)
                 if declaration.kind == "member":
-                    members.add(declaration.qualified_name)
-                elif declaration.nested:
+                    continue
+                if declaration.nested:
                     nested.setdefault(declaration.simple_name, set()).add(relative)
                 elif facts.language != "python":
-                    top_level.setdefault(declaration.simple_name, set()).add(
-                        declaration.qualified_name
-                    )
+                    top_level.setdefault(declaration.simple_name, set()).add(qualified)
         self._by_name = {name: tuple(files) for name, files in by_name.items()}
+        # A Kotlin factory function may share its class's qualified name: the two are apart.
+        self._types = {name: tuple(files) for name, files in types.items()}
+        self._members = {name: tuple(files) for name, files in members.items()}
         self._top_level = top_level
-        self._members = frozenset(members)
         self._nested = nested
         self._packages = frozenset(packages)
         self._direct: dict[str, FileDependencies] = {}
@@ -151,11 +155,16 @@ class Resolver:
         ambiguous: dict[str, Ambiguity] = {}
         shadowed: dict[str, None] = {}
 
-        def add(qualified: str | None, rule: str, uses: int) -> None:
+        def add(qualified: str | None, rule: str, uses: int, members: bool = True) -> None:
             if qualified is None:
                 return
-            owners = self._by_name[qualified]
-            for owner in owners if qualified in self._members else owners[:1]:
+            # A type: its first file (by path). Otherwise every file declaring a function or
+            # value of that name (overloads for different receivers live in different files).
+            # A Kotlin factory function named like its class is taken to mean the class.
+            owners = self._types.get(qualified, ())[:1]
+            if members and not owners:
+                owners = self._members.get(qualified, ())
+            for owner in owners:
                 if owner == relative:
                     continue
                 known = found.get(owner)
@@ -179,7 +188,7 @@ class Resolver:
         implicit = IMPLICIT_NAMES[facts.language]
         # A wildcard import from outside the project may supply any unresolved simple name.
         outside_wildcard = any(
-            base not in self._packages and base not in self._by_name for base in wildcards
+            base not in self._packages and base not in self._types for base in wildcards
         )
         guesses: list[tuple[str, int]] = []
         uses = facts.uses or (1,) * len(facts.references)
@@ -200,7 +209,7 @@ class Resolver:
                 if not outside_wildcard:
                     guesses.append((reference, count))
                 continue
-            add(qualified, rule, count)
+            add(qualified, rule, count, members=False)
         # Last, once every certain edge is known: a name nested in a type the file already
         # depends on (or, for a file whose types extend others, anywhere) is most likely
         # inherited (``CronField.Type`` used as ``Type`` in a subclass), not the unrelated
@@ -214,7 +223,7 @@ class Resolver:
             if nested_in and (facts.supertypes or nested_in & (found.keys() | {relative})):
                 continue
             qualified, ambiguity = self._guess(segments)
-            add(qualified, "simple-name", count)
+            add(qualified, "simple-name", count, members=False)
             if ambiguity is not None:
                 ambiguous.setdefault(ambiguity.name, ambiguity)
         edges = tuple(Edge(owner, rule, count) for owner, (rule, count) in found.items())
@@ -225,7 +234,7 @@ class Resolver:
         top-level function or value only with ``members`` (a type reference never means one)."""
         for size in range(len(segments), minimum - 1, -1):
             name = ".".join(segments[:size])
-            if name in self._by_name and (members or name not in self._members):
+            if name in self._types or (members and name in self._members):
                 return name
         return None
 
@@ -306,6 +315,6 @@ class Resolver:
             qualified = self._longest([*next(iter(candidates)).split("."), *segments[1:]], 1, False)
             return qualified, None
         if len(candidates) > 1:
-            files = sorted({self._by_name[c][0] for c in candidates}, key=sort_key)
+            files = sorted({self._types[c][0] for c in candidates}, key=sort_key)
             return None, Ambiguity(segments[0], tuple(files))
         return None, None
