@@ -102,9 +102,7 @@ class ContextService:
         boundary = max(
             (r for r in self.allowed.roots if root.is_relative_to(r)), key=lambda r: len(r.parts)
         )
-        index = self.cache.build(
-            root, languages, self.allowed.contains, check_cancelled, progress, boundary
-        )
+        index = self.cache.build(root, languages, self.allowed, check_cancelled, progress, boundary)
         stats = index.statistics
         _log.debug(
             "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",
@@ -163,7 +161,7 @@ class ContextService:
         target, symbol = match.path, match.declaration
         facts = index.sources[target]
         entry = index.entry(target)
-        target_text = read_source(entry) if entry is not None else ""
+        target_text = read_source(entry, self.allowed) if entry is not None else ""
         narrowed = symbol is not None and sum(not d.nested for d in facts.declarations) > 1
         first: FileDependencies | None = None
         if narrowed and symbol is not None:
@@ -175,7 +173,7 @@ class ContextService:
 
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:
             entry = index.entry(path)
-            text = read_source(entry) if entry is not None else ""
+            text = read_source(entry, self.allowed) if entry is not None else ""
             return SelectedFile(
                 path=path,
                 language=index.sources[path].language,
