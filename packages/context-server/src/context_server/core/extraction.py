@@ -38,6 +38,12 @@ _TOP_LEVEL_TYPE = re.compile(
     rb"(?:class|interface|object|trait|record|@interface|typealias)\s+([A-Za-z_$][\w$]*)",
     re.MULTILINE,
 )
+_INDENTED_TYPE = re.compile(
+    rb"^[ \t]+(?:(?:public|internal|private|protected|open|abstract|sealed|data|enum|"
+    rb"annotation|value|inline|final|static|inner|case|implicit)\s+)*"
+    rb"(?:class|interface|object|trait|record|typealias)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _JAVA_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$]+(?:\s*\.\s*[\w$]+)*)(\s*\.\s*\*)?\s*;?")
 _KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
@@ -344,6 +350,11 @@ class _Collector:
         """
         known = {declaration.simple_name for declaration in self.declarations}
         scope = ".".join(self.packages)
+        # An indented one (nested, or local to a function) is at least a name of this file:
+        # its uses here are no dependency on another file.
+        self.local_names.update(
+            match.group(1).decode("utf-8", "replace") for match in _INDENTED_TYPE.finditer(source)
+        )
         for match in _TOP_LEVEL_TYPE.finditer(source):
             name = match.group(1).decode("utf-8", "replace")
             if name in known:
