@@ -112,9 +112,9 @@ def test_verify_adoption_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> N
         ),
         ({"repositoryUrl": "x/r", "branch": "-f"}, ErrorCode.INVALID_ARGUMENT, "branch"),
         (
-            {"repositoryUrls": ["https://github.com/a/tools", "https://github.com/b/tools.git"]},
+            {"repositoryUrls": ["https://github.com/a/tools", "ssh://git@github.com/a/tools.git"]},
             ErrorCode.INVALID_ARGUMENT,
-            "both would clone into",
+            "both name the same repository",
         ),
     ],
 )

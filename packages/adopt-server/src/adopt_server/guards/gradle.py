@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adopt_server.guards.style import indent_unit, reindent
+
 GROOVY = "build.gradle"
 KOTLIN = "build.gradle.kts"
 MARKER = "Added by claude-code-adopt"
@@ -107,7 +109,8 @@ def install(checkout: Path) -> list[str]:
         return []
     template = _KOTLIN_BLOCK if script.name == KOTLIN else _GROOVY_BLOCK
     newline = "\r\n" if "\r\n" in source else "\n"
-    block = template.format(marker=MARKER)
+    # the template is written with four spaces a level; the file's own step replaces them
+    block = reindent(template.format(marker=MARKER), indent_unit(source))
     if source and not source.endswith("\n"):
         block = "\n" + block
     with script.open("a", encoding="utf-8", newline="") as handle:

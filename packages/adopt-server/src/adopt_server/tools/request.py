@@ -4,6 +4,7 @@ the translation into the pipeline's options, workspace and repository list."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
@@ -40,6 +41,7 @@ from adopt_server.pipeline.options import (
     MAX_RETRIES,
     MAX_TIMEOUT_MINUTES,
 )
+from adopt_server.pipeline.urls import RepositoryUrl
 
 
 class VerifyArguments(Arguments):
@@ -115,6 +117,11 @@ class AdoptArguments(VerifyArguments):
     dry_run: Annotated[Bool, Deprecated("dry_run")] = Field(
         False, description="Do everything but push and open the pull request."
     )
+    close_stale: Bool = Field(
+        False,
+        description="When the default branch leaves nothing to change, close the branch's "
+        "open pull request (default: leave it open and warn).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +135,22 @@ class Request:
 
 def _invalid(message: str) -> ToolError:
     return ToolError(message, ErrorCode.INVALID_ARGUMENT)
+
+
+def confined_sources(parsed: Sequence[RepositoryUrl], root: AllowedPaths) -> list[str]:
+    """The URLs to hand to git: a local path or ``file://`` URL is client-chosen server file
+    access, so it must name a directory under the workspace root (resolved against the root,
+    not the server's working directory); remote URLs pass unchanged."""
+    sources: list[str] = []
+    for url in parsed:
+        if url.kind == "local":
+            sources.append(str(root.resolve(url.text, must_exist=True, kind="dir")))
+        elif url.kind == "file":
+            root.resolve(url.text.removeprefix("file://"), must_exist=True, kind="dir")
+            sources.append(url.text)
+        else:
+            sources.append(url.text)
+    return sources
 
 
 def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
@@ -161,6 +184,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
             rule_version=arguments.rule_version,
             keep_workspace=arguments.keep_workspace,
             dry_run=arguments.dry_run,
+            close_stale=arguments.close_stale,
         )
     try:
         options = validate_options(options)
@@ -178,17 +202,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
         parsed = check_repositories(given, workspace)
     except ValueError as error:
         raise _invalid(str(error)) from None
-    sources: list[str] = []
-    for url in parsed:
-        if url.kind == "local":
-            # a local source is client-chosen server file access: confine it like any path,
-            # relative to the workspace root rather than the server's working directory
-            sources.append(str(root.resolve(url.text, must_exist=True, kind="dir")))
-        elif url.kind == "file":
-            root.resolve(url.text.removeprefix("file://"), must_exist=True, kind="dir")
-            sources.append(url.text)
-        else:
-            sources.append(url.text)
+    sources = confined_sources(parsed, root)
     if not workspace_text:
         workspace = Path(tempfile.mkdtemp(prefix="claude-adopt-", dir=root.roots[0]))
     try:
