@@ -144,15 +144,16 @@ def test_a_corrupt_state_file_names_line_and_column_and_nothing_is_pushed(
 
 
 def test_a_failed_canary_stops_the_campaign(adopt_env: AdoptEnv) -> None:
-    canary = str(adopt_env.remotes / "missing.git")
+    canary = str(adopt_env.remote("plain", "canary"))
     rest = [adopt_env.remote("plain", "later1"), adopt_env.remote("plain", "later2")]
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "fail")
     done = claude_adopt(
         canary, *map(str, rest), "--canary", "1", "--workspace", str(adopt_env.workspace)
     )
     assert done.returncode == 1
     document = json.loads(done.stdout)
     entries = document["repositories"]
-    assert entries[0]["failure"].startswith("clone: ")
+    assert entries[0]["failure"].startswith("claude-init: ")
     for entry in entries[1:]:
         assert entry["skipped"].startswith("not run: 1 of the 1 canary repositories failed")
         assert entry["completedSteps"] == []
