@@ -383,6 +383,18 @@ def _load_state(parser: argparse.ArgumentParser, name: str | None) -> CampaignSt
         parser.error(str(error))
 
 
+def _state_urls(parser: argparse.ArgumentParser, state: CampaignState) -> list[str]:
+    """The repositories a state file records; it keeps masked URLs, so git and gh get them
+    without the masked user part."""
+    urls: list[str] = []
+    for number, entry in enumerate(state.document.repositories):
+        try:
+            urls.append(parse_repository_url(entry.repository_url).credential_free)
+        except RepositoryUrlError as error:
+            parser.error(f"The campaign state {state.path}: repositories.{number}: {error}")
+    return urls
+
+
 def _print_status(urls: Sequence[str], options: AdoptionOptions) -> int:
     outcome = adoption_status(urls, options)
     print(json.dumps(outcome.to_wire(), indent=2))
@@ -409,7 +421,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     state = _load_state(parser, args.state)
     runner = CommandRunner(timeout_seconds=60.0 * args.timeout, retries=args.retries)
     if args.status and state is not None and not (args.urls or args.repo or args.repos or args.org):
-        urls = [entry.repository_url for entry in state.document.repositories]
+        urls = _state_urls(parser, state)
     else:
         urls = _repositories(parser, args, runner)
     workspace_text = args.workspace if args.workspace is not None else workspace_word
