@@ -14,6 +14,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcp_common.paths import PathRefusedError
+
+from adopt_server.checkout_files import CheckoutFiles
+
 _LEADING = re.compile(r"^[ \t]+(?=\S)", re.MULTILINE)
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _SPOTLESS_GRADLE = re.compile(r"com\.diffplug\.spotless|\bspotless\s*\{")
@@ -83,22 +87,31 @@ class Formatter:
     advice: str
 
 
-def _read(path: Path) -> str:
+def _read(files: CheckoutFiles, relative: str) -> str:
+    """The file's text, or "" when it is absent or cannot be read inside the checkout (a
+    symlink leading out of it declares nothing)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return files.read_text(relative, errors="replace") if files.is_file(relative) else ""
+    except (PathRefusedError, OSError):
         return ""
 
 
-def _pre_commit_hooks(checkout: Path) -> set[str]:
-    return set(_HOOK_ID.findall(_read(checkout / ".pre-commit-config.yaml")))
+def _has(files: CheckoutFiles, relative: str) -> bool:
+    try:
+        return files.is_file(relative)
+    except PathRefusedError:
+        return False
 
 
-def _declares_prettier(checkout: Path, hooks: set[str]) -> bool:
-    if any((checkout / name).is_file() for name in _PRETTIER_FILES) or "prettier" in hooks:
+def _pre_commit_hooks(files: CheckoutFiles) -> set[str]:
+    return set(_HOOK_ID.findall(_read(files, ".pre-commit-config.yaml")))
+
+
+def _declares_prettier(files: CheckoutFiles, hooks: set[str]) -> bool:
+    if "prettier" in hooks or any(_has(files, name) for name in _PRETTIER_FILES):
         return True
     try:
-        manifest = json.loads(_read(checkout / "package.json") or "{}")
+        manifest = json.loads(_read(files, "package.json") or "{}")
     except json.JSONDecodeError:
         return False
     return isinstance(manifest, dict) and (
@@ -110,17 +123,17 @@ def _declares_prettier(checkout: Path, hooks: set[str]) -> bool:
     )
 
 
-def _gradle_spotless(checkout: Path, relative: str) -> Formatter | None:
+def _gradle_spotless(files: CheckoutFiles, relative: str) -> Formatter | None:
     if not relative.endswith((".gradle", ".gradle.kts")):
         return None
-    script = _read(checkout / relative)
+    script = _read(files, relative)
     if not _SPOTLESS_GRADLE.search(script):
         return None
     kind = "kotlinGradle" if relative.endswith(".kts") else "groovyGradle"
     if kind not in script:
         return None
     engine = next((e for e in ("ktfmt", "ktlint", "greclipse") if e in script), "its formatter")
-    wrapper = "./gradlew" if (checkout / "gradlew").is_file() else "gradle"
+    wrapper = "./gradlew" if _has(files, "gradlew") else "gradle"
     return Formatter(
         f"Spotless ({engine})",
         relative,
@@ -131,10 +144,10 @@ def _gradle_spotless(checkout: Path, relative: str) -> Formatter | None:
     )
 
 
-def _maven_spotless(checkout: Path, relative: str) -> Formatter | None:
+def _maven_spotless(files: CheckoutFiles, relative: str) -> Formatter | None:
     if relative != "pom.xml":
         return None
-    pom = _read(checkout / relative)
+    pom = _read(files, relative)
     if "spotless-maven-plugin" not in pom or not re.search(r"<pom>|<sortPom", pom):
         return None
     return Formatter(
@@ -149,11 +162,12 @@ def _maven_spotless(checkout: Path, relative: str) -> Formatter | None:
 def declared_formatters(checkout: Path, written: list[str]) -> list[Formatter]:
     """The formatters the repository declares for the files in ``written`` (relative
     paths), at most one per file, in ``written`` order."""
-    hooks = _pre_commit_hooks(checkout)
-    prettier = _declares_prettier(checkout, hooks)
+    files = CheckoutFiles(checkout)
+    hooks = _pre_commit_hooks(files)
+    prettier = _declares_prettier(files, hooks)
     found: list[Formatter] = []
     for relative in written:
-        formatter = _gradle_spotless(checkout, relative) or _maven_spotless(checkout, relative)
+        formatter = _gradle_spotless(files, relative) or _maven_spotless(files, relative)
         if formatter is None and prettier and relative.endswith(_PRETTIER_TYPES):
             formatter = Formatter(
                 "prettier",

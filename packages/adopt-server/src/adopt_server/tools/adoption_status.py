@@ -28,7 +28,7 @@ from adopt_server.pipeline.batch import unique_urls
 from adopt_server.pipeline.options import DEFAULT_BRANCH, MAX_PARALLEL
 from adopt_server.pipeline.status import StatusOutcome, adoption_status
 from adopt_server.pipeline.urls import RepositoryUrlError, parse_repository_url
-from adopt_server.tools.request import confined_sources
+from adopt_server.tools.request import confined_source
 
 
 class StatusArguments(Arguments):
@@ -111,7 +111,7 @@ class AdoptionStatusTool:
             parsed = [parse_repository_url(text) for text in texts]
         except (OptionsError, RepositoryUrlError) as error:
             raise ToolError(str(error), ErrorCode.INVALID_ARGUMENT) from None
-        sources = confined_sources(parsed, self._root)
+        sources = [confined_source(url, self._root) for url in parsed]
         outcome = adoption_status(sources, options, cwd=self._root.roots[0])
         context.check_cancelled()
         shown = outcome.model_copy(

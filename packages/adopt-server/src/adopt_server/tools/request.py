@@ -4,7 +4,6 @@ the translation into the pipeline's options, workspace and repository list."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
@@ -137,20 +136,17 @@ def _invalid(message: str) -> ToolError:
     return ToolError(message, ErrorCode.INVALID_ARGUMENT)
 
 
-def confined_sources(parsed: Sequence[RepositoryUrl], root: AllowedPaths) -> list[str]:
-    """The URLs to hand to git: a local path or ``file://`` URL is client-chosen server file
-    access, so it must name a directory under the workspace root (resolved against the root,
-    not the server's working directory); remote URLs pass unchanged."""
-    sources: list[str] = []
-    for url in parsed:
-        if url.kind == "local":
-            sources.append(str(root.resolve(url.text, must_exist=True, kind="dir")))
-        elif url.kind == "file":
-            root.resolve(url.text.removeprefix("file://"), must_exist=True, kind="dir")
-            sources.append(url.text)
-        else:
-            sources.append(url.text)
-    return sources
+def confined_source(url: RepositoryUrl, root: AllowedPaths) -> str:
+    """What the pipeline is handed for ``url``: a local path or ``file://`` URL only when the
+    directory git will read is inside the workspace root (a :class:`ToolError` otherwise)."""
+    if url.kind == "local":
+        # a local source is client-chosen server file access: confine it like any path,
+        # relative to the workspace root rather than the server's working directory
+        return str(root.resolve(url.text, must_exist=True, kind="dir"))
+    if url.kind == "file":
+        # credential_free is the path git is given, decoded exactly as git decodes the URL
+        root.resolve(url.credential_free, must_exist=True, kind="dir")
+    return url.text
 
 
 def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
@@ -202,7 +198,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
         parsed = check_repositories(given, workspace)
     except ValueError as error:
         raise _invalid(str(error)) from None
-    sources = confined_sources(parsed, root)
+    sources = [confined_source(url, root) for url in parsed]
     if not workspace_text:
         workspace = Path(tempfile.mkdtemp(prefix="claude-adopt-", dir=root.roots[0]))
     try:
