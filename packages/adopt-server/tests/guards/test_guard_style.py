@@ -186,3 +186,16 @@ def test_excerpt_strips_ansi_and_keeps_the_end() -> None:
     assert "\x1b" not in shown
     assert shown.splitlines()[-2:] == ["100%", "https://***@host/x"]
     assert excerpt("\x1b]0;title\x07ok") == "ok"
+
+
+def test_formatter_declarations_behind_outside_symlinks_are_ignored(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "package.json").write_text('{"prettier": {}}')
+    (outside / "build.gradle").write_text("spotless { groovyGradle { greclipse() } }\n")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / ".prettierrc").symlink_to(outside / "package.json")
+    (checkout / "package.json").symlink_to(outside / "package.json")
+    (checkout / "build.gradle").symlink_to(outside / "build.gradle")
+    assert declared_formatters(checkout, ["build.gradle", "a.yml"]) == []

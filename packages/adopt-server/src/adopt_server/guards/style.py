@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_common.paths import PathRefusedError
+from mcp_common import ToolError
 
 from adopt_server.checkout_files import CheckoutFiles
 
@@ -92,14 +92,14 @@ def _read(files: CheckoutFiles, relative: str) -> str:
     symlink leading out of it declares nothing)."""
     try:
         return files.read_text(relative, errors="replace") if files.is_file(relative) else ""
-    except (PathRefusedError, OSError):
+    except (ToolError, OSError):
         return ""
 
 
 def _has(files: CheckoutFiles, relative: str) -> bool:
     try:
         return files.is_file(relative)
-    except PathRefusedError:
+    except ToolError:
         return False
 
 
