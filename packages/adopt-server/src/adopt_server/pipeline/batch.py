@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from mcp_common import mask_credentials
+from mcp_common import ToolError, mask_credentials
 
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import CredentialHelper, RepoContext
@@ -268,8 +268,7 @@ def _run_steps(index: int, ctx: RepoContext, report: RepositoryReport, observer:
         if outcome is not None:
             report.pull_request_url = outcome
         if step.name == "clone":
-            # known as soon as the checkout exists, so a later failure still reports it
-            report.build = detect_build(ctx.checkout)
+            report.build = _build_of(ctx)
         report.completed_steps.append(step.name)
 
 
@@ -283,6 +282,16 @@ def _revoke_trust(ctx: RepoContext) -> None:
             ctx.checkout,
             mask_credentials(str(error)),
         )
+
+
+def _build_of(ctx: RepoContext) -> str | None:
+    """The build system, known as soon as the checkout exists so a later failure still
+    reports it; ``None`` when a build file cannot be read (a symlink leading out of the
+    checkout), which the ``build-toolchain`` step then reports as the failure."""
+    try:
+        return detect_build(ctx.checkout)
+    except (ToolError, OSError):
+        return None
 
 
 def _retain(ctx: RepoContext, report: RepositoryReport) -> None:
