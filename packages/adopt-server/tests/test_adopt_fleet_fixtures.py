@@ -6,9 +6,16 @@ a wrapper that cannot download) is reported in words the user can act on."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
+from adopt_server.pipeline.build import format_written
+from adopt_server.pipeline.context import RepoContext
+from adopt_server.pipeline.runner import CommandRunner
+from adopt_server.pipeline.trust import ProjectTrust
+from adopt_server.pipeline.urls import parse_repository_url
 from adopt_testkit import git, make_bare_repository
 from conftest import AdoptEnv
 
@@ -260,3 +267,52 @@ def test_an_offline_gradle_wrapper_shows_its_own_output_and_what_to_do(
     assert "10%" not in failure.split("Downloading")[0]
     assert "cached under ~/.gradle/wrapper/dists" in failure
     assert "distributionUrl" in failure
+
+
+def _context(checkout: Path, warnings: list[str]) -> RepoContext:
+    return RepoContext(
+        url=parse_repository_url(str(checkout)),
+        workspace=checkout.parent,
+        checkout=checkout,
+        reused=True,
+        options=AdoptionOptions(),
+        runner=CommandRunner(timeout_seconds=60.0, retries=0),
+        trust=ProjectTrust(checkout, checkout.parent / "claude.json"),
+        warn=warnings.append,
+    )
+
+
+def test_a_declared_formatter_on_the_path_formats_the_written_file(tmp_path: Path) -> None:
+    checkout = tmp_path / "tool"
+    checkout.mkdir()
+    (checkout / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  hooks:\n"
+        "  - id: ruff-format\n"
+    )
+    (checkout / "pyproject.toml").write_text("[tool.ruff]\nline-length = 60\n")
+    (checkout / "check.py").write_text("def check( a,b ):\n    return {'a':a,'b':b}\n")
+    warnings: list[str] = []
+    format_written(_context(checkout, warnings), ["check.py"])
+    assert warnings == []
+    assert (checkout / "check.py").read_text() == (
+        'def check(a, b):\n    return {"a": a, "b": b}\n'
+    )
+
+
+def test_a_declared_formatter_missing_from_the_path_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = tmp_path / "tool"
+    checkout.mkdir()
+    (checkout / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: https://github.com/psf/black\n  hooks:\n  - id: black\n"
+    )
+    (checkout / "check.py").write_text("x=1\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    warnings: list[str] = []
+    format_written(_context(checkout, warnings), ["check.py"])
+    assert warnings == [
+        "black is not on the PATH here. check.py is formatted by black (pre-commit): run "
+        "'black check.py' on the branch before merging."
+    ]
+    assert (checkout / "check.py").read_text() == "x=1\n"
