@@ -246,7 +246,10 @@ async def test_a_file_name_is_a_file_name(globbed: Path, tmp_path: Path) -> None
             assert outside.is_error
             assert "OUTSIDE" not in everything(outside)
         denied = await refused(
-            client, "list_columns", {"path": "dx/x.csv"}, "symlink leads outside the allowed directories"
+            client,
+            "list_columns",
+            {"path": "dx/x.csv"},
+            "symlink leads outside the allowed directories",
         )
         assert "OUTSIDE" not in everything(denied)
         for remote in ("s3://bucket/x.csv", "http://127.0.0.1:9/x.csv", "hf://datasets/x/y.csv"):
