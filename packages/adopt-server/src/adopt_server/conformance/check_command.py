@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -127,20 +128,39 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "claude-md-check", ve
     checked: list[str] = []
     suppressed = 0
     for name in targets:
+        target = Path(name)
         try:
-            outcome = _check_target(Path(name), options, rule_set)
+            outcome = run_check(
+                target,
+                rule_set=rule_set,
+                sections=options.section,
+                config_file=options.config,
+                baseline_file=None if options.write_baseline else options.baseline,
+                fix=options.fix,
+            )
+            if options.write_baseline:
+                path = options.baseline or _configured_baseline(target, options.config)
+                if not path:
+                    raise ConfigError("--write-baseline needs a baseline file: --baseline FILE")
+                write_baseline(target, outcome, path)
+                sys.stderr.write(
+                    f"Recorded {len(outcome.violations)} violation(s) in the baseline {path}\n"
+                )
+                return EXIT_OK
         except ConfigError as error:
             return usage(str(error))
-        if outcome is None:
-            return EXIT_OK
-        found, ran, accepted = outcome
-        display = "" if name in (".", "./") or not Path(name).is_dir() else name.rstrip("/") + "/"
+        if outcome.stale:
+            sys.stderr.write(
+                f"{len(outcome.stale)} baseline entries no longer match anything and can be "
+                "removed\n"
+            )
+        display = "" if name in (".", "./") or not target.is_dir() else name.rstrip("/") + "/"
         violations += [
             Violation(v.rule, display + v.path if v.path else name, v.line, v.message, v.severity)
-            for v in found
+            for v in outcome.violations
         ]
-        checked += [rule for rule in ran if rule not in checked]
-        suppressed += accepted
+        checked += [rule for rule in outcome.checked if rule not in checked]
+        suppressed += outcome.suppressed
     report = {
         "text": lambda: render_text(violations),
         "json": lambda: render_json(violations, checked, suppressed),
@@ -155,59 +175,88 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "claude-md-check", ve
     return EXIT_VIOLATIONS if errors else EXIT_OK
 
 
-def _check_target(
-    target: Path, options: argparse.Namespace, rule_set: str
-) -> tuple[list[Violation], tuple[str, ...], int] | None:
-    """Check one PATH; ``None`` after writing a baseline. Raises ``ConfigError``."""
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One project's verdict: violations left after the baseline, the rules that ran, how
+    many violations the baseline accepted, and its entries that match nothing any more."""
+
+    violations: tuple[Violation, ...]
+    checked: tuple[str, ...]
+    suppressed: int = 0
+    stale: tuple[str, ...] = ()
+
+
+def run_check(
+    target: Path,
+    *,
+    rule_set: str = "project",
+    sections: Sequence[str] = (),
+    config_file: str | None = None,
+    baseline_file: str | None = None,
+    fix: bool = False,
+) -> CheckOutcome:
+    """Check one project directory (or one CLAUDE.md / AGENTS.md file) the way the command
+    does: its configuration file, then the arguments, then its baseline. Writes nothing but
+    the reshaped documents when ``fix``. Raises ``ConfigError`` for a bad configuration."""
     root = target if target.is_dir() else target.parent
     tree = ProjectTree(root)
-    settings = _settings(tree, options.config)
-    if options.section:
-        settings["claudeMdSections"] = list(options.section)
-    if options.baseline:
-        settings["baselineFile"] = options.baseline
+    settings = _settings(tree, config_file)
+    if sections:
+        settings["claudeMdSections"] = list(sections)
+    if baseline_file:
+        settings["baselineFile"] = baseline_file
     only: tuple[str, ...] = ()
     if not target.is_dir():
-        document = target.name
         rules = settings.setdefault("rules", {})
-        if document == "AGENTS.md":
+        if target.name == "AGENTS.md":
             only = ("agentsMdFormat",)
-            rules.setdefault("agentsMdFormat", {})["agentsMdFile"] = document
+            rules.setdefault("agentsMdFormat", {})["agentsMdFile"] = target.name
         else:
             only = ("claudeMdFormat",)
-            rules.setdefault("claudeMdFormat", {})["claudeMdFile"] = document
+            rules.setdefault("claudeMdFormat", {})["claudeMdFile"] = target.name
     elif rule_set == "minimal":
         only = ("claudeMdFormat",)
     config = build_config(settings, only=only)
-    if options.fix:
+    if fix:
         _fix(tree, config)
         tree = ProjectTree(root)  # read again: the reshape changed what the first tree cached
     result = check_project(tree, config)
-    baseline_path = config.baseline_file
-    baseline_file = (root / baseline_path) if baseline_path else None
-    if options.write_baseline:
-        if baseline_file is None:
-            raise ConfigError("--write-baseline needs a baseline file: --baseline FILE")
-        baseline = Baseline([], str(tree.root))
-        baseline_file.parent.mkdir(parents=True, exist_ok=True)
-        with baseline_file.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.write(baseline.render(result.violations))
-        sys.stderr.write(
-            f"Recorded {len(result.violations)} violation(s) in the baseline {baseline_path}\n"
-        )
-        return None
-    if baseline_file is not None and baseline_file.is_file():
-        with baseline_file.open(encoding="utf-8") as handle:
-            baseline = Baseline.parse(handle.read(MAX_READ_BYTES), str(tree.root))
-        kept = [v for v in result.violations if not baseline.accepts(v)]
-        stale = baseline.stale(result.violations)
-        if stale:
-            sys.stderr.write(
-                f"{len(stale)} baseline entr{'y' if len(stale) == 1 else 'ies'} no longer "
-                f"match and can be removed from {baseline_path}\n"
-            )
-        return kept, result.checked, len(result.violations) - len(kept)
-    return list(result.violations), result.checked, 0
+    if not config.baseline_file:
+        return CheckOutcome(result.violations, result.checked)
+    baseline = _baseline(tree, config.baseline_file)
+    kept = tuple(v for v in result.violations if not baseline.accepts(v))
+    return CheckOutcome(
+        kept,
+        result.checked,
+        len(result.violations) - len(kept),
+        tuple(baseline.stale(result.violations)),
+    )
+
+
+def _baseline(tree: ProjectTree, path: str) -> Baseline:
+    real = tree.real(path)
+    if real is None or not real.is_file():
+        return Baseline([], str(tree.root))
+    with real.open(encoding="utf-8", errors="replace") as handle:
+        return Baseline.parse(handle.read(MAX_READ_BYTES), str(tree.root))
+
+
+def write_baseline(target: Path, outcome: CheckOutcome, path: str) -> None:
+    """Record every violation of ``outcome`` as accepted, in ``path`` under the project."""
+    root = target if target.is_dir() else target.parent
+    tree = ProjectTree(root)
+    file = tree.root / path
+    if tree.real(path) is None:
+        raise ConfigError(f"the baseline {path} must be inside the project")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with file.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(Baseline([], str(tree.root)).render(outcome.violations))
+
+
+def _configured_baseline(target: Path, config: str | None) -> str:
+    root = target if target.is_dir() else target.parent
+    value = _settings(ProjectTree(root), config).get("baselineFile", "")
+    return value if isinstance(value, str) else ""
 
 
 def _settings(tree: ProjectTree, config: str | None) -> dict[str, Any]:

@@ -11,20 +11,25 @@ from pathlib import Path
 
 from adopt_server.assets import asset_texts
 from adopt_server.conformance import RuleSet
-from adopt_server.guards import fallback, gradle, maven, python
+from adopt_server.guards import checker_script, fallback, gradle, maven, python
 from adopt_server.guards.detection import detect_build
 from adopt_server.guards.maven import checked_rule_version
 
 _GUARD_PATHS: dict[str, tuple[str, ...]] = {
     "maven": (maven.POM,),
-    "gradle": (gradle.GROOVY, gradle.KOTLIN),
-    "python": (python.PRE_COMMIT_CONFIG, fallback.WORKFLOW),
-    "github-actions": (fallback.WORKFLOW, fallback.SCRIPT),
+    "gradle": (gradle.GROOVY, gradle.KOTLIN, checker_script.SCRIPT),
+    "python": (python.PRE_COMMIT_CONFIG, fallback.WORKFLOW, checker_script.SCRIPT),
+    "github-actions": (fallback.WORKFLOW, checker_script.SCRIPT),
 }
 ASSET_PATHS = tuple(asset_texts())
 WRITTEN_PATHS: tuple[str, ...] = tuple(
     dict.fromkeys(
-        [*ASSET_PATHS, "CLAUDE.md", *(p for paths in _GUARD_PATHS.values() for p in paths)]
+        [
+            *ASSET_PATHS,
+            "CLAUDE.md",
+            "AGENTS.md",
+            *(p for paths in _GUARD_PATHS.values() for p in paths),
+        ]
     )
 )
 """Every path an adoption may write, relative to the checkout (POSIX separators)."""
@@ -48,10 +53,10 @@ def install_guard(
     if build == "maven":
         return maven.install(checkout, rules, rule_version)
     if build == "gradle":
-        return gradle.install(checkout)
+        return gradle.install(checkout, rules)
     if build == "python":
         return python.install(checkout, rules)
-    return fallback.install(checkout)
+    return fallback.install(checkout, rules)
 
 
 def is_guard_installed(checkout: Path, build: str) -> bool:

@@ -9,15 +9,17 @@ from pathlib import Path
 from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
-from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
-from adopt_server.guards import detect_build, fallback, install_guard, is_guard_installed
+from adopt_server.conformance import rules_for
+from adopt_server.conformance.check_command import run_check
+from adopt_server.conformance.project_check import ConfigError
+from adopt_server.guards import detect_build, install_guard, is_guard_installed
+from adopt_server.guards.checker_script import SCRIPT, script_text
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, render
 
 _WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
 _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
-_PROBE_SH = ("sh", "-c", "exit 0")
 
 
 def launcher(checkout: Path, build: str) -> list[str]:
@@ -33,14 +35,10 @@ def launcher(checkout: Path, build: str) -> list[str]:
 def build_toolchain(ctx: RepoContext) -> None:
     """Prove the detected build tool can run, before anything is written."""
     build = detect_build(ctx.checkout)
-    if build == "python":
-        return  # the python guard's checker is this package: nothing external to probe
-    if build in _WRAPPERS:
-        probe = [*launcher(ctx.checkout, build), "--version"]
-        advice = "Install it on the PATH, or commit the project's build wrapper."
-    else:
-        probe = list(_PROBE_SH)
-        advice = "Put a POSIX sh on the PATH, or give the project a Maven, Gradle or Python build."
+    if build not in _WRAPPERS:
+        return  # the guard is the committed checker script, run with this server's Python
+    probe = [*launcher(ctx.checkout, build), "--version"]
+    advice = "Install it on the PATH, or commit the project's build wrapper."
     try:
         ok = ctx.runner.run(ctx.checkout, probe).ok
     except CommandError:
@@ -70,34 +68,37 @@ def assets(ctx: RepoContext) -> None:
 
 
 def verify(ctx: RepoContext) -> None:
-    """Run the guard the way the project's build will run it."""
+    """Run the guard as the project's build will: Maven and Gradle through the build tool;
+    every other guard's check in process — the same checker the committed script is built
+    from, so no file of the repository is ever executed here — after confirming the
+    committed script is the one this adoption writes."""
     build = detect_build(ctx.checkout)
-    if build == "python":
-        _verify_in_process(ctx, build)
-        return
     if build in _VERIFY_ARGS:
         argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
-    else:
-        argv = ["sh", fallback.SCRIPT]
-    ctx.runner.run_or_fail("verify", ctx.checkout, argv)
-
-
-def _verify_in_process(ctx: RepoContext, build: str) -> None:
+        ctx.runner.run_or_fail("verify", ctx.checkout, argv)
+        return
+    problems = []
+    if not _script_is_current(ctx.checkout):
+        problems.append(
+            f"{SCRIPT} is not the checker this adoption installs; re-run the adoption to "
+            "refresh it"
+        )
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
-    problems = _conformance_problems(ctx.checkout, rules)
+    try:
+        outcome = run_check(ctx.checkout, rule_set=rules.name, sections=rules.sections)
+    except ConfigError as error:
+        raise StepError(f"verify failed: {error}") from None
+    problems += [v.text() for v in outcome.violations if v.severity == "error"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
 
 
-def _conformance_problems(checkout: Path, rules: RuleSet) -> list[str]:
-    claude_md = checkout / "CLAUDE.md"
-    if not claude_md.is_file():
-        return ["CLAUDE.md is missing"]
-    problems = check_claude_md(claude_md.read_text(encoding="utf-8", errors="replace"), rules)
-    agents = checkout / "AGENTS.md"
-    if rules.checks_agents_md and agents.is_file():
-        problems += check_agents_md(agents.read_text(encoding="utf-8", errors="replace"))
-    return problems
+def _script_is_current(checkout: Path) -> bool:
+    path = checkout / SCRIPT
+    if path.is_symlink() or not path.is_file():
+        return False
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        return handle.read() == script_text()
 
 
 def check_adopted(ctx: RepoContext) -> None:

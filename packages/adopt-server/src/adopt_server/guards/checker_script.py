@@ -1,0 +1,58 @@
+"""The committed checker script every non-Maven guard runs, and the arguments it runs with.
+
+The Python, Gradle and fallback guards all run the same file,
+:data:`~adopt_server.conformance.standalone.SCRIPT_PATH`, generated from this package's
+checker; the adopted repository needs only Python to run it (no package, no index).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp_common import package_version
+
+from adopt_server.conformance import RuleSet
+from adopt_server.conformance.standalone import MARKER, SCRIPT_PATH, script
+
+SCRIPT = SCRIPT_PATH
+
+
+def script_text() -> str:
+    """The script this version of the adoption commits."""
+    return script(package_version("adopt-server"))
+
+
+def checker_args(rules: RuleSet) -> list[str]:
+    """The command-line arguments that apply ``rules`` (the same in every guard)."""
+    args = ["--rules", rules.name]
+    for section in rules.sections:
+        args += ["--section", section]
+    return args
+
+
+def script_is_installed(checkout: Path) -> bool:
+    """Whether the checker script is there (any version the adoption wrote)."""
+    path = checkout / SCRIPT
+    return path.is_file() and not path.is_symlink()
+
+
+def install_script(checkout: Path) -> bool:
+    """Write the script when absent, or refresh one an older adoption wrote (it carries the
+    marker); a file the project wrote itself is kept. Returns whether it was written."""
+    path = checkout / SCRIPT
+    text = script_text()
+    if path.is_symlink():
+        return False
+    if path.exists():
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            current = handle.read()
+        ours = any(MARKER in line for line in current.split("\n", 3)[:3])
+        if current == text or not ours:
+            return False
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        return True
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+    return True
