@@ -7,8 +7,6 @@ import logging
 import stat
 from pathlib import Path
 
-from adopt_server.conformance import agents_md_text
-
 SESSION_START_HOOK = ".claude/hooks/session-start.sh"
 _LOG = logging.getLogger(__name__)
 
@@ -66,7 +64,6 @@ jobs:
 def asset_texts() -> dict[str, str]:
     """Each starter asset's relative path and content."""
     return {
-        "AGENTS.md": agents_md_text(),
         ".claude/settings.json": json.dumps(_SETTINGS, indent=2) + "\n",
         SESSION_START_HOOK: _SESSION_START,
         ".mcp.json": json.dumps({"mcpServers": {}}, indent=2) + "\n",

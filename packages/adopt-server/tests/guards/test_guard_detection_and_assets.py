@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 from adopt_server.assets import install_assets
-from adopt_server.conformance import check_agents_md, rules_for
+from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md, rules_for
+from adopt_server.conformance.check_command import run_check
 from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
 
 
@@ -68,7 +69,6 @@ def test_guards_write_only_their_own_paths(tmp_path: Path) -> None:
 def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     written = install_assets(tmp_path)
     assert written == [
-        "AGENTS.md",
         ".claude/settings.json",
         ".claude/hooks/session-start.sh",
         ".mcp.json",
@@ -83,8 +83,13 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
     workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))
     assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
-    assert check_agents_md((tmp_path / "AGENTS.md").read_text(encoding="utf-8")) == []
     assert install_assets(tmp_path) == []
+    # The starter configuration passes the checker the guards run (mcpServersValid, noSecrets).
+    (tmp_path / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
+    outcome = run_check(tmp_path)
+    assert "mcpServersValid" in outcome.checked
+    assert outcome.violations == ()
 
 
 def test_assets_never_overwrite(tmp_path: Path) -> None:

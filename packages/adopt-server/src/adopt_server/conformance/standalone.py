@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import sys
+import threading
+from functools import cache
 from importlib import resources
 
 SCRIPT_PATH = ".github/agent-config-check.py"
@@ -32,6 +34,9 @@ BUNDLED_MODULES = (
 )
 _PACKAGE = "adopt_server.conformance"
 _FUTURE = "from __future__ import annotations"
+# CPython 3.11's ast module is not safe to drive from several threads at once, and batch
+# adoptions install guards in parallel: build each version's script once, under a lock.
+_LOCK = threading.Lock()
 
 
 def module_source(name: str) -> str:
@@ -45,6 +50,12 @@ def script(version: str) -> str:
     Raises ``ValueError`` when a bundled module imports a non-standard-library package or
     two modules define the same top-level name.
     """
+    with _LOCK:
+        return _script(version)
+
+
+@cache
+def _script(version: str) -> str:
     parts = [
         "#!/usr/bin/env python3",
         f"# {MARKER}: agent-config-check {version}, the Claude Code configuration checker.",

@@ -6,7 +6,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from adopt_server.conformance import agents_md_text, reshape, rules_for
+from adopt_server.conformance import (
+    agents_md_from_guidance,
+    agents_md_text,
+    claude_md_importing_agents_md,
+    reshape,
+    rules_for,
+)
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
@@ -23,9 +29,10 @@ def trust(ctx: RepoContext) -> None:
 
 
 def claude_init(ctx: RepoContext) -> None:
-    """Generate CLAUDE.md with ``claude -p /init`` unless the project already has one."""
+    """Generate the guidance with ``claude -p /init`` unless the project already has some (a
+    CLAUDE.md, or an AGENTS.md the new CLAUDE.md will import)."""
     target = ctx.checkout / "CLAUDE.md"
-    if target.is_file():
+    if target.is_file() or ctx.path_exists("AGENTS.md"):
         return
     attempts = ctx.options.retries + 1
     result: CommandResult | None = None
@@ -62,18 +69,37 @@ def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
 
 
 def conform(ctx: RepoContext) -> None:
-    """Write the companion AGENTS.md if absent and reshape CLAUDE.md to the guard's rules,
-    keeping the file's own line endings; write only when something changed."""
-    agents = ctx.checkout / "AGENTS.md"
-    if not ctx.path_exists("AGENTS.md"):
-        agents.write_text(agents_md_text(), encoding="utf-8", newline="\n")
-    target = ctx.checkout / "CLAUDE.md"
-    if not target.is_file():
-        raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
-    original = target.read_bytes().decode("utf-8", errors="strict")
+    """Put the guidance where the guard expects it, writing only what changed.
+
+    AGENTS.md is the source of truth: an existing one is kept as it is. Without one, the
+    guidance CLAUDE.md holds moves into AGENTS.md (reshaped to its sections) and CLAUDE.md
+    becomes a short file importing it. Only when the rules demand sections of CLAUDE.md
+    itself (the Maven guard's Java sections) does CLAUDE.md keep the guidance, reshaped, with
+    a companion AGENTS.md. CRLF files keep their line endings.
+    """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
+    target = ctx.checkout / "CLAUDE.md"
+    agents = ctx.checkout / "AGENTS.md"
+    has_agents = ctx.path_exists("AGENTS.md")
+    if not target.is_file():
+        if not has_agents:
+            raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
+        _write_text(target, claude_md_importing_agents_md())
+        return
+    original = target.read_bytes().decode("utf-8", errors="strict")
+    if not has_agents and not rules.sections:
+        _write_text(agents, agents_md_from_guidance(original))
+        _write_text(target, claude_md_importing_agents_md())
+        return
+    if not has_agents:
+        _write_text(agents, agents_md_text())
     shaped = reshape(original, rules)
     if "\r\n" in original and "\r\n" not in shaped:
         shaped = shaped.replace("\n", "\r\n")
     if shaped != original:
         target.write_bytes(shaped.encode("utf-8"))
+
+
+def _write_text(path: Path, text: str) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
