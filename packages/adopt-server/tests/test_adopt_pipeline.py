@@ -53,7 +53,7 @@ def adopt_one(env: AdoptEnv, url: str | Path, **overrides: Any) -> RepositoryRep
         ("gradle", "gradle", "build.gradle", "enforceClaudeMd"),
         ("gradle-kts", "gradle", "build.gradle.kts", "enforceClaudeMd"),
         ("python", "python", ".pre-commit-config.yaml", "claude-md-check"),
-        ("plain", "github-actions", ".github/claude-md-guard.sh", "CLAUDE.md"),
+        ("plain", "github-actions", ".github/agent-config-check.py", "agent-config-check"),
     ],
 )
 def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
@@ -79,6 +79,16 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
     claude_md = git(remote, "show", f"{BRANCH}:CLAUDE.md")
     assert claude_md.startswith("# CLAUDE.md\n")
     assert "AGENTS.md" in claude_md
+    agents_md = git(remote, "show", f"{BRANCH}:AGENTS.md")
+    if build == "maven":
+        # The Maven guard's Java sections live in CLAUDE.md itself, beside the companion.
+        assert "## Java version" in claude_md
+    else:
+        # One source of truth: the generated guidance is AGENTS.md, CLAUDE.md imports it.
+        assert "\n@AGENTS.md\n" in claude_md
+        assert agents_md.startswith("# AGENTS.md\n")
+        assert "A sample repository the adoption tests create." in agents_md
+        assert "A sample repository" not in claude_md
     creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
     assert creates == [
         "pr create --title Adopt Claude Code --body " + AdoptionOptions().body + f" --head {BRANCH}"

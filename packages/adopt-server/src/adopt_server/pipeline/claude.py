@@ -89,7 +89,8 @@ def conform(ctx: RepoContext) -> None:
     original = target.read_bytes().decode("utf-8", errors="strict")
     if not has_agents and not rules.sections:
         _write_text(agents, agents_md_from_guidance(original))
-        _write_text(target, claude_md_importing_agents_md())
+        stub = claude_md_importing_agents_md()
+        _write_text(target, stub.replace("\n", "\r\n") if "\r\n" in original else stub)
         return
     if not has_agents:
         _write_text(agents, agents_md_text())
