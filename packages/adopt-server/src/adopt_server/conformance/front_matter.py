@@ -82,6 +82,9 @@ def read_front_matter(text: str) -> FrontMatter | None:
 
 def _fm_entries(lines: list[str]) -> list[tuple[str, str, int]]:
     entries: list[tuple[str, str, int]] = []
+    for number, line in enumerate(lines, start=2):
+        if line.strip() and "\t" in line[: len(line) - len(line.lstrip(" \t"))]:
+            raise FrontMatterError("front matter indents with a tab, which YAML forbids", number)
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -90,10 +93,7 @@ def _fm_entries(lines: list[str]) -> list[tuple[str, str, int]]:
         if not stripped or stripped.startswith("#"):
             index += 1
             continue
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-        if "\t" in indent:
-            raise FrontMatterError("front matter indents with a tab, which YAML forbids", number)
-        if indent:
+        if line[0].isspace():
             raise FrontMatterError(
                 "front matter has an indented line that belongs to no key", number
             )
@@ -126,8 +126,6 @@ def _fm_nested(lines: list[str], index: int, sequence_allowed: bool) -> tuple[li
 
 def _fm_scalar(value: str, body: list[str], number: int) -> str:
     nested = [line.strip() for line in body if line.strip() and not line.lstrip().startswith("#")]
-    if "\t" in "".join(line[: len(line) - len(line.lstrip(" \t"))] for line in body):
-        raise FrontMatterError("front matter indents with a tab, which YAML forbids", number)
     if not value:
         return " ".join(nested)
     if _FM_BLOCK_SCALAR.fullmatch(value.split(" #")[0].strip()):

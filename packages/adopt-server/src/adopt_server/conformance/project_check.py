@@ -298,7 +298,7 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
             _TOP_LEVEL[key] is int and isinstance(value, bool)
         ):
             raise ConfigError(f"'{key}' must be a {_TOP_LEVEL[key].__name__}, not {value!r}")
-    default_severity = parse_severity(settings.get("severity", "error"), "'severity'")
+    default_severity = _severity(settings.get("severity", "error"), "'severity'")
     skipped = frozenset(str(n).strip().lower() for n in settings.get("skippedRules", []))
     composite: dict[str, Options] = {
         "claudeMdFormat": {
@@ -328,7 +328,7 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
         for key, value in overrides.items():
             where = f"rules.{spec.name}.{key}"
             if key == "severity":
-                severity = parse_severity(value, where)
+                severity = _severity(value, where)
             elif key not in spec.defaults:
                 raise ConfigError(
                     f"unknown key '{key}' for rule {spec.name}; known keys: "
@@ -344,6 +344,13 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
     return CheckConfig(
         options, severities, skipped, str(settings.get("baselineFile", "")), only
     )
+
+
+def _severity(value: object, where: str) -> str:
+    try:
+        return parse_severity(value, where)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _sections(value: object, key: str) -> list[str]:
