@@ -32,18 +32,24 @@ class ProjectTree:
     def __init__(self, root: Path) -> None:
         """Read the project at ``root`` (resolved once, so every check compares real paths)."""
         self.root = root.resolve()
+        self._root_text = str(self.root)
         self._texts: dict[str, FileText] = {}
+        self._reals: dict[str, Path | None] = {}
+        self.derived: dict[tuple[str, str], object] = {}
+        """What rules compute from a file (parsed front matter, imports), kept for the run."""
 
     def real(self, relative: str) -> Path | None:
         """The real location of ``relative``, or ``None`` when it lies outside the project."""
-        candidate = Path(os.path.normpath(self.root / relative))
+        if relative in self._reals:
+            return self._reals[relative]
         try:
-            resolved = candidate.resolve()
-        except (OSError, RuntimeError):
-            return None
-        if resolved == self.root or self.root in resolved.parents:
-            return resolved
-        return None
+            resolved = os.path.realpath(os.path.join(self._root_text, relative))
+        except (OSError, ValueError):
+            resolved = ""
+        inside = resolved == self._root_text or resolved.startswith(self._root_text + os.sep)
+        found = Path(resolved) if inside else None
+        self._reals[relative] = found
+        return found
 
     def escapes(self, relative: str) -> bool:
         """Whether ``relative`` exists (or is a dangling link) but leads out of the project."""

@@ -399,12 +399,25 @@ def _definition_text(tree: ProjectTree, path: str, label: str) -> tuple[str | No
     return read.text, []
 
 
+def parsed_front_matter(tree: ProjectTree, path: str, text: str) -> FrontMatter | FrontMatterError | None:
+    """The front matter of ``path`` (read once per run, shared by every rule that asks)."""
+    key = ("front-matter", path)
+    if key not in tree.derived:
+        try:
+            tree.derived[key] = read_front_matter(text)
+        except FrontMatterError as error:
+            tree.derived[key] = error
+    found = tree.derived[key]
+    assert found is None or isinstance(found, FrontMatter | FrontMatterError)
+    return found
+
+
 def _front_matter(
-    text: str, path: str, label: str, required: bool
+    tree: ProjectTree, text: str, path: str, label: str, required: bool
 ) -> tuple[FrontMatter | None, list[Found]]:
-    try:
-        front = read_front_matter(text)
-    except FrontMatterError as error:
+    front = parsed_front_matter(tree, path, text)
+    if isinstance(front, FrontMatterError):
+        error = front
         return None, [
             Found(path, error.line, f"{label} has malformed YAML front matter ({error}): {path}")
         ]
@@ -478,7 +491,7 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
         found += problems
         if text is None:
             continue
-        front, problems = _front_matter(text, path, SKILL_FILE, required=True)
+        front, problems = _front_matter(tree, text, path, SKILL_FILE, required=True)
         found += problems
         if front is not None:
             found += _front_matter_checks(
@@ -498,7 +511,7 @@ def sub_agent_format(tree: ProjectTree, options: Options) -> list[Found]:
         found += problems
         if text is None:
             continue
-        front, problems = _front_matter(text, path, "Sub-agent definition", required=True)
+        front, problems = _front_matter(tree, text, path, "Sub-agent definition", required=True)
         found += problems
         if front is not None:
             found += _front_matter_checks(
@@ -519,7 +532,7 @@ def command_format(tree: ProjectTree, options: Options) -> list[Found]:
         if text is None:
             continue
         found += name_findings(base, base, path, 0)
-        front, problems = _front_matter(text, path, "Command definition", required=False)
+        front, problems = _front_matter(tree, text, path, "Command definition", required=False)
         found += problems
         if front is not None:
             found += _front_matter_checks(
@@ -564,11 +577,8 @@ def unique_descriptions(tree: ProjectTree, options: Options) -> list[Found]:
         read = tree.read(path) if tree.is_file(path) else None
         if read is None or read.text is None:
             continue
-        try:
-            front = read_front_matter(read.text)
-        except FrontMatterError:
-            continue
-        value = front.value("description") if front else None
+        front = parsed_front_matter(tree, path, read.text)
+        value = front.value("description") if isinstance(front, FrontMatter) else None
         if value and value.strip():
             claims.append((" ".join(value.lower().split()), value, source))
     return _duplicates(claims, "description")
@@ -900,13 +910,22 @@ def _okf_version(
 # ---------------------------------------------------------------- secrets
 
 
-CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}")),
-    ("AWS access key ID", re.compile(r"(?<![A-Z0-9])AKIA[0-9A-Z]{16}(?![A-Z0-9])")),
-    ("GitHub token", re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,}")),
-    ("GitHub fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}")),
-    ("Slack token", re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}")),
-    ("private key block", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    # name, pattern, and literals one of which every match contains (a cheap first test)
+    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}"), ("sk-ant-",)),
+    (
+        "AWS access key ID",
+        re.compile(r"(?<![A-Z0-9])AKIA[0-9A-Z]{16}(?![A-Z0-9])"),
+        ("AKIA",),
+    ),
+    (
+        "GitHub token",
+        re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    ("GitHub fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}"), ("github_pat_",)),
+    ("Slack token", re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}"), ("xoxa-", "xoxb-", "xoxp-", "xoxr-")),
+    ("private key block", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), ("PRIVATE KEY-----",)),
 )
 
 
@@ -914,7 +933,7 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
     """``noSecrets``: no credential-shaped text in the agent documents, settings, ``.mcp.json``
     or definition and hook files (the match is shown masked)."""
     patterns = list(CREDENTIAL_PATTERNS) if options["useDefaultPatterns"] else []
-    patterns += [(p, re.compile(p)) for p in options["secretPatterns"]]
+    patterns += [(p, re.compile(p), ()) for p in options["secretPatterns"]]
     paths = [p for p in options["files"] if tree.is_file(p) or tree.escapes(p)]
     for directory in options["directories"]:
         paths += tree.walk(directory, "")
@@ -925,8 +944,18 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
             if read.problem and "binary" not in read.problem:
                 found.append(Found(path, 0, f"{read.problem}, so it was not scanned for secrets"))
             continue
+        # Most files hold no secret: one search over the whole text rules a pattern out.
+        text = read.text
+        present = [
+            (label, pattern)
+            for label, pattern, literals in patterns
+            if (not literals or any(literal in text for literal in literals))
+            and pattern.search(text)
+        ]
+        if not present:
+            continue
         for number, line in enumerate(read.text.splitlines(), start=1):
-            for label, pattern in patterns:
+            for label, pattern in present:
                 for match in pattern.finditer(line):
                     found.append(
                         Found(path, number, f"{path} contains what looks like a {label}: "
