@@ -119,8 +119,10 @@ def main() -> int:
     print(f"| checker in process | {best['in_process']:.3f} s |")
     print(f"| standalone script, fresh process | {best['script']:.3f} s |")
     ratio = best["in_process"] / best["baseline"] if best["baseline"] else float("nan")
-    print(f"in process / baseline: {ratio:.1f}x; target script < {TARGET_SECONDS:.0f} s: "
-          f"{'met' if best['script'] < TARGET_SECONDS else 'MISSED'}")
+    print(
+        f"in process / baseline: {ratio:.1f}x; target script < {TARGET_SECONDS:.0f} s: "
+        f"{'met' if best['script'] < TARGET_SECONDS else 'MISSED'}"
+    )
     return 0 if best["script"] < TARGET_SECONDS else 1
 
 

@@ -10,7 +10,7 @@ from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.gradle import declares_task
 
-RULES = rules_for("project", "gradle", ["## Build", "## It's \"$quoted\" \\ here"])
+RULES = rules_for("project", "gradle", ["## Build", '## It\'s "$quoted" \\ here'])
 GROOVY = "plugins {\n    id 'java'\n}\n"
 KOTLIN = "plugins {\n    java\n}\n"
 

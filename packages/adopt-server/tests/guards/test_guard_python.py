@@ -17,6 +17,7 @@ from adopt_server.conformance import (
     reshape,
     rules_for,
 )
+from adopt_server.conformance.rules import STUB_BODY
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.fallback import WORKFLOW
@@ -167,13 +168,9 @@ def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Pa
     project_rules = rules_for("project", "python", RULES.sections)
     install_guard(origin, "python", project_rules, None)
     (origin / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
-    claude_md = reshape(claude_md_importing_agents_md(), RULES).replace(
-        "## Testing\n\n_Not documented yet — replace this line with the project's own guidance._",
-        "## Testing\n\nRun pytest.",
-    ).replace(
-        "## Build & run\n\n_Not documented yet — replace this line with the project's own guidance._",
-        "## Build & run\n\nRun make.",
-    )
+    claude_md = reshape(claude_md_importing_agents_md(), RULES)
+    for section, body in (("## Testing", "Run pytest."), ("## Build & run", "Run make.")):
+        claude_md = claude_md.replace(f"{section}\n\n{STUB_BODY}", f"{section}\n\n{body}")
     (origin / "CLAUDE.md").write_text(claude_md, encoding="utf-8")
     _git(origin, "init", "-q", "-b", "main")
     _git(origin, "add", "-A")
@@ -193,7 +190,10 @@ def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Pa
         "GIT_CONFIG_NOSYSTEM": "1",
     }
     isolated = subprocess.run(
-        ["python3", "-c", "import adopt_server"], env=env, capture_output=True, timeout=60,
+        ["python3", "-c", "import adopt_server"],
+        env=env,
+        capture_output=True,
+        timeout=60,
         check=False,
     )
     assert isolated.returncode != 0, "the hook's python3 must not see this project"
@@ -201,7 +201,12 @@ def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Pa
     def pre_commit() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "pre_commit", "run", HOOK_ID, "--all-files"],
-            cwd=clone, env=env, capture_output=True, text=True, timeout=120, check=False,
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
 
     passed = pre_commit()

@@ -84,7 +84,9 @@ def _parser(prog: str, version: str) -> argparse.ArgumentParser:
         metavar="HEADING",
         help='a section CLAUDE.md must have, such as "## Testing" (claudeMdSections); repeatable',
     )
-    parser.add_argument("--config", metavar="FILE", help=f"JSON configuration (default: {DEFAULT_CONFIG})")
+    parser.add_argument(
+        "--config", metavar="FILE", help=f"JSON configuration (default: {DEFAULT_CONFIG})"
+    )
     parser.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="report format"
     )
@@ -294,13 +296,19 @@ def _fix(tree: ProjectTree, config: CheckConfig) -> None:
         sections = tuple(claude["requiredSections"])
         reference = claude["requiredReference"]
         targets.append(
-            (claude["claudeMdFile"], RuleSet("project", "github-actions", sections, reference=reference))
+            (
+                claude["claudeMdFile"],
+                RuleSet("project", "github-actions", sections, reference=reference),
+            )
         )
     if not config.only or "agentsMdFormat" in config.only:
         sections = tuple(agents["requiredSections"])
         title = AGENTS_MD_RULES.title
         targets.append(
-            (agents["agentsMdFile"], RuleSet("agents", "github-actions", sections, title=title, reference=""))
+            (
+                agents["agentsMdFile"],
+                RuleSet("agents", "github-actions", sections, title=title, reference=""),
+            )
         )
     for path, rules in targets:
         real = tree.real(path)

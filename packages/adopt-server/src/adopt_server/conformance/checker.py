@@ -74,7 +74,11 @@ def format_findings(
         found += _order_findings(file, document, rules.sections)
     for token in options.forbidden_tokens:
         line = next(
-            (i for i, ln in enumerate(document.lines) if ln.kind.structural and token in ln.visible),
+            (
+                i
+                for i, ln in enumerate(document.lines)
+                if ln.kind.structural and token in ln.visible
+            ),
             None,
         )
         if line is not None:
@@ -112,9 +116,7 @@ def section_content(document: MarkdownDocument, index: int) -> list[str]:
 def only_placeholders(document: MarkdownDocument, index: int) -> bool:
     """Whether every content line of the section at ``index`` is placeholder text."""
     content = section_content(document, index)
-    return bool(content) and all(
-        text == STUB_BODY or _PLACEHOLDER.match(text) for text in content
-    )
+    return bool(content) and all(text == STUB_BODY or _PLACEHOLDER.match(text) for text in content)
 
 
 def without_code_spans(text: str) -> str:
@@ -128,9 +130,7 @@ def _order_findings(
     present = {document.lines[i].heading for i in document.headings()}
     expected = [s for s in dict.fromkeys(sections) if s in present]
     actual = [
-        heading
-        for i in document.headings()
-        if (heading := document.lines[i].heading) in sections
+        heading for i in document.headings() if (heading := document.lines[i].heading) in sections
     ]
     actual = list(dict.fromkeys(actual))
     if actual == expected:

@@ -13,7 +13,7 @@ BASELINE_HEADER = (
     "# Delete a line to make that violation count again; a new violation is never accepted.\n"
     "# Regenerate with --write-baseline.\n"
 )
-_BASEDIR_TOKEN = "${basedir}"
+_BASEDIR_MARK = "${basedir}"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_URI = "https://github.com/adamw7/tools/tree/main/claude-code-enforcer"
 
@@ -70,7 +70,7 @@ class Baseline:
         """``signature`` with the project path tokenised and on one line."""
         for root in {self._root, self._root.replace("\\", "/")}:
             if root:
-                signature = signature.replace(root, _BASEDIR_TOKEN)
+                signature = signature.replace(root, _BASEDIR_MARK)
         return " ".join(signature.replace("\\", "/").split())
 
     def accepts(self, violation: Violation) -> bool:
@@ -113,7 +113,10 @@ def render_json(violations: Sequence[Violation], checked: Sequence[str], suppres
 
 
 def render_sarif(
-    violations: Sequence[Violation], checked: Sequence[str], version: str, descriptions: dict[str, str]
+    violations: Sequence[Violation],
+    checked: Sequence[str],
+    version: str,
+    descriptions: dict[str, str],
 ) -> str:
     """A SARIF 2.1.0 log (GitHub code scanning shows each result on its file and line)."""
     rules = sorted({*checked, *(v.rule for v in violations)})

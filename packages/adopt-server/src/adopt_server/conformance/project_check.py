@@ -98,8 +98,9 @@ def _has_definitions(tree: ProjectTree, options: Options) -> bool:
 
 
 def _patterns_and(key: str, other: str) -> Callable[[ProjectTree, Options], bool]:
-    return lambda tree, options: bool(options["consistentPatterns"]) and all(
-        tree.is_file(options[k]) for k in (key, other) if options[k]
+    return lambda tree, options: (
+        bool(options["consistentPatterns"])
+        and all(tree.is_file(options[k]) for k in (key, other) if options[k])
     )
 
 
@@ -122,7 +123,11 @@ RULES: tuple[RuleSpec, ...] = (
         "agentsMdFormat",
         "AGENTS.md has its title and the guide sections, with real content",
         agents_md_format,
-        {"agentsMdFile": AGENTS_MD, "requiredSections": list(AGENTS_MD_SECTIONS), **_FORMAT_DEFAULTS},
+        {
+            "agentsMdFile": AGENTS_MD,
+            "requiredSections": list(AGENTS_MD_SECTIONS),
+            **_FORMAT_DEFAULTS,
+        },
         _has_file("agentsMdFile"),
     ),
     RuleSpec(
@@ -144,8 +149,9 @@ RULES: tuple[RuleSpec, ...] = (
             "files": [],
             "directories": list(_DEFINITION_DIRS),
         },
-        lambda tree, options: (options["maxBytes"] or options["maxLines"] or options["maxTokens"])
-        > 0,
+        lambda tree, options: (
+            (options["maxBytes"] or options["maxLines"] or options["maxTokens"]) > 0
+        ),
     ),
     RuleSpec(
         "crossDocConsistency",
@@ -239,8 +245,10 @@ RULES: tuple[RuleSpec, ...] = (
             "secretPatterns": [],
             "useDefaultPatterns": True,
         },
-        lambda tree, options: any(tree.is_file(p) for p in options["files"])
-        or any(tree.is_dir(d) for d in options["directories"]),
+        lambda tree, options: (
+            any(tree.is_file(p) for p in options["files"])
+            or any(tree.is_dir(d) for d in options["directories"])
+        ),
     ),
 )
 RULE_NAMES = tuple(spec.name for spec in RULES)
@@ -337,13 +345,13 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
             else:
                 resolved[key] = _kind(value, spec.defaults[key], where)
         if spec.name == "claudeMdFormat":
-            resolved["requiredSections"] = _sections(resolved["requiredSections"], "requiredSections")
+            resolved["requiredSections"] = _sections(
+                resolved["requiredSections"], "requiredSections"
+            )
         _check_patterns(spec.name, resolved)
         options[spec.name] = resolved
         severities[spec.name] = severity
-    return CheckConfig(
-        options, severities, skipped, str(settings.get("baselineFile", "")), only
-    )
+    return CheckConfig(options, severities, skipped, str(settings.get("baselineFile", "")), only)
 
 
 def _severity(value: object, where: str) -> str:
@@ -368,11 +376,11 @@ def _check_patterns(rule: str, options: Options) -> None:
             try:
                 compiled = re.compile(pattern)
             except re.error as error:
-                raise ConfigError(f"rules.{rule}.{key}: '{pattern}' is not a regex ({error})") from None
-            if key == "consistentPatterns" and compiled.groups < 1:
                 raise ConfigError(
-                    f"rules.{rule}.{key}: '{pattern}' must declare a capturing group"
-                )
+                    f"rules.{rule}.{key}: '{pattern}' is not a regex ({error})"
+                ) from None
+            if key == "consistentPatterns" and compiled.groups < 1:
+                raise ConfigError(f"rules.{rule}.{key}: '{pattern}' must declare a capturing group")
 
 
 @dataclass(frozen=True)
@@ -400,7 +408,7 @@ def check_project(tree: ProjectTree, config: CheckConfig) -> CheckResult:
         checked.append(spec.name)
         try:
             found = spec.run(tree, options)
-        except Exception as error:  # noqa: BLE001 - one rule's failure must not hide the rest
+        except Exception as error:
             found = [Found("", 0, f"could not be checked: {type(error).__name__}: {error}")]
         severity = config.severities[spec.name]
         violations += [

@@ -17,6 +17,7 @@ from adopt_server.conformance.markdown_reader import BOM
 MAX_READ_BYTES = 1024 * 1024
 """The most any one file is read; a larger file is reported, not loaded."""
 
+
 @dataclass(frozen=True)
 class FileText:
     """What reading one project file gave: its text, or why there is none."""

@@ -120,8 +120,10 @@ def _link_findings(tree: ProjectTree, path: str, text: str, label: str) -> list[
                 continue
             relative = local.lstrip("/") if local.startswith("/") else join(base, local)
             decoded = _percent_decoded(relative)
-            if not any(tree.real(candidate) is not None and (tree.root / candidate).exists()
-                       for candidate in (relative, decoded)):
+            if not any(
+                tree.real(candidate) is not None and (tree.root / candidate).exists()
+                for candidate in (relative, decoded)
+            ):
                 found.append(Found(path, number, f"{label} references a missing file: {local}"))
     return found
 
@@ -282,11 +284,7 @@ def context_budget(tree: ProjectTree, options: Options) -> list[Found]:
             [
                 *always_loaded(tree, options),
                 *(p for p in options["files"] if tree.is_file(p)),
-                *(
-                    p
-                    for directory in options["directories"]
-                    for p in tree.walk(directory, ".md")
-                ),
+                *(p for directory in options["directories"] for p in tree.walk(directory, ".md")),
             ]
         )
     )
@@ -301,27 +299,39 @@ def context_budget(tree: ProjectTree, options: Options) -> list[Found]:
             continue
         size = tree.size(path)
         if max_bytes > 0 and size > max_bytes:
-            found.append(Found(path, 0, f"{path} is {size} bytes, over the {max_bytes}-byte budget"))
+            found.append(
+                Found(path, 0, f"{path} is {size} bytes, over the {max_bytes}-byte budget")
+            )
         if max_lines <= 0 and max_tokens <= 0:
             continue
         read = tree.read(path)
         if read.text is None:
             found.append(
-                Found(path, 0, f"{path} cannot be read as text, so its line and token budgets "
-                      "cannot be measured")
+                Found(
+                    path,
+                    0,
+                    f"{path} cannot be read as text, so its line and token budgets "
+                    "cannot be measured",
+                )
             )
             continue
         lines = len(read.text.splitlines())
         if max_lines > 0 and lines > max_lines:
             found.append(
-                Found(path, max_lines + 1, f"{path} has {lines} lines, over the "
-                      f"{max_lines}-line budget")
+                Found(
+                    path,
+                    max_lines + 1,
+                    f"{path} has {lines} lines, over the {max_lines}-line budget",
+                )
             )
         tokens = (len(read.text) + 3) // 4
         if max_tokens > 0 and tokens > max_tokens:
             found.append(
-                Found(path, 0, f"{path} is an estimated {tokens} tokens, over the "
-                      f"{max_tokens}-token budget")
+                Found(
+                    path,
+                    0,
+                    f"{path} is an estimated {tokens} tokens, over the {max_tokens}-token budget",
+                )
             )
     return found
 
@@ -361,9 +371,7 @@ def _consistency(
             f"{name.rpartition('/')[2]}=" + ("<absent>" if value is None else f"'{value}'")
             for name, value in zip((first, second), values, strict=True)
         ]
-        found.append(
-            Found(first, 0, f"pattern '{pattern}' captured {shown[0]} but {shown[1]}")
-        )
+        found.append(Found(first, 0, f"pattern '{pattern}' captured {shown[0]} but {shown[1]}"))
     return found
 
 
@@ -399,7 +407,9 @@ def _definition_text(tree: ProjectTree, path: str, label: str) -> tuple[str | No
     return read.text, []
 
 
-def parsed_front_matter(tree: ProjectTree, path: str, text: str) -> FrontMatter | FrontMatterError | None:
+def parsed_front_matter(
+    tree: ProjectTree, path: str, text: str
+) -> FrontMatter | FrontMatterError | None:
     """The front matter of ``path`` (read once per run, shared by every rule that asks)."""
     key = ("front-matter", path)
     if key not in tree.derived:
@@ -434,7 +444,12 @@ def _front_matter(
 
 
 def _front_matter_checks(
-    front: FrontMatter, path: str, label: str, options: Options, *, expected_name: str | None,
+    front: FrontMatter,
+    path: str,
+    label: str,
+    options: Options,
+    *,
+    expected_name: str | None,
     max_description: int,
 ) -> list[Found]:
     found = [
@@ -443,15 +458,21 @@ def _front_matter_checks(
         if not front.has_key(key)
     ]
     found += [
-        Found(path, front.line_of(key), f"{label} front matter declares '{key}:' more than once "
-              f"in: {path}")
+        Found(
+            path,
+            front.line_of(key),
+            f"{label} front matter declares '{key}:' more than once in: {path}",
+        )
         for key in front.duplicate_keys()
     ]
     allowed = options.get("allowedFrontMatterKeys") or []
     if allowed:
         found += [
-            Found(path, front.line_of(key), f"{label} front matter has unknown key '{key}:' in: "
-                  f"{path}")
+            Found(
+                path,
+                front.line_of(key),
+                f"{label} front matter has unknown key '{key}:' in: {path}",
+            )
             for key in dict.fromkeys(front.keys())
             if key not in allowed
         ]
@@ -465,15 +486,21 @@ def _front_matter_checks(
             found.append(Found(path, line, f"{label} description must not be empty in: {path}"))
         elif max_description > 0 and len(description) > max_description:
             found.append(
-                Found(path, line, f"{label} description exceeds {max_description} characters in: "
-                      f"{path}")
+                Found(
+                    path,
+                    line,
+                    f"{label} description exceeds {max_description} characters in: {path}",
+                )
             )
     allowed_models = options.get("allowedModels") or []
     model = front.value("model")
     if allowed_models and model is not None and model not in allowed_models:
         found.append(
-            Found(path, front.line_of("model"), f"{label} declares unsupported model '{model}' "
-                  f"in: {path}")
+            Found(
+                path,
+                front.line_of("model"),
+                f"{label} declares unsupported model '{model}' in: {path}",
+            )
         )
     return found
 
@@ -485,7 +512,9 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     for directory in tree.subdirectories(options["skillsDir"]):
         path = join(directory, SKILL_FILE)
         if not tree.is_file(path) and not tree.escapes(path):
-            found.append(Found(directory, 0, f"Missing {SKILL_FILE} in skill directory: {directory}"))
+            found.append(
+                Found(directory, 0, f"Missing {SKILL_FILE} in skill directory: {directory}")
+            )
             continue
         text, problems = _definition_text(tree, path, SKILL_FILE)
         found += problems
@@ -495,7 +524,10 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
         found += problems
         if front is not None:
             found += _front_matter_checks(
-                front, path, SKILL_FILE, options,
+                front,
+                path,
+                SKILL_FILE,
+                options,
                 expected_name=directory.rpartition("/")[2],
                 max_description=options["maxDescriptionLength"],
             )
@@ -515,8 +547,12 @@ def sub_agent_format(tree: ProjectTree, options: Options) -> list[Found]:
         found += problems
         if front is not None:
             found += _front_matter_checks(
-                front, path, "Sub-agent", options,
-                expected_name=path.rpartition("/")[2].removesuffix(".md"), max_description=0,
+                front,
+                path,
+                "Sub-agent",
+                options,
+                expected_name=path.rpartition("/")[2].removesuffix(".md"),
+                max_description=0,
             )
     return found
 
@@ -557,8 +593,11 @@ def _duplicates(claims: Sequence[tuple[str, str, str]], what: str) -> list[Found
     for key, value, source in claims:
         by_key.setdefault(key, (value, []))[1].append(source)
     return [
-        Found(sources[0], 0, f"{what} '{value}' is used by {len(sources)} definitions: "
-              + ", ".join(sources))
+        Found(
+            sources[0],
+            0,
+            f"{what} '{value}' is used by {len(sources)} definitions: " + ", ".join(sources),
+        )
         for value, sources in by_key.values()
         if len(sources) > 1
     ]
@@ -613,8 +652,11 @@ def plugin_format(tree: ProjectTree, options: Options) -> list[Found]:
         found += name_findings(name, name, path, 0)
     if isinstance(version, str) and not _PLUGIN_VERSION.fullmatch(version):
         found.append(
-            Found(path, 0, f"plugin.json version '{version}' is not a dotted version number in: "
-                  f"{path}")
+            Found(
+                path,
+                0,
+                f"plugin.json version '{version}' is not a dotted version number in: {path}",
+            )
         )
     if isinstance(description, str) and not description.strip():
         found.append(Found(path, 0, f"plugin.json description must not be empty in: {path}"))
@@ -624,7 +666,9 @@ def plugin_format(tree: ProjectTree, options: Options) -> list[Found]:
 # ---------------------------------------------------------------- .mcp.json
 
 
-def _json_object(tree: ProjectTree, path: str, label: str) -> tuple[dict[str, Any] | None, list[Found]]:
+def _json_object(
+    tree: ProjectTree, path: str, label: str
+) -> tuple[dict[str, Any] | None, list[Found]]:
     read = tree.read(path)
     if read.text is None:
         return None, [Found(path, 0, read.problem or f"{label} cannot be read")]
@@ -664,8 +708,11 @@ def _servers(
     servers = config["mcpServers"]
     if not isinstance(servers, dict):
         found.append(
-            Found(path, _line_of(tree, path, "mcpServers"), "mcp.json 'mcpServers' must be a "
-                  "JSON object")
+            Found(
+                path,
+                _line_of(tree, path, "mcpServers"),
+                "mcp.json 'mcpServers' must be a JSON object",
+            )
         )
         return None
     return servers
@@ -698,8 +745,12 @@ def mcp_servers_valid(tree: ProjectTree, options: Options) -> list[Found]:
                 found += _command_problem(tree, path, name, server)
             else:
                 found.append(
-                    _server(tree, path, name, "must declare a 'command' (stdio) or a 'type' "
-                            "with a 'url' (sse/http)")
+                    _server(
+                        tree,
+                        path,
+                        name,
+                        "must declare a 'command' (stdio) or a 'type' with a 'url' (sse/http)",
+                    )
                 )
         elif kind not in allowed:
             found.append(_server(tree, path, name, f"has an unsupported type: {kind}"))
@@ -722,7 +773,9 @@ def mcp_servers_valid(tree: ProjectTree, options: Options) -> list[Found]:
     return found
 
 
-def _command_problem(tree: ProjectTree, path: str, name: str, server: dict[str, Any]) -> list[Found]:
+def _command_problem(
+    tree: ProjectTree, path: str, name: str, server: dict[str, Any]
+) -> list[Found]:
     if "command" in server and not isinstance(server["command"], str):
         return [_server(tree, path, name, "has a 'command' that is not a string")]
     if not str(server.get("command", "")).strip():
@@ -815,19 +868,31 @@ def okf_bundle_format(tree: ProjectTree, options: Options) -> list[Found]:
         try:
             front = read_front_matter(read.text)
         except FrontMatterError as error:
-            found.append(Found(path, error.line, f"{name} has malformed YAML frontmatter ({error})"))
+            found.append(
+                Found(path, error.line, f"{name} has malformed YAML frontmatter ({error})")
+            )
             continue
         base = name.rpartition("/")[2]
         if base == "index.md":
             if front is None:
                 continue
             if name != "index.md":
-                found.append(Found(path, 1, f"{name} carries frontmatter; only a bundle-root "
-                                   "index.md may declare 'okf_version'"))
+                found.append(
+                    Found(
+                        path,
+                        1,
+                        f"{name} carries frontmatter; only a bundle-root "
+                        "index.md may declare 'okf_version'",
+                    )
+                )
                 continue
             found += [
-                Found(path, front.line_of(key), f"{name} declares '{key}'; a bundle-root "
-                      "index.md may declare only 'okf_version'")
+                Found(
+                    path,
+                    front.line_of(key),
+                    f"{name} declares '{key}'; a bundle-root "
+                    "index.md may declare only 'okf_version'",
+                )
                 for key in dict.fromkeys(front.keys())
                 if key != "okf_version"
             ]
@@ -836,8 +901,14 @@ def okf_bundle_format(tree: ProjectTree, options: Options) -> list[Found]:
             for index in document.headings():
                 match = _LOG_HEADING.fullmatch(document.lines[index].heading or "")
                 if match and not _is_date(match.group(1).strip()):
-                    found.append(Found(path, index + 1, f"{name} groups entries under "
-                                       f"'{match.group(1).strip()}', which is not an ISO 8601 date"))
+                    found.append(
+                        Found(
+                            path,
+                            index + 1,
+                            f"{name} groups entries under "
+                            f"'{match.group(1).strip()}', which is not an ISO 8601 date",
+                        )
+                    )
         else:
             found += _okf_concept(path, name, front, options)
     found += _okf_version(tree, bundle, documents, options)
@@ -860,8 +931,9 @@ def _okf_concept(path: str, name: str, front: FrontMatter | None, options: Optio
         return [Found(path, 1, f"{name} has no parseable YAML frontmatter block")]
     found = []
     if not (front.value("type") or "").strip():
-        found.append(Found(path, 1, f"{name} declares no non-empty 'type', the one mandatory "
-                           "OKF field"))
+        found.append(
+            Found(path, 1, f"{name} declares no non-empty 'type', the one mandatory OKF field")
+        )
     found += [
         Found(path, front.line_of(key), f"{name} declares '{key}' more than once")
         for key in front.duplicate_keys()
@@ -873,16 +945,32 @@ def _okf_concept(path: str, name: str, front: FrontMatter | None, options: Optio
     ]
     status = front.value("status")
     if status is not None and status.lower() not in _OKF_STATUSES:
-        found.append(Found(path, front.line_of("status"), f"{name} declares an unknown 'status': "
-                           f"{status} (expected draft, stable or deprecated)"))
+        found.append(
+            Found(
+                path,
+                front.line_of("status"),
+                f"{name} declares an unknown 'status': "
+                f"{status} (expected draft, stable or deprecated)",
+            )
+        )
     stale = front.value("stale_after")
     if stale is not None and not _is_date(stale):
-        found.append(Found(path, front.line_of("stale_after"), f"{name} declares a 'stale_after' "
-                           f"that is not an ISO 8601 date: {stale}"))
+        found.append(
+            Found(
+                path,
+                front.line_of("stale_after"),
+                f"{name} declares a 'stale_after' that is not an ISO 8601 date: {stale}",
+            )
+        )
     generated = front.value("generated")
     if generated is not None and not _GENERATED_BY.search(generated):
-        found.append(Found(path, front.line_of("generated"), f"{name} declares a 'generated' "
-                           f"without the actor that produced it: {generated}"))
+        found.append(
+            Found(
+                path,
+                front.line_of("generated"),
+                f"{name} declares a 'generated' without the actor that produced it: {generated}",
+            )
+        )
     return found
 
 
@@ -894,8 +982,14 @@ def _okf_version(
         return []
     root = join(bundle, "index.md")
     if root not in documents:
-        return [Found(bundle, 0, "The bundle declares no index.md at its root, so it cannot "
-                      f"declare 'okf_version: {expected}'")]
+        return [
+            Found(
+                bundle,
+                0,
+                "The bundle declares no index.md at its root, so it cannot "
+                f"declare 'okf_version: {expected}'",
+            )
+        ]
     try:
         front = read_front_matter(tree.read(root).text or "")
     except FrontMatterError:
@@ -903,8 +997,11 @@ def _okf_version(
     declared = (front.value("okf_version") if front else None) or ""
     if declared == expected:
         return []
-    return [Found(root, 1, f"index.md declares 'okf_version: {declared}' but the build expects "
-                  f"{expected}")]
+    return [
+        Found(
+            root, 1, f"index.md declares 'okf_version: {declared}' but the build expects {expected}"
+        )
+    ]
 
 
 # ---------------------------------------------------------------- secrets
@@ -924,7 +1021,11 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = 
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     ),
     ("GitHub fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}"), ("github_pat_",)),
-    ("Slack token", re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}"), ("xoxa-", "xoxb-", "xoxp-", "xoxr-")),
+    (
+        "Slack token",
+        re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}"),
+        ("xoxa-", "xoxb-", "xoxp-", "xoxr-"),
+    ),
     ("private key block", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), ("PRIVATE KEY-----",)),
 )
 
@@ -958,8 +1059,11 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
             for label, pattern in present:
                 for match in pattern.finditer(line):
                     found.append(
-                        Found(path, number, f"{path} contains what looks like a {label}: "
-                              f"{match.group()[:8]}...")
+                        Found(
+                            path,
+                            number,
+                            f"{path} contains what looks like a {label}: {match.group()[:8]}...",
+                        )
                     )
     return found
 

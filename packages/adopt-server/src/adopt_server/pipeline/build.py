@@ -80,8 +80,7 @@ def verify(ctx: RepoContext) -> None:
     problems = []
     if not _script_is_current(ctx.checkout):
         problems.append(
-            f"{SCRIPT} is not the checker this adoption installs; re-run the adoption to "
-            "refresh it"
+            f"{SCRIPT} is not the checker this adoption installs; re-run the adoption to refresh it"
         )
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
     try:
