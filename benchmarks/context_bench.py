@@ -34,7 +34,7 @@ from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.service import ContextService
 from context_server.core.tokens import cl100k_tokens, heuristic_tokens, subword_tokens
 from context_server.tools.project_tree import ProjectTreeTool
-from mcp_common import AllowedPaths, ToolArguments, ToolContext
+from mcp_common import AllowedPaths, invoke
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data" / "context"
@@ -259,7 +259,7 @@ def timed(action: Callable[[], object], repeat: int = 1) -> Timing:
 
 def ours_project_tree(tool: ProjectTreeTool, root: Path) -> None:
     arguments = {"path": str(root), "format": "json", "depth": 1}
-    result = tool.call(ToolArguments(arguments, tool.definition), ToolContext())
+    result = invoke(tool, arguments)
     assert not result.is_error, result.text
 
 

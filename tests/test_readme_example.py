@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,7 +55,8 @@ async def test_the_example_server_serves_over_stdio(greeting_server: Path) -> No
 
 def test_the_example_tool_keeps_the_contract(greeting_server: Path) -> None:
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(_example(), str(greeting_server), "exec"), namespace)  # noqa: S102 - our README
+    code = compile(_example(), str(greeting_server), "exec", dont_inherit=True)
+    exec(code, namespace)  # noqa: S102 - our README
     tool_class = namespace["Greet"]
     assert isinstance(tool_class, type)
     run_contract_checks([tool_class()], {"greet": [{"name": "Ada"}]})
@@ -88,3 +90,21 @@ def test_every_nox_session_the_readme_names_exists() -> None:
         assert f"def {session}(" in noxfile
     for session in sessions[:4]:
         assert f'"{session}":' in noxfile
+
+
+def test_the_example_type_checks_under_the_strict_configuration(greeting_server: Path) -> None:
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            str(greeting_server),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=greeting_server.parent,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

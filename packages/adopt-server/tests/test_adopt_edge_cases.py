@@ -16,7 +16,7 @@ from adopt_server.pipeline.trust import trust_project
 from adopt_server.tools import build_tools
 from adopt_testkit import POM, git, log_lines, make_bare_repository
 from conftest import AdoptEnv
-from mcp_common import AllowedPaths, ToolArguments, ToolCancelledError, ToolContext
+from mcp_common import AllowedPaths, ToolCancelledError, ToolContext, invoke
 
 FAST = AdoptionOptions(backoff_unit=0.001, timeout_seconds=60.0, dry_run=True)
 
@@ -132,5 +132,5 @@ def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
     context = ToolContext()
     context.cancel()
     with pytest.raises(ToolCancelledError):
-        tool.call(ToolArguments({"repositoryUrl": str(remote)}, tool.definition), context)
+        invoke(tool, {"repositoryUrl": str(remote)}, context)
     assert not adopt_env.log.exists(), "no step ran after the cancellation"

@@ -13,7 +13,7 @@ from adopt_server.server import APP
 from adopt_server.tools import build_tools
 from adopt_testkit import commit_subjects, git, log_lines
 from conftest import AdoptEnv
-from mcp_common import AllowedPaths, ErrorCode, ToolArguments, ToolContext, ToolError, ToolResult
+from mcp_common import AllowedPaths, ErrorCode, ToolContext, ToolError, ToolResult, invoke
 from mcp_common.testing import (
     assert_golden_tools_list,
     fetch_tools_list,
@@ -29,7 +29,7 @@ BRANCH = "claude/adopt-claude-code"
 
 def call(env: AdoptEnv, name: str, arguments: dict[str, Any]) -> ToolResult:
     [tool] = [t for t in build_tools(AllowedPaths([env.root])) if t.definition.name == name]
-    return tool.call(ToolArguments(arguments, tool.definition), ToolContext())
+    return invoke(tool, arguments, ToolContext())
 
 
 def test_adopt_repo_returns_the_report_and_a_summary(adopt_env: AdoptEnv) -> None:

@@ -12,9 +12,10 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from mcp_common import mask_credentials, package_version
+from mcp_common.usage import UsageParser
 
 from adopt_server.pipeline import (
     AdoptionOptions,
@@ -54,14 +55,6 @@ Credentials in URLs are masked in every log line, error and report, and never wr
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage plus one masked line on a bad flag, exit 2, never a traceback."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {mask_credentials(' '.join(message.split()))}\n")
-
-
 def _bounded(name: str, unit: str, minimum: int, maximum: int, default: int) -> Any:
     def parse(value: str) -> int:
         text = value.strip()
@@ -82,14 +75,12 @@ def _bounded(name: str, unit: str, minimum: int, maximum: int, default: int) -> 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``claude-adopt`` argument parser."""
-    parser = _Parser(
+    parser = UsageParser(
         prog="claude-adopt",
         description="Adopt Claude Code into repositories: clone, branch, generate and conform "
         "CLAUDE.md, wire a CLAUDE.md guard into the build, verify, push and open a pull "
         "request.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
     )
     parser.add_argument(
         "positionals",

@@ -2,190 +2,147 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from mcp_common import (
+    Between,
+    Bool,
+    Int,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
     guard_output,
     markdown_table,
-    object_schema,
 )
+from pydantic import Field
 
 from context_server.core.service import ContextSelection, ContextService, SelectedFile
 from context_server.tools.progress import indexing_progress
-from context_server.tools.schema import (
-    CLASS_NAME,
-    CLASS_NAME_ALIASES,
-    DEPTH,
-    LANGUAGE,
-    PATH,
-    TOKENIZER,
-    read_depth,
-    read_language,
-    read_tokenizer,
-    string_list,
-)
+from context_server.tools.schema import ClassArguments
 
 MAX_TOKEN_BUDGET = 10_000_000
 
-_FILE = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "language": {"type": "string"},
-        "level": {"type": "integer"},
-        "declarations": string_list(),
-        "tokens": {"type": "integer"},
-        "source": {"type": "string"},
-    },
-    "required": ["path", "language", "level", "declarations", "tokens"],
-}
-_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "target": _FILE,
-        "depth": {"type": "integer"},
-        "tokenizer": {"type": "string"},
-        "tokenBudget": {"type": ["integer", "null"]},
-        "dependencies": {"type": "array", "items": _FILE},
-        "dependencyTokens": {"type": "integer"},
-        "omitted": string_list(),
-        "ambiguous": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "candidates": string_list()},
-                "required": ["name", "candidates"],
-            },
-        },
-        "otherMatches": string_list(),
-    },
-    "required": [
-        "target",
-        "depth",
-        "tokenizer",
-        "tokenBudget",
-        "dependencies",
-        "dependencyTokens",
-        "omitted",
-        "ambiguous",
-        "otherMatches",
-    ],
-}
 _FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
 
 
-def file_structure(item: SelectedFile) -> dict[str, Any]:
-    """A selected file as structured content."""
-    data: dict[str, Any] = {
-        "path": item.path,
-        "language": item.language,
-        "level": item.level,
-        "declarations": list(item.declarations),
-        "tokens": item.tokens,
-    }
-    if item.source is not None:
-        data["source"] = item.source
-    return data
+class ContextArguments(ClassArguments):
+    """A class, how far to follow its dependencies, and the budget their text must fit."""
+
+    token_budget: Annotated[Int | None, Between(1, MAX_TOKEN_BUDGET)] = Field(
+        None,
+        description="Keep only the highest-priority dependencies whose tokens fit, e.g. 8000 "
+        "(default: no budget).",
+    )
+    include_source: Bool = Field(
+        False, description="Include the dependencies' source text (default false)."
+    )
+
+
+class ContextFile(StructuredResult):
+    """A file of the context: where it sits, what it declares, what it costs (and its text)."""
+
+    path: str
+    language: str
+    level: int
+    declarations: list[str]
+    tokens: int
+    # present only when the call asked for the source text
+    source: str | None = Field(None, exclude_if=lambda value: value is None)
+
+    @classmethod
+    def of(cls, item: SelectedFile) -> ContextFile:
+        """The facts of one selected file."""
+        return cls(
+            path=item.path,
+            language=item.language,
+            level=item.level,
+            declarations=list(item.declarations),
+            tokens=item.tokens,
+            source=item.source,
+        )
+
+
+class Ambiguity(StructuredResult):
+    """A name the resolver would not guess: the project classes it could mean."""
+
+    name: str
+    candidates: list[str]
+
+
+class ContextAnswer(StructuredResult):
+    """The answer of ``find_context``: the target, its dependencies in priority order, and
+    what was left out or could not be resolved."""
+
+    target: ContextFile
+    depth: int
+    tokenizer: str
+    token_budget: int | None
+    dependencies: list[ContextFile]
+    dependency_tokens: int
+    omitted: list[str]
+    ambiguous: list[Ambiguity]
+    other_matches: list[str]
+
+
+DEFINITION = ToolDefinition(
+    name="find_context",
+    description=(
+        "Find the project files a class depends on, nearest first, optionally with their "
+        "source within a token budget."
+    ),
+    arguments=ContextArguments,
+    annotations=ToolAnnotations.read_only_tool(title="Find context"),
+    result=ContextAnswer,
+)
 
 
 class FindContextTool:
     """Finds the project files a class depends on, nearest first, within a token budget."""
 
+    definition = DEFINITION
+
     def __init__(self, service: ContextService) -> None:
         self._service = service
-        self._definition = ToolDefinition(
-            name="find_context",
-            description=(
-                "Find the project files a class depends on, nearest first, optionally with "
-                "their source within a token budget."
-            ),
-            input_schema=object_schema(
-                {
-                    "path": PATH,
-                    "className": CLASS_NAME,
-                    "language": LANGUAGE,
-                    "depth": DEPTH,
-                    "tokenBudget": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_TOKEN_BUDGET,
-                        "description": (
-                            "Keep only the highest-priority dependencies whose tokens fit, "
-                            "e.g. 8000 (default: no budget)."
-                        ),
-                    },
-                    "includeSource": {
-                        "type": "boolean",
-                        "default": False,
-                        "description": "Include the dependencies' source text (default false).",
-                    },
-                    "tokenizer": TOKENIZER,
-                },
-                required=("path", "className"),
-            ),
-            annotations=ToolAnnotations.read_only_tool(title="Find context"),
-            output_schema=_OUTPUT,
-            deprecated_aliases=CLASS_NAME_ALIASES,
-        )
 
-    @property
-    def definition(self) -> ToolDefinition:
-        """The tool's name, description, schemas and annotations."""
-        return self._definition
-
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: ContextArguments, context: ToolContext) -> ToolResult:
         """Select the class's dependencies and render them."""
-        path = arguments.required_string("path")
-        class_name = arguments.required_string("className")
-        language = read_language(arguments)
-        depth = read_depth(arguments)
-        budget = (
-            arguments.optional_bounded_int("tokenBudget", 1, 1, MAX_TOKEN_BUDGET)
-            if arguments.is_given("tokenBudget")
-            else None
-        )
-        include_source = arguments.optional_boolean("includeSource", False)
-        tokenizer = read_tokenizer(arguments)
         index = self._service.index(
-            path, language, context.check_cancelled, indexing_progress(context)
+            arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
         selection = self._service.select(
-            index, class_name, depth, tokenizer, budget, include_source
+            index,
+            arguments.class_name,
+            arguments.depth,
+            arguments.tokenizer,
+            arguments.token_budget,
+            arguments.include_source,
         )
-        structured = {
-            "target": file_structure(selection.target),
-            "depth": depth,
-            "tokenizer": tokenizer,
-            "tokenBudget": budget,
-            "dependencies": [file_structure(item) for item in selection.dependencies],
-            "dependencyTokens": selection.dependency_tokens,
-            "omitted": [item.path for item in selection.omitted],
-            "ambiguous": [
-                {"name": a.name, "candidates": list(a.candidates)} for a in selection.ambiguous
+        answer = ContextAnswer(
+            target=ContextFile.of(selection.target),
+            depth=arguments.depth,
+            tokenizer=arguments.tokenizer,
+            token_budget=arguments.token_budget,
+            dependencies=[ContextFile.of(item) for item in selection.dependencies],
+            dependency_tokens=selection.dependency_tokens,
+            omitted=[item.path for item in selection.omitted],
+            ambiguous=[
+                Ambiguity(name=a.name, candidates=list(a.candidates)) for a in selection.ambiguous
             ],
-            "otherMatches": list(selection.other_matches),
-        }
+            other_matches=list(selection.other_matches),
+        )
         return ToolResult.success(
             guard_output(
-                _markdown(class_name, selection, depth, tokenizer, budget),
+                _markdown(arguments.class_name, selection, answer),
                 levers="a tokenBudget, a smaller depth, or includeSource=false",
             ),
-            structured,
+            answer,
         )
 
 
-def _markdown(
-    class_name: str,
-    selection: ContextSelection,
-    depth: int,
-    tokenizer: str,
-    budget: int | None,
-) -> str:
+def _markdown(class_name: str, selection: ContextSelection, answer: ContextAnswer) -> str:
+    depth, tokenizer, budget = answer.depth, answer.tokenizer, answer.token_budget
     target = selection.target
     out = [f"# Context for `{class_name}`\n\nTarget: `{target.path}` ({target.tokens} tokens).\n"]
     if selection.other_matches:
