@@ -155,7 +155,10 @@ def test_existing_claude_md_and_agents_md_are_never_regenerated(adopt_env: Adopt
     assert report.succeeded, report.failure
     checkout = adopt_env.workspace / "mine"
     assert (checkout / "AGENTS.md").read_text() == agents
-    assert (checkout / "CLAUDE.md").read_text() == claude_md
+    # CLAUDE.md keeps every line and gains the import that makes AGENTS.md the source of truth.
+    assert (checkout / "CLAUDE.md").read_text() == claude_md.replace(
+        "# CLAUDE.md\n", "# CLAUDE.md\n\n@AGENTS.md\n", 1
+    )
     assert log_lines(adopt_env.log, "claude") == ["--version"], "claude -p must not run"
 
 

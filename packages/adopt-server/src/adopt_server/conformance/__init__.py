@@ -5,6 +5,7 @@ from adopt_server.conformance.agents_md import (
     agents_md_text,
     claude_md_importing_agents_md,
     imports_agents_md,
+    with_agents_md_import,
 )
 from adopt_server.conformance.checker import check_agents_md, check_claude_md
 from adopt_server.conformance.reshaper import reshape
@@ -35,4 +36,5 @@ __all__ = [
     "imports_agents_md",
     "reshape",
     "rules_for",
+    "with_agents_md_import",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adopt_server.conformance.markdown_reader import MarkdownDocument, normalise
+from adopt_server.conformance.markdown_reader import BOM, MarkdownDocument, normalise
 from adopt_server.conformance.reshaper import reshape
 from adopt_server.conformance.rules import (
     AGENTS_MD_RULES,
@@ -63,8 +63,26 @@ def agents_md_from_guidance(guidance: str) -> str:
 
 
 def imports_agents_md(claude_md: str) -> bool:
-    """Whether a CLAUDE.md imports AGENTS.md with an ``@AGENTS.md`` line outside code."""
+    """Whether a CLAUDE.md imports AGENTS.md (``@AGENTS.md`` outside code and comments)."""
     document = MarkdownDocument.read(claude_md)
     return any(
         line.kind.structural and IMPORT_LINE in line.visible.split() for line in document.lines
     )
+
+
+def with_agents_md_import(claude_md: str) -> str:
+    """``claude_md`` importing AGENTS.md: an ``@AGENTS.md`` line after its title (or at the
+    top) unless it imports it already; every other line and the line endings are kept."""
+    if imports_agents_md(claude_md):
+        return claude_md
+    lines, crlf = normalise(claude_md)
+    document = MarkdownDocument(lines)
+    first = document.first_nonblank()
+    after = first + 1 if first is not None and document.lines[first].level == 1 else 0
+    insert = ["", IMPORT_LINE] if after else [IMPORT_LINE]
+    if after < len(lines) and lines[after].strip():
+        insert.append("")
+    text = "\n".join([*lines[:after], *insert, *lines[after:]])
+    if claude_md.startswith(BOM):
+        text = BOM + text
+    return text.replace("\n", "\r\n") if crlf else text

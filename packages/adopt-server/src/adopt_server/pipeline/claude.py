@@ -12,6 +12,7 @@ from adopt_server.conformance import (
     claude_md_importing_agents_md,
     reshape,
     rules_for,
+    with_agents_md_import,
 )
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
@@ -71,9 +72,9 @@ def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
 def conform(ctx: RepoContext) -> None:
     """Put the guidance where the guard expects it, writing only what changed.
 
-    AGENTS.md is the source of truth: an existing one is kept as it is. Without one, the
-    guidance CLAUDE.md holds moves into AGENTS.md (reshaped to its sections) and CLAUDE.md
-    becomes a short file importing it. Only when the rules demand sections of CLAUDE.md
+    AGENTS.md is the source of truth: an existing one is kept as it is, and CLAUDE.md gains an
+    ``@AGENTS.md`` import when it lacks one. Without one, the guidance CLAUDE.md holds moves
+    into AGENTS.md (reshaped to its sections) and CLAUDE.md becomes a short file importing it. Only when the rules demand sections of CLAUDE.md
     itself (the Maven guard's Java sections) does CLAUDE.md keep the guidance, reshaped, with
     a companion AGENTS.md. CRLF files keep their line endings.
     """
@@ -95,6 +96,8 @@ def conform(ctx: RepoContext) -> None:
     if not has_agents:
         _write_text(agents, agents_md_text())
     shaped = reshape(original, rules)
+    if not rules.sections:
+        shaped = with_agents_md_import(shaped)
     if "\r\n" in original and "\r\n" not in shaped:
         shaped = shaped.replace("\n", "\r\n")
     if shaped != original:
