@@ -41,8 +41,10 @@ from adopt_server.conformance.project_rules import (
     memory_imports,
     no_secrets,
     okf_bundle_format,
+    permissions_format,
     plugin_format,
     readme_consistency,
+    settings_json_valid,
     skill_files_exist,
     sub_agent_format,
     unique_descriptions,
@@ -215,6 +217,21 @@ RULES: tuple[RuleSpec, ...] = (
         _has_definitions,
     ),
     RuleSpec(
+        "settingsJsonValid",
+        ".claude/settings.json is valid JSON with the required and none of the forbidden "
+        "permissions",
+        settings_json_valid,
+        {"settingsFile": SETTINGS_JSON, "requiredPermissions": [], "forbiddenPermissions": []},
+        _has_file("settingsFile"),
+    ),
+    RuleSpec(
+        "permissionsFormat",
+        ".claude/settings.json permission entries are well formed and consistent",
+        permissions_format,
+        {"settingsFile": SETTINGS_JSON, "allowedTools": [], "forbiddenEntryPatterns": []},
+        _has_file("settingsFile"),
+    ),
+    RuleSpec(
         "mcpServersValid",
         ".mcp.json servers are well formed for their transport; required/forbidden servers",
         mcp_servers_valid,
@@ -371,7 +388,7 @@ def _sections(value: object, key: str) -> list[str]:
 
 
 def _check_patterns(rule: str, options: Options) -> None:
-    for key in ("consistentPatterns", "secretPatterns"):
+    for key in ("consistentPatterns", "secretPatterns", "forbiddenEntryPatterns"):
         for pattern in options.get(key, []):
             try:
                 compiled = re.compile(pattern)

@@ -74,9 +74,10 @@ def conform(ctx: RepoContext) -> None:
 
     AGENTS.md is the source of truth: an existing one is kept as it is, and CLAUDE.md gains an
     ``@AGENTS.md`` import when it lacks one. Without one, the guidance CLAUDE.md holds moves
-    into AGENTS.md (reshaped to its sections) and CLAUDE.md becomes a short file importing it. Only when the rules demand sections of CLAUDE.md
-    itself (the Maven guard's Java sections) does CLAUDE.md keep the guidance, reshaped, with
-    a companion AGENTS.md. CRLF files keep their line endings.
+    into AGENTS.md (reshaped to its sections) and CLAUDE.md becomes a short file importing
+    it. Only when the rules demand sections of CLAUDE.md itself (the Maven guard's Java
+    sections) does CLAUDE.md keep the guidance, reshaped, with a companion AGENTS.md. CRLF
+    files keep their line endings.
     """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
     target = ctx.checkout / "CLAUDE.md"
