@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md
 from adopt_server.pipeline import (
     AdoptionOptions,
     RepositoryReport,
@@ -160,6 +161,18 @@ def test_existing_claude_md_and_agents_md_are_never_regenerated(adopt_env: Adopt
         "# CLAUDE.md\n", "# CLAUDE.md\n\n@AGENTS.md\n", 1
     )
     assert log_lines(adopt_env.log, "claude") == ["--version"], "claude -p must not run"
+
+
+def test_an_existing_agents_md_is_kept_and_imported_by_a_new_claude_md(
+    adopt_env: AdoptEnv,
+) -> None:
+    agents = agents_md_text()
+    remote = make_bare_repository(adopt_env.remotes, "guided", {"AGENTS.md": agents})
+    report = adopt_one(adopt_env, remote)
+    assert report.succeeded, report.failure
+    assert git(remote, "show", f"{BRANCH}:AGENTS.md") == agents
+    assert git(remote, "show", f"{BRANCH}:CLAUDE.md") == claude_md_importing_agents_md()
+    assert log_lines(adopt_env.log, "claude") == ["--version"], "the guidance exists already"
 
 
 def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:
