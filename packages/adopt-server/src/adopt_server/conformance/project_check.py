@@ -37,12 +37,14 @@ from adopt_server.conformance.project_rules import (
     command_format,
     context_budget,
     cross_doc_consistency,
+    declares_modules,
     hook_commands_valid,
     hooks_format,
     local_settings_ignored,
     mcp_config_format,
     mcp_servers_valid,
     memory_imports,
+    module_map_consistency,
     no_secrets,
     okf_bundle_format,
     permissions_format,
@@ -158,6 +160,18 @@ RULES: tuple[RuleSpec, ...] = (
         lambda tree, options: (
             (options["maxBytes"] or options["maxLines"] or options["maxTokens"]) > 0
         ),
+    ),
+    RuleSpec(
+        "moduleMapConsistency",
+        "every module of an aggregator pom.xml is named in the agent documents",
+        module_map_consistency,
+        {
+            **_IMPORT_DEFAULTS,
+            "pomFile": "pom.xml",
+            "docFiles": [CLAUDE_MD, AGENTS_MD],
+            "ignoredModules": [],
+        },
+        lambda tree, options: declares_modules(tree, options["pomFile"]),
     ),
     RuleSpec(
         "crossDocConsistency",

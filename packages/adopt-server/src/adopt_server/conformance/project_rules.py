@@ -376,6 +376,42 @@ def _consistency(
     return found
 
 
+# ---------------------------------------------------------------- module map
+
+
+_XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MODULE = re.compile(r"<module>\s*([^<]+?)\s*</module>")
+
+
+def declares_modules(tree: ProjectTree, pom: str) -> bool:
+    """Whether ``pom`` is an aggregator (names a ``<module>``), so there is a module map."""
+    text = tree.read(pom).text if tree.is_file(pom) else None
+    return bool(text and _MODULE.search(_XML_COMMENT.sub("", text)))
+
+
+def module_map_consistency(tree: ProjectTree, options: Options) -> list[Found]:
+    """``moduleMapConsistency``: every module the aggregator POM declares is named in each
+    agent document (counting what it imports, so a CLAUDE.md importing AGENTS.md is covered
+    by AGENTS.md's module map)."""
+    pom = options["pomFile"]
+    read = tree.read(pom)
+    if read.text is None:
+        return [Found(pom, 0, read.problem or f"{pom} cannot be read")]
+    modules = [m.rpartition("/")[2] for m in _MODULE.findall(_XML_COMMENT.sub("", read.text))]
+    found: list[Found] = []
+    for doc in (d for d in options["docFiles"] if tree.is_file(d)):
+        loaded = import_hops(tree, doc, {**options, "ignoredImports": []})
+        content = "\n".join(tree.read(path).text or "" for path in loaded)
+        for name in dict.fromkeys(modules):
+            if name in options["ignoredModules"]:
+                continue
+            if not re.search(rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])", content):
+                found.append(
+                    Found(doc, 0, f"{doc} does not mention module '{name}' declared in {pom}")
+                )
+    return found
+
+
 # ---------------------------------------------------------------- definitions
 
 
