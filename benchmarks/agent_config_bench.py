@@ -1,8 +1,8 @@
 """agent-config-check benchmark: a project with 1,000 Claude Code definition files.
 
-Generates sub-agents, slash commands and skills (front matter, bodies, a few violations), a
-CLAUDE.md importing AGENTS.md, an `.mcp.json` and an OKF bundle, then times, side by side in
-one run (best of N, interleaved):
+Generates sub-agents, slash commands and skills (front matter, bodies), a CLAUDE.md importing
+AGENTS.md, an `.mcp.json`, a `.claude/settings.json` with permissions and a hook, a `.gitignore`
+and an OKF bundle, then times, side by side in one run (best of N, interleaved):
 
 - baseline: reading every file of the project once (the I/O any checker must do);
 - the checker in process (`run_check`, every rule that applies);
@@ -61,6 +61,17 @@ def make_project(root: Path, definitions: int) -> int:
             text = _front(name, f"Skill number {index}.")
             (skills / name / "SKILL.md").write_text(text, encoding="utf-8")
         written += 1
+    hooks = root / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "start.sh").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (hooks / "start.sh").chmod(0o755)
+    command = {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/start.sh"}
+    settings = {
+        "permissions": {"allow": [f"Bash(tool-{i} *)" for i in range(50)], "deny": ["Read(.env)"]},
+        "hooks": {"SessionStart": [{"hooks": [command]}]},
+    }
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    (root / ".gitignore").write_text("build/\n/.claude/settings.local.json\n", encoding="utf-8")
     okf = root / "okf" / "concepts"
     okf.mkdir(parents=True)
     for index in range(20):
