@@ -203,6 +203,11 @@ def test_severity_per_rule_and_skipped_rules_from_the_configuration(tmp_path: Pa
             "must declare a capturing group",
         ),
         ({"claudeMdSections": ["Build"]}, "is not a Markdown heading"),
+        (
+            {"rules": {"readmeConsistency": {"consistentPatterns": ["v((\\d+)+)x"]}}},
+            "repeats a repeated group",
+        ),
+        ({"rules": {"noSecrets": {"secretPatterns": ["(a|b*){2,}$"]}}}, "repeats a repeated"),
     ],
 )
 def test_configuration_mistakes_are_usage_errors(

@@ -433,9 +433,20 @@ def _sections(value: object, key: str) -> list[str]:
         raise ConfigError(f"'{key}': {error}") from None
 
 
+# A quantified group that itself holds a quantifier, such as (a+)+ or (\w*)*: the shape that
+# backtracks catastrophically. Python's re has no step budget (the anchor bounds its matcher), and
+# a configuration comes from the repository being checked, so such a pattern is refused.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
+
+
 def _check_patterns(rule: str, options: Options) -> None:
     for key in ("consistentPatterns", "secretPatterns", "forbiddenEntryPatterns"):
         for pattern in options.get(key, []):
+            if _NESTED_QUANTIFIER.search(pattern):
+                raise ConfigError(
+                    f"rules.{rule}.{key}: '{pattern}' repeats a repeated group, which can take "
+                    "exponential time; rewrite it without the nested quantifier"
+                )
             try:
                 compiled = re.compile(pattern)
             except re.error as error:
