@@ -134,3 +134,19 @@ def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
     with pytest.raises(ToolCancelledError):
         invoke(tool, {"repositoryUrl": str(remote)}, context)
     assert not adopt_env.log.exists(), "no step ran after the cancellation"
+
+
+def test_a_checker_script_the_project_wrote_itself_is_kept_and_fails_verify(
+    adopt_env: AdoptEnv,
+) -> None:
+    own = "print('our own checker')\n"
+    remote = make_bare_repository(
+        adopt_env.remotes,
+        "own-script",
+        {"CLAUDE.md": "# Notes\n\nSome guidance.\n" + GUIDE, ".github/agent-config-check.py": own},
+    )
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    assert report.failure is not None
+    assert report.failure.startswith("verify: ")
+    assert "was not written by an adoption" in report.failure
+    assert (adopt_env.workspace / "own-script" / ".github/agent-config-check.py").read_text() == own

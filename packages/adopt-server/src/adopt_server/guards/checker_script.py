@@ -36,6 +36,16 @@ def script_is_installed(checkout: Path) -> bool:
     return path.is_file() and not path.is_symlink()
 
 
+def script_is_ours(checkout: Path) -> bool:
+    """Whether the checker script is one an adoption wrote (it carries the marker), of this
+    version or an earlier one."""
+    if not script_is_installed(checkout):
+        return False
+    with (checkout / SCRIPT).open(encoding="utf-8", errors="replace") as handle:
+        head = [handle.readline() for _ in range(3)]
+    return any(MARKER in line for line in head)
+
+
 def install_script(checkout: Path) -> bool:
     """Write the script when absent, or refresh one an older adoption wrote (it carries the
     marker); a file the project wrote itself is kept. Returns whether it was written."""
@@ -44,11 +54,11 @@ def install_script(checkout: Path) -> bool:
     if path.is_symlink():
         return False
     if path.exists():
-        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-            current = handle.read()
-        ours = any(MARKER in line for line in current.split("\n", 3)[:3])
-        if current == text or not ours:
+        if not script_is_ours(checkout):
             return False
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            if handle.read() == text:
+                return False
         with path.open("w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         return True

@@ -13,7 +13,7 @@ from adopt_server.conformance import rules_for
 from adopt_server.conformance.check_command import run_check
 from adopt_server.conformance.project_check import ConfigError
 from adopt_server.guards import detect_build, install_guard, is_guard_installed
-from adopt_server.guards.checker_script import SCRIPT, script_text
+from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, render
@@ -71,16 +71,17 @@ def verify(ctx: RepoContext) -> None:
     """Run the guard as the project's build will: Maven and Gradle through the build tool;
     every other guard's check in process — the same checker the committed script is built
     from, so no file of the repository is ever executed here — after confirming the
-    committed script is the one this adoption writes."""
+    committed script is one an adoption wrote (an adoption refreshes it to this version)."""
     build = detect_build(ctx.checkout)
     if build in _VERIFY_ARGS:
         argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
         ctx.runner.run_or_fail("verify", ctx.checkout, argv)
         return
     problems = []
-    if not _script_is_current(ctx.checkout):
+    if not script_is_ours(ctx.checkout):
         problems.append(
-            f"{SCRIPT} is not the checker this adoption installs; re-run the adoption to refresh it"
+            f"{SCRIPT} is missing or was not written by an adoption, so CI does not run this "
+            "checker; re-run the adoption to install it"
         )
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
     try:
@@ -90,14 +91,6 @@ def verify(ctx: RepoContext) -> None:
     problems += [v.text() for v in outcome.violations if v.severity == "error"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
-
-
-def _script_is_current(checkout: Path) -> bool:
-    path = checkout / SCRIPT
-    if path.is_symlink() or not path.is_file():
-        return False
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        return handle.read() == script_text()
 
 
 def check_adopted(ctx: RepoContext) -> None:
