@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mcp_common import package_version
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
 from adopt_server.conformance.standalone import MARKER, SCRIPT_PATH, script
 
@@ -32,8 +33,7 @@ def checker_args(rules: RuleSet) -> list[str]:
 
 def script_is_installed(checkout: Path) -> bool:
     """Whether the checker script is there (any version the adoption wrote)."""
-    path = checkout / SCRIPT
-    return path.is_file() and not path.is_symlink()
+    return CheckoutFiles(checkout).is_file(SCRIPT)
 
 
 def script_is_ours(checkout: Path) -> bool:
@@ -41,28 +41,18 @@ def script_is_ours(checkout: Path) -> bool:
     version or an earlier one."""
     if not script_is_installed(checkout):
         return False
-    with (checkout / SCRIPT).open(encoding="utf-8", errors="replace") as handle:
-        head = [handle.readline() for _ in range(3)]
+    head = CheckoutFiles(checkout).read_text(SCRIPT, errors="replace").split("\n", 3)[:3]
     return any(MARKER in line for line in head)
 
 
 def install_script(checkout: Path) -> bool:
     """Write the script when absent, or refresh one an older adoption wrote (it carries the
     marker); a file the project wrote itself is kept. Returns whether it was written."""
-    path = checkout / SCRIPT
+    files = CheckoutFiles(checkout)
     text = script_text()
-    if path.is_symlink():
-        return False
-    if path.exists():
-        if not script_is_ours(checkout):
-            return False
-        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-            if handle.read() == text:
-                return False
-        with path.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+    if files.create_text(SCRIPT, text):
         return True
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    if not script_is_ours(checkout) or files.read_text(SCRIPT, errors="replace") == text:
+        return False
+    files.write_text(SCRIPT, text)
     return True

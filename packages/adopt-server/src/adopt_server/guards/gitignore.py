@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance.project_rules import LOCAL_SETTINGS, gitignore_covers
 
 GITIGNORE = ".gitignore"
@@ -15,16 +16,14 @@ MARKER = "Added by claude-code-adopt"
 def ensure_local_settings_ignored(checkout: Path) -> list[str]:
     """Append the entry to ``.gitignore`` when it exists and lacks it; returns the paths
     changed. A project without a ``.gitignore`` is left alone (the rule does not apply)."""
-    path = checkout / GITIGNORE
-    if path.is_symlink() or not path.is_file():
+    files = CheckoutFiles(checkout)
+    if not files.is_file(GITIGNORE):
         return []
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        text = handle.read()
+    text = files.read_text(GITIGNORE, errors="replace")
     if gitignore_covers(text, LOCAL_SETTINGS):
         return []
     newline = "\r\n" if "\r\n" in text else "\n"
     lead = "" if not text or text.endswith("\n") else newline
     addition = f"{lead}# {MARKER}: personal Claude Code settings{newline}/{LOCAL_SETTINGS}{newline}"
-    with path.open("a", encoding="utf-8", newline="") as handle:
-        handle.write(addition)
+    files.write_text(GITIGNORE, addition, mode="append")
     return [GITIGNORE]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
 from adopt_server.guards.checker_script import (
     SCRIPT,
@@ -80,12 +81,10 @@ def task_block(kotlin: bool, rules: RuleSet) -> str:
     )
 
 
-def build_script(checkout: Path) -> Path | None:
-    """The Gradle build script, Groovy preferred when both exist."""
-    for name in (GROOVY, KOTLIN):
-        if (checkout / name).is_file():
-            return checkout / name
-    return None
+def build_script(checkout: Path) -> str | None:
+    """The name of the Gradle build script, Groovy preferred when both exist."""
+    files = CheckoutFiles(checkout)
+    return next((name for name in (GROOVY, KOTLIN) if files.is_file(name)), None)
 
 
 def declares_task(script: str) -> bool:
@@ -117,7 +116,7 @@ def is_installed(checkout: Path) -> bool:
     script = build_script(checkout)
     return (
         script is not None
-        and declares_task(script.read_text(encoding="utf-8"))
+        and declares_task(CheckoutFiles(checkout).read_text(script, newline=None))
         and script_is_installed(checkout)
     )
 
@@ -128,15 +127,14 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
     script = build_script(checkout)
     if script is None:
         raise ValueError(f"no {GROOVY} or {KOTLIN} to wire the CLAUDE.md guard into")
-    with script.open(encoding="utf-8", newline="") as handle:
-        source = handle.read()
+    files = CheckoutFiles(checkout)
+    source = files.read_text(script)
     written = [SCRIPT] if install_script(checkout) else []
     if declares_task(source):
         return written
     newline = "\r\n" if "\r\n" in source else "\n"
-    block = task_block(script.name == KOTLIN, rules)
+    block = task_block(script == KOTLIN, rules)
     if source and not source.endswith("\n"):
         block = "\n" + block
-    with script.open("a", encoding="utf-8", newline="") as handle:
-        handle.write(block.replace("\n", newline))
-    return [script.name, *written]
+    files.write_text(script, block.replace("\n", newline), mode="append")
+    return [script, *written]

@@ -9,6 +9,7 @@ from pathlib import Path
 from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import rules_for
 from adopt_server.conformance.check_command import run_check
 from adopt_server.conformance.project_check import ConfigError
@@ -24,10 +25,12 @@ _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClau
 
 def launcher(checkout: Path, build: str) -> list[str]:
     """How to start the build tool: the project's wrapper (by absolute path, through ``sh``
-    when it lacks the exec bit) before the tool on the PATH."""
+    when it lacks the exec bit) before the tool on the PATH. A wrapper that is a symlink
+    leading outside the checkout is refused."""
     wrapper_name, tool = _WRAPPERS[build]
-    wrapper = checkout / wrapper_name
-    if wrapper.is_file():
+    files = CheckoutFiles(checkout)
+    if files.is_file(wrapper_name):
+        wrapper = files.real(wrapper_name)
         return [str(wrapper)] if os.access(wrapper, os.X_OK) else ["sh", str(wrapper)]
     return [tool]
 
@@ -96,7 +99,7 @@ def verify(ctx: RepoContext) -> None:
 def check_adopted(ctx: RepoContext) -> None:
     """Read-only: the default branch has a root CLAUDE.md and a wired guard."""
     missing: list[str] = []
-    if not (ctx.checkout / "CLAUDE.md").is_file():
+    if not ctx.files.is_file("CLAUDE.md"):
         missing.append("no CLAUDE.md at its root")
     build = detect_build(ctx.checkout)
     try:

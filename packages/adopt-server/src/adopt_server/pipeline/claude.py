@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
+from mcp_common import ToolError
 
 from adopt_server.conformance import (
     agents_md_from_guidance,
@@ -18,22 +16,21 @@ from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult
-from adopt_server.pipeline.trust import trust_project
 
 CLAUDE_INIT = ("claude", "-p", "/init", "--permission-mode", "acceptEdits")
 _INIT_WAITS = (5.0, 10.0, 20.0, 30.0)
 
 
 def trust(ctx: RepoContext) -> None:
-    """Mark the checkout trusted so ``claude -p`` runs there without a dialog."""
-    trust_project(ctx.checkout)
+    """Mark the checkout trusted so ``claude -p`` runs there without a dialog (for this run
+    only: the repository's run takes the trust back when it ends)."""
+    ctx.trust.grant()
 
 
 def claude_init(ctx: RepoContext) -> None:
     """Generate the guidance with ``claude -p /init`` unless the project already has some (a
     CLAUDE.md, or an AGENTS.md the new CLAUDE.md will import)."""
-    target = ctx.checkout / "CLAUDE.md"
-    if target.is_file() or ctx.path_exists("AGENTS.md"):
+    if ctx.files.is_file("CLAUDE.md") or _has_agents_md(ctx):
         return
     attempts = ctx.options.retries + 1
     result: CommandResult | None = None
@@ -43,7 +40,7 @@ def claude_init(ctx: RepoContext) -> None:
         result = _run_init_keeping_nested(ctx)
         if not result.ok:
             raise CommandError(result.describe_failure("claude-init"))
-        if target.is_file():
+        if ctx.files.is_file("CLAUDE.md"):
             return
     assert result is not None
     raise StepError(
@@ -53,20 +50,26 @@ def claude_init(ctx: RepoContext) -> None:
     )
 
 
+def _has_agents_md(ctx: RepoContext) -> bool:
+    try:
+        return ctx.files.exists("AGENTS.md")
+    except ToolError:
+        return False  # not guidance this adoption may read: conform refuses it
+
+
 def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
-    # claude /init edits an existing .claude/CLAUDE.md instead of writing the root file
-    nested = ctx.checkout / ".claude" / "CLAUDE.md"
-    backup_dir: Path | None = None
-    if nested.is_file():
-        backup_dir = Path(tempfile.mkdtemp(prefix="claude-adopt-nested-"))
-        shutil.move(nested, backup_dir / "CLAUDE.md")
+    # claude /init edits an existing .claude/CLAUDE.md instead of writing the root file, so it
+    # is set aside (in memory) while claude runs and put back through the confined writer
+    nested = ".claude/CLAUDE.md"
+    kept: bytes | None = None
+    if ctx.files.is_file(nested):
+        kept = ctx.files.read_bytes(nested)
+        ctx.files.remove(nested)
     try:
         return ctx.runner.run(ctx.checkout, CLAUDE_INIT)
     finally:
-        if backup_dir is not None:
-            nested.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(backup_dir / "CLAUDE.md", nested)
-            shutil.rmtree(backup_dir, ignore_errors=True)
+        if kept is not None:
+            ctx.files.write_bytes(nested, kept)
 
 
 def conform(ctx: RepoContext) -> None:
@@ -80,31 +83,26 @@ def conform(ctx: RepoContext) -> None:
     files keep their line endings.
     """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
-    target = ctx.checkout / "CLAUDE.md"
-    agents = ctx.checkout / "AGENTS.md"
-    has_agents = ctx.path_exists("AGENTS.md")
-    if not target.is_file():
+    has_agents = ctx.files.exists("AGENTS.md")
+    if not ctx.files.is_file("CLAUDE.md"):
         if not has_agents:
             raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
-        _write_text(target, claude_md_importing_agents_md())
+        ctx.files.write_text("CLAUDE.md", claude_md_importing_agents_md())
         return
-    original = target.read_bytes().decode("utf-8", errors="strict")
+    original = ctx.files.read_text("CLAUDE.md")
     if not has_agents and not rules.sections:
-        _write_text(agents, agents_md_from_guidance(original))
+        ctx.files.create_text("AGENTS.md", agents_md_from_guidance(original))
         stub = claude_md_importing_agents_md()
-        _write_text(target, stub.replace("\n", "\r\n") if "\r\n" in original else stub)
+        ctx.files.write_text(
+            "CLAUDE.md", stub.replace("\n", "\r\n") if "\r\n" in original else stub
+        )
         return
     if not has_agents:
-        _write_text(agents, agents_md_text())
+        ctx.files.create_text("AGENTS.md", agents_md_text())
     shaped = reshape(original, rules)
     if not rules.sections:
         shaped = with_agents_md_import(shaped)
     if "\r\n" in original and "\r\n" not in shaped:
         shaped = shaped.replace("\n", "\r\n")
     if shaped != original:
-        target.write_bytes(shaped.encode("utf-8"))
-
-
-def _write_text(path: Path, text: str) -> None:
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+        ctx.files.write_text("CLAUDE.md", shaped)
