@@ -35,14 +35,16 @@ EXIT_VIOLATIONS = 1
 EXIT_USAGE = 2
 DEFAULT_CONFIG = ".claude/agent-config-check.json"
 
-_EPILOG = f"""\
+
+def _epilog(prog: str) -> str:
+    return f"""\
 Examples:
-  claude-md-check                       check the project in . (every rule that applies)
-  claude-md-check path/to/repo --format sarif --output checks.sarif
-  claude-md-check --rules minimal       only CLAUDE.md's format
-  claude-md-check --section "## Testing" --section "## Build"
-  claude-md-check --write-baseline      accept today's violations (commit the baseline)
-  claude-md-check --fix                 reshape CLAUDE.md (and AGENTS.md), then check
+  {prog}                       check the project in . (every rule that applies)
+  {prog} path/to/repo --format sarif --output checks.sarif
+  {prog} --rules minimal       only CLAUDE.md's format
+  {prog} --section "## Testing" --section "## Build"
+  {prog} --write-baseline --baseline FILE   accept today's violations (commit FILE)
+  {prog} --fix                 reshape CLAUDE.md (and AGENTS.md), then check
 
 Rules (anchor names): {", ".join(RULE_NAMES)}.
 Configuration: {DEFAULT_CONFIG} (or --config FILE), keyed like the claude-code-enforcer.
@@ -62,7 +64,7 @@ def _parser(prog: str, version: str) -> argparse.ArgumentParser:
         description="Check a project's Claude Code configuration (CLAUDE.md, AGENTS.md, "
         "imports, context budget, .mcp.json, sub-agents, commands, skills, plugin, OKF, "
         "secrets) against the claude-code-enforcer rules.",
-        epilog=_EPILOG,
+        epilog=_epilog(prog),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
