@@ -246,11 +246,17 @@ def extract(
 ) -> SourceFacts:
     """Parse ``text`` and collect its facts.
 
-    ``module`` is the dotted Python module name and ``is_package`` whether the file is a
-    package's ``__init__``; both are ignored for other languages, whose package comes from
-    the source. With ``span`` (byte offsets of one declaration), only references inside it
-    are collected: what that declaration alone needs (imports and declarations stay whole).
+    ``module`` is the dotted Python module name (the root-relative path for a language with
+    ``path_modules``) and ``is_package`` whether the file is a package's ``__init__``; both
+    are ignored for other languages, whose package comes from the source. With ``span``
+    (byte offsets of one declaration), only references inside it are collected: what that
+    declaration alone needs (imports and declarations stay whole).
     """
+    if language.path_modules:
+        # Imported here: the ES module extractor builds on this module's fact types.
+        from context_server.core.lang_script import extract_script
+
+        return extract_script(language, text, module, span)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)

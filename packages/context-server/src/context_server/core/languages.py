@@ -8,19 +8,26 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 import tree_sitter_java
+import tree_sitter_javascript
 import tree_sitter_kotlin
 import tree_sitter_python
 import tree_sitter_scala
+import tree_sitter_typescript
 
 
 @dataclass(frozen=True)
 class SourceLanguage:
-    """One language: its name, display name, file extensions and grammar."""
+    """One language: its name, display name, file extensions and grammar.
+
+    ``path_modules``: a file is a module named by its root-relative path (the extractor is
+    given that path), as for ES modules.
+    """
 
     name: str
     display: str
     extensions: tuple[str, ...]
     grammar: Callable[[], object] = field(repr=False, compare=False)
+    path_modules: bool = False
 
     def parser(self) -> tree_sitter.Parser:
         """A parser for this language; parsers are not thread-safe, so one per thread."""
@@ -36,6 +43,21 @@ LANGUAGES: tuple[SourceLanguage, ...] = (
     SourceLanguage("kotlin", "Kotlin", (".kt", ".kts"), tree_sitter_kotlin.language),
     SourceLanguage("scala", "Scala", (".scala", ".sc"), tree_sitter_scala.language),
     SourceLanguage("python", "Python", (".py", ".pyi"), tree_sitter_python.language),
+    SourceLanguage(
+        "typescript",
+        "TypeScript",
+        (".ts", ".mts", ".cts"),
+        tree_sitter_typescript.language_typescript,
+        path_modules=True,
+    ),
+    SourceLanguage("tsx", "TSX", (".tsx",), tree_sitter_typescript.language_tsx, path_modules=True),
+    SourceLanguage(
+        "javascript",
+        "JavaScript",
+        (".js", ".jsx", ".mjs", ".cjs"),
+        tree_sitter_javascript.language,
+        path_modules=True,
+    ),
 )
 LANGUAGE_NAMES: tuple[str, ...] = ("auto", *(lang.name for lang in LANGUAGES))
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from context_server.core.extraction import SourceFacts
 from context_server.core.implicit import IMPLICIT_NAMES
+from context_server.core.lang_script import SCRIPT_LANGUAGES, ScriptProject
 from context_server.core.walk import sort_key
 
 RULES: tuple[str, ...] = ("qualified", "import", "package", "wildcard", "simple-name")
@@ -69,7 +70,11 @@ class FileDependencies:
 class Resolver:
     """Resolves every source file's references against the project's declarations."""
 
-    def __init__(self, sources: Mapping[str, SourceFacts]) -> None:
+    def __init__(
+        self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes] | None = None
+    ) -> None:
+        """Index the declarations of ``sources``; ``configs`` holds the project's module
+        resolution settings by root-relative path (``tsconfig.json``…)."""
         by_name: dict[str, list[str]] = {}
         types: dict[str, list[str]] = {}
         members: dict[str, list[str]] = {}
@@ -92,7 +97,8 @@ class Resolver:
                     continue
                 if declaration.nested:
                     nested.setdefault(declaration.simple_name, set()).add(relative)
-                elif facts.language != "python":
+                elif facts.language in IMPLICIT_NAMES and facts.language != "python":
+                    # Only the JVM languages ever resolve a name by guessing.
                     top_level.setdefault(declaration.simple_name, set()).add(qualified)
         self._by_name = {name: tuple(files) for name, files in by_name.items()}
         # A Kotlin factory function may share its class's qualified name: the two are apart.
@@ -101,6 +107,12 @@ class Resolver:
         self._top_level = top_level
         self._nested = nested
         self._packages = frozenset(packages)
+        self._scripts = ScriptProject(
+            frozenset(
+                path for path, facts in sources.items() if facts.language in SCRIPT_LANGUAGES
+            ),
+            configs or {},
+        )
         self._direct: dict[str, FileDependencies] = {}
         for relative in sources:
             self._direct[relative] = self.resolve(relative, sources[relative])
@@ -149,6 +161,11 @@ class Resolver:
     def resolve(self, relative: str, facts: SourceFacts, whole: bool = True) -> FileDependencies:
         """The dependencies of ``facts``: the file at ``relative`` or, with ``whole`` false,
         one declaration of it (its imports then only bind names; what it uses counts)."""
+        if facts.language in SCRIPT_LANGUAGES:
+            found_files = self._scripts.edges(relative, facts, whole)
+            return FileDependencies(
+                tuple(Edge(target, "import", uses) for target, uses in found_files), ()
+            )
         bindings: dict[str, str] = {}
         wildcards: list[str] = []
         found: dict[str, tuple[str, int]] = {}
