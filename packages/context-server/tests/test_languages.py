@@ -26,6 +26,7 @@ CASES = {
         ["src/app/models/index.ts", "src/app/config.ts", "src/shared/util.ts"],
         "User",
     ),
+    "go": ("Invoice", ["internal/model/line.go"], "User"),
 }
 
 
@@ -186,3 +187,44 @@ def test_a_tsconfig_linked_from_outside_the_allowed_root_is_never_read(tmp_path:
     (root / "tsconfig.json").write_text(outside.read_text(encoding="utf-8"), encoding="utf-8")
     index = service_for(root).index(str(root))
     assert index.resolver.direct("src/main.ts").files == ("src/x.ts",)
+
+
+# --- Go packages ------------------------------------------------------------------------------
+def test_go_import_paths_map_through_the_longest_module_and_only_exported_names_link(
+    project: Project,
+) -> None:
+    root = project(
+        {
+            "go.mod": "module example.com/app\n",
+            "tools/go.mod": 'module "example.com/app/tools"\n',
+            "tools/gen/gen.go": "package gen\n\nfunc Run() {}\nfunc hidden() {}\n",
+            "gen/gen.go": "package gen\n\nfunc Run() {}\n",
+            "main.go": 'package main\n\nimport g "example.com/app/tools/gen"\n\n'
+            "func main() { g.Run(); g.hidden() }\n",
+            "other.go": 'package main\n\nimport "example.com/elsewhere/gen"\n\n'
+            "func other() { gen.Run() }\n",
+        }
+    )
+    index = service_for(root).index(str(root))
+    assert index.resolver.direct("main.go").files == ("tools/gen/gen.go",)
+    assert index.resolver.direct("main.go").edges[0].uses == 1  # g.hidden is not exported
+    assert index.resolver.direct("other.go").files == ()
+    # one function of a file: only what it uses (main uses nothing of other.go)
+    service = service_for(root)
+    assert [d.path for d in service.select(index, "main.go", 1).dependencies] == [
+        "tools/gen/gen.go"
+    ]
+
+
+def test_a_go_test_file_is_never_a_dependency_of_its_package(project: Project) -> None:
+    root = project(
+        {
+            "go.mod": "module m\n",
+            "a.go": "package a\n\nfunc Use() { helper() }\n",
+            "a_test.go": "package a\n\nfunc helper() {}\n",
+            "b.go": "package a\n\nfunc helper2() { Use() }\n",
+        }
+    )
+    index = service_for(root).index(str(root))
+    assert index.resolver.direct("a.go").files == ()
+    assert index.resolver.direct("b.go").files == ("a.go",)

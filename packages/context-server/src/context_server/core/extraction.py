@@ -252,11 +252,13 @@ def extract(
     (byte offsets of one declaration), only references inside it are collected: what that
     declaration alone needs (imports and declarations stay whole).
     """
-    if language.path_modules:
-        # Imported here: the ES module extractor builds on this module's fact types.
+    if language.name not in _DECLARATIONS:
+        # Imported here: the per-language extractors build on this module's fact types.
+        from context_server.core.lang_go import extract_go
         from context_server.core.lang_script import extract_script
 
-        return extract_script(language, text, module, span)
+        special = extract_go if language.name == "go" else extract_script
+        return special(language, text, module, span)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)

@@ -11,7 +11,6 @@ from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
 from context_server.core.extraction import SourceFacts, extract
-from context_server.core.lang_script import CONFIG_FILES
 from context_server.core.languages import SourceLanguage, language_of
 from context_server.core.resolution import Resolver
 from context_server.core.walk import FileEntry, Listing, Problem, walk_project
@@ -135,7 +134,8 @@ class IndexCache:
                 problems.append(Problem(item.relative, cached.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        config_files = [item for item in listing.files if item.name in CONFIG_FILES]
+        wanted = {name for language in languages for name in language.config_files}
+        config_files = [item for item in listing.files if item.name in wanted]
         signature: tuple[object, ...] = tuple(
             (item.relative, item.size, item.mtime_ns)
             for item in [*(item for item, _ in selected), *config_files]

@@ -25,7 +25,6 @@ from context_server.core.extraction import Declaration, Import, SourceFacts
 from context_server.core.languages import SourceLanguage
 
 SCRIPT_LANGUAGES = frozenset({"typescript", "tsx", "javascript"})
-CONFIG_FILES = frozenset({"tsconfig.json", "jsconfig.json"})
 # Tried in this order for a specifier without a source extension.
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 # ``./x.js`` in TypeScript source means the ``x.ts`` the compiler turns into ``x.js``.
@@ -295,8 +294,9 @@ class ScriptProject:
                 return candidate
         return None
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> list[tuple[str, int]]:
-        """The files ``facts`` imports and how often the code uses what each import binds.
+    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> list[tuple[str, str, int]]:
+        """The files ``facts`` imports (rule ``import``) and how often the code uses what
+        each import binds.
 
         A namespace import counts uses of its namespace; a side-effect import, a
         re-export and ``require`` count as used once. With ``whole`` false (one
@@ -314,7 +314,7 @@ class ScriptProject:
             if not whole and (uses == 0 or item.alias is None):
                 continue
             found[target] = found.get(target, 0) + uses
-        return list(found.items())
+        return [(target, "import", uses) for target, uses in found.items()]
 
 
 def _options(data: bytes) -> dict[str, object]:

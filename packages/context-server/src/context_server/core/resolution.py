@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from context_server.core.extraction import SourceFacts
 from context_server.core.implicit import IMPLICIT_NAMES
+from context_server.core.lang_go import GoProject
 from context_server.core.lang_script import SCRIPT_LANGUAGES, ScriptProject
 from context_server.core.walk import sort_key
 
@@ -107,12 +108,18 @@ class Resolver:
         self._top_level = top_level
         self._nested = nested
         self._packages = frozenset(packages)
-        self._scripts = ScriptProject(
+        # Languages resolving by module path rather than by JVM/Python names.
+        scripts = ScriptProject(
             frozenset(
                 path for path, facts in sources.items() if facts.language in SCRIPT_LANGUAGES
             ),
             configs or {},
         )
+        go = GoProject({p: f for p, f in sources.items() if f.language == "go"}, configs or {})
+        self._linkers: dict[str, ScriptProject | GoProject] = {
+            **dict.fromkeys(SCRIPT_LANGUAGES, scripts),
+            "go": go,
+        }
         self._direct: dict[str, FileDependencies] = {}
         for relative in sources:
             self._direct[relative] = self.resolve(relative, sources[relative])
@@ -161,11 +168,10 @@ class Resolver:
     def resolve(self, relative: str, facts: SourceFacts, whole: bool = True) -> FileDependencies:
         """The dependencies of ``facts``: the file at ``relative`` or, with ``whole`` false,
         one declaration of it (its imports then only bind names; what it uses counts)."""
-        if facts.language in SCRIPT_LANGUAGES:
-            found_files = self._scripts.edges(relative, facts, whole)
-            return FileDependencies(
-                tuple(Edge(target, "import", uses) for target, uses in found_files), ()
-            )
+        linker = self._linkers.get(facts.language)
+        if linker is not None:
+            linked = linker.edges(relative, facts, whole)
+            return FileDependencies(tuple(Edge(*edge) for edge in linked), ())
         bindings: dict[str, str] = {}
         wildcards: list[str] = []
         found: dict[str, tuple[str, int]] = {}

@@ -39,6 +39,7 @@ _FENCES = {
     "typescript": "typescript",
     "tsx": "tsx",
     "javascript": "javascript",
+    "go": "go",
 }
 
 
