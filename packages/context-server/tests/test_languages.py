@@ -27,6 +27,11 @@ CASES = {
         "User",
     ),
     "go": ("Invoice", ["internal/model/line.go"], "User"),
+    "csharp": (
+        "Audit",
+        ["src/Shop/Admin/Models/User.cs", "src/Shop/Models/User.cs"],
+        "User",
+    ),
 }
 
 
@@ -228,3 +233,36 @@ def test_a_go_test_file_is_never_a_dependency_of_its_package(project: Project) -
     index = service_for(root).index(str(root))
     assert index.resolver.direct("a.go").files == ()
     assert index.resolver.direct("b.go").files == ("a.go",)
+
+
+# --- C# namespaces --------------------------------------------------------------------------
+def test_a_csharp_partial_class_is_one_class_across_its_files() -> None:
+    root = LANGS / "csharp"
+    index = service_for(root).index(str(root))
+    assert index.resolver.declared("Shop.Billing.Invoice") == (
+        "src/Shop/Billing/Invoice.Totals.cs",
+        "src/Shop/Billing/Invoice.cs",
+    )
+    program = index.resolver.direct("src/Shop/App/Program.cs")
+    assert [(e.target, e.rule) for e in program.edges] == [
+        ("src/Shop/Billing/Invoice.Totals.cs", "wildcard"),
+        ("src/Shop/Billing/Invoice.cs", "wildcard"),
+    ]
+
+
+def test_csharp_never_guesses_a_type_it_has_no_using_for(project: Project) -> None:
+    root = project(
+        {
+            "A/Widget.cs": "namespace A { public class Widget {} }\n",
+            "B/Use.cs": "namespace B { class Use { Widget w; A.Widget x; } }\n",
+            "C/Use.cs": "namespace C { class Use { Widget w; } }\n",
+            "A/Sub/Near.cs": "namespace A.Sub { class Near { Widget w; } }\n",
+        }
+    )
+    index = service_for(root).index(str(root))
+    assert [(e.target, e.rule) for e in index.resolver.direct("B/Use.cs").edges] == [
+        ("A/Widget.cs", "qualified")
+    ]
+    assert index.resolver.direct("C/Use.cs").files == ()
+    # an enclosing namespace's types are visible
+    assert index.resolver.direct("A/Sub/Near.cs").files == ("A/Widget.cs",)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter
+import tree_sitter_c_sharp
 import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
@@ -74,6 +75,7 @@ LANGUAGES: tuple[SourceLanguage, ...] = (
     SourceLanguage(
         "go", "Go", (".go",), tree_sitter_go.language, path_modules=True, config_files=("go.mod",)
     ),
+    SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language),
 )
 LANGUAGE_NAMES: tuple[str, ...] = ("auto", *(lang.name for lang in LANGUAGES))
 

@@ -40,6 +40,7 @@ _FENCES = {
     "tsx": "tsx",
     "javascript": "javascript",
     "go": "go",
+    "csharp": "csharp",
 }
 
 
