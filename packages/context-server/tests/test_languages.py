@@ -27,6 +27,11 @@ CASES = {
         "User",
     ),
     "go": ("Invoice", ["internal/model/line.go"], "User"),
+    "rust": (
+        "Invoice",
+        ["src/billing/line.rs", "src/model.rs", "src/util.rs", "src/model/admin.rs"],
+        "User",
+    ),
     "csharp": (
         "Audit",
         ["src/Shop/Admin/Models/User.cs", "src/Shop/Models/User.cs"],
@@ -266,3 +271,28 @@ def test_csharp_never_guesses_a_type_it_has_no_using_for(project: Project) -> No
     assert index.resolver.direct("C/Use.cs").files == ()
     # an enclosing namespace's types are visible
     assert index.resolver.direct("A/Sub/Near.cs").files == ("A/Widget.cs",)
+
+
+# --- Rust modules -----------------------------------------------------------------------------
+def test_rust_mod_files_super_chains_and_crate_names(project: Project) -> None:
+    root = project(
+        {
+            "app/Cargo.toml": '[package]\nname = "my-app"\n',
+            "app/src/lib.rs": "pub mod a;\n",
+            "app/src/a.rs": "pub mod b;\npub struct Top;\n",
+            "app/src/a/b.rs": "pub mod c;\n",
+            "app/src/a/b/c.rs": "use super::super::Top;\npub fn f(_: Top) {}\n",
+            "app/src/main.rs": "fn main() { my_app::a::b::c::f(my_app::a::Top); }\n",
+            "broken/Cargo.toml": "[package\nname=",
+            "broken/src/lib.rs": "use crate::missing::Thing;\nuse std::fmt;\n",
+        }
+    )
+    index = service_for(root).index(str(root))
+    assert index.resolver.direct("app/src/a.rs").files == ("app/src/a/b.rs",)
+    assert index.resolver.direct("app/src/a/b.rs").files == ("app/src/a/b/c.rs",)
+    assert index.resolver.direct("app/src/a/b/c.rs").files == ("app/src/a.rs",)
+    assert sorted(index.resolver.direct("app/src/main.rs").files) == [
+        "app/src/a.rs",
+        "app/src/a/b/c.rs",
+    ]
+    assert index.resolver.direct("broken/src/lib.rs").files == ()

@@ -256,9 +256,12 @@ def extract(
         # Imported here: the per-language extractors build on this module's fact types.
         from context_server.core.lang_csharp import extract_csharp
         from context_server.core.lang_go import extract_go
+        from context_server.core.lang_rust import extract_rust
         from context_server.core.lang_script import extract_script
 
-        special = {"go": extract_go, "csharp": extract_csharp}.get(language.name, extract_script)
+        special = {"go": extract_go, "csharp": extract_csharp, "rust": extract_rust}.get(
+            language.name, extract_script
+        )
         return special(language, text, module, span)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)

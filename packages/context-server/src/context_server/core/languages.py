@@ -13,6 +13,7 @@ import tree_sitter_java
 import tree_sitter_javascript
 import tree_sitter_kotlin
 import tree_sitter_python
+import tree_sitter_rust
 import tree_sitter_scala
 import tree_sitter_typescript
 
@@ -76,6 +77,14 @@ LANGUAGES: tuple[SourceLanguage, ...] = (
         "go", "Go", (".go",), tree_sitter_go.language, path_modules=True, config_files=("go.mod",)
     ),
     SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language),
+    SourceLanguage(
+        "rust",
+        "Rust",
+        (".rs",),
+        tree_sitter_rust.language,
+        path_modules=True,
+        config_files=("Cargo.toml",),
+    ),
 )
 LANGUAGE_NAMES: tuple[str, ...] = ("auto", *(lang.name for lang in LANGUAGES))
 

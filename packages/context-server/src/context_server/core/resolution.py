@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from context_server.core.extraction import SourceFacts
 from context_server.core.implicit import IMPLICIT_NAMES
 from context_server.core.lang_go import GoProject
+from context_server.core.lang_rust import RustProject
 from context_server.core.lang_script import SCRIPT_LANGUAGES, ScriptProject
 from context_server.core.walk import sort_key
 
@@ -129,9 +130,14 @@ class Resolver:
             configs or {},
         )
         go = GoProject({p: f for p, f in sources.items() if f.language == "go"}, configs or {})
-        self._linkers: dict[str, ScriptProject | GoProject] = {
+        rust = RustProject(
+            frozenset(path for path, facts in sources.items() if facts.language == "rust"),
+            configs or {},
+        )
+        self._linkers: dict[str, ScriptProject | GoProject | RustProject] = {
             **dict.fromkeys(SCRIPT_LANGUAGES, scripts),
             "go": go,
+            "rust": rust,
         }
         self._direct: dict[str, FileDependencies] = {}
         for relative in sources:

@@ -41,6 +41,7 @@ _FENCES = {
     "javascript": "javascript",
     "go": "go",
     "csharp": "csharp",
+    "rust": "rust",
 }
 
 
