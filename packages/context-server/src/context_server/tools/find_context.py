@@ -31,7 +31,18 @@ MAX_TOKEN_BUDGET = 10_000_000
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 
-_FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
+_FENCES = {
+    "java": "java",
+    "kotlin": "kotlin",
+    "scala": "scala",
+    "python": "python",
+    "typescript": "typescript",
+    "tsx": "tsx",
+    "javascript": "javascript",
+    "go": "go",
+    "csharp": "csharp",
+    "rust": "rust",
+}
 
 
 class ContextArguments(ClassArguments):
