@@ -21,11 +21,12 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
+from mcp_common.adapter.logging_setup import loggable
 from mcp_common.arguments import parse_arguments
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolDefinition
 from mcp_common.markdown import guard_output
-from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
+from mcp_common.masking import FailureMessage, mask_credentials, redact
 from mcp_common.result import ErrorCode, ToolError, ToolResult
 from mcp_common.tool import McpTool
 
@@ -138,15 +139,13 @@ class _ToolRunner:
                 "%s failed (%s): %s; arguments=%s",
                 name,
                 error.code.value,
-                error,
-                mask_arguments(raw_arguments),
+                str(error),
+                loggable(raw_arguments),
             )
             text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, error.code)
         except (Exception, SystemExit) as error:  # SystemExit: e.g. argparse inside a tool
-            _log.error(
-                "%s failed; arguments=%s", name, mask_arguments(raw_arguments), exc_info=True
-            )
+            _log.error("%s failed; arguments=%s", name, loggable(raw_arguments), exc_info=True)
             if isinstance(error, SystemExit):
                 text = FailureMessage.for_client(
                     name, f"the tool tried to exit the process (status {error.code})"
@@ -166,7 +165,7 @@ class _ToolRunner:
                 name,
                 (result.code or ErrorCode.FAILED).value,
                 result.text,
-                mask_arguments(raw_arguments),
+                loggable(raw_arguments),
             )
         return _to_mcp_result(self.definition, result)
 
@@ -226,7 +225,7 @@ def build_server(
     ) -> types.CallToolResult:
         runner = runners.get(params.name)
         if runner is None:
-            _log.warning("call of unknown tool %r", mask_arguments(params.name))
+            _log.warning("call of unknown tool %s", loggable(params.name))
             text = _unknown_tool_message(params.name, list(runners))
             return _error_result(None, text, ErrorCode.NOT_FOUND)
         boxed = _NON_OBJECT_ARGUMENTS.get()
