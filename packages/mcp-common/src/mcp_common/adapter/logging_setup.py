@@ -90,13 +90,14 @@ class MaskingFormatter(logging.Formatter):
     :data:`VALUE_LIMIT`)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        if record.args:
+        args = record.args
+        if args:
             # a copy: other handlers (pytest's capture, say) keep the record as it was
             record = copy.copy(record)
-            if isinstance(record.args, Mapping):
-                record.args = {k: _bounded_argument(v) for k, v in record.args.items()}
+            if isinstance(args, Mapping):
+                record.args = {k: _bounded_argument(v) for k, v in args.items()}
             else:
-                record.args = tuple(_bounded_argument(v) for v in record.args)
+                record.args = tuple(_bounded_argument(v) for v in args)
         return masked_bounded(super().format(record), LINE_LIMIT)
 
 
