@@ -20,6 +20,8 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from mcp_common.adapter.logging_setup import loggable
 from mcp_common.arguments import parse_arguments
@@ -188,6 +190,23 @@ async def _non_object_arguments_middleware(
         _NON_OBJECT_ARGUMENTS.reset(token)
 
 
+async def _not_initialized_middleware(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Says why a request before the handshake is refused: the SDK's gate answers only
+    "Invalid request parameters", which sends a client looking for a fault in its params."""
+    try:
+        return await call_next(ctx)
+    except MCPError as error:
+        gate = error.code == INVALID_PARAMS and error.message == "Invalid request parameters"
+        if gate and ctx.session.client_params is None and ctx.method != "initialize":
+            raise MCPError(
+                INVALID_PARAMS,
+                f"the session is not initialized: send 'initialize' before '{ctx.method}'",
+            ) from error
+        raise
+
+
 def _unknown_tool_message(name: str, known: Sequence[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" Did you mean '{close[0]}'?" if close else ""
@@ -240,5 +259,5 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=schemas.get,
     )
-    server.middleware.append(_non_object_arguments_middleware)
+    server.middleware.extend([_not_initialized_middleware, _non_object_arguments_middleware])
     return server
