@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import ssl
 import sys
 import types
@@ -26,7 +28,7 @@ from pydantic.fields import FieldInfo
 
 from mcp_common.adapter.http import HttpSettings, run_http, tls_context
 from mcp_common.adapter.logging_setup import configure_logging
-from mcp_common.adapter.server import build_server
+from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.environ import reading
 from mcp_common.masking import redact
@@ -222,12 +224,32 @@ def _fail(app: ServerApp[Any], message: str) -> NoReturn:
     build_parser(app).error(message)
 
 
+SHUTDOWN_GRACE = 2.0
+"""Seconds a stopping server waits for cancelled calls whose tools have not stopped yet."""
+
+
 @contextmanager
 def _interruptible() -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
         _log.info("interrupted; shutting down")
+
+
+def _finish() -> None:
+    """Once the transport stopped: cancel the calls still running and give their tools a
+    moment to stop; one that ignores cancellation does not keep the process alive."""
+    if not RUNNING_CALLS.cancel_all():
+        return
+    left = RUNNING_CALLS.wait_stopped(SHUTDOWN_GRACE)
+    if left:
+        _log.warning(
+            "%d call(s) still running %g s after shutdown; exiting without them",
+            left,
+            SHUTDOWN_GRACE,
+        )
+        logging.shutdown()
+        os._exit(0)
 
 
 def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
@@ -245,6 +267,10 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
     except OSError as error:
         _fail(app, f"cannot open --log-file: {error}")
     server = build_server(app.name, app.version, _build_tools(app, settings), app.instructions)
+    # SIGTERM ends the server as SIGINT does: the HTTP server re-raises the signal it shut
+    # down for, and SIGTERM's default action would kill the process before _finish lets the
+    # cancelled calls stop (their subprocesses with them)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with _interruptible():
         if wire is not None:
             if settings.auth_token or settings.tls_cert:
@@ -261,3 +287,4 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
                 allowed_hosts=tuple(settings.allowed_host),
             )
             run_http(server, http)
+    _finish()

@@ -19,7 +19,9 @@ from typing import Any
 import uvicorn
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcp_common.adapter.server import CLIENT_CONNECTION, ClientConnection
 
 _log = logging.getLogger("mcp_common.adapter")
 
@@ -108,6 +110,32 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class DisconnectWatch:
+    """Cancels the tool calls an HTTP request started when its client disconnects before
+    the answer: the SDK would otherwise let a streamable-HTTP call run on for nobody."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        connection = ClientConnection()
+
+        async def watched_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                connection.disconnected()
+            return message
+
+        token = CLIENT_CONNECTION.set(connection)
+        try:
+            await self.app(scope, watched_receive, send)
+        finally:
+            CLIENT_CONNECTION.reset(token)
+
+
 def tls_context(cert: str, key: str | None) -> ssl.SSLContext:
     """A server TLS context that accepts TLS 1.3 only."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -124,6 +152,7 @@ def build_http_app(server: Server[Any], settings: HttpSettings) -> ASGIApp:
         transport_security=transport_security(settings.host, settings.allowed_hosts),
         host=settings.host,
     )
+    app = DisconnectWatch(app)
     if settings.auth_token:
         app = BearerTokenMiddleware(app, settings.auth_token)
     return app

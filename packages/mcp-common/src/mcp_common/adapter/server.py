@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
@@ -33,6 +35,92 @@ from mcp_common.result import ErrorCode, ToolError, ToolResult
 from mcp_common.tool import McpTool
 
 _log = logging.getLogger("mcp_common.adapter")
+
+
+class ClientConnection:
+    """The tool calls one client connection (one HTTP request) started: when the client
+    disconnects, every one of them is cancelled."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._contexts: set[ToolContext] = set()
+        self._gone = False
+
+    def attach(self, context: ToolContext) -> None:
+        """Tie ``context`` to this connection (cancelled at once if the client already left)."""
+        with self._lock:
+            if self._gone:
+                context.cancel()
+            else:
+                self._contexts.add(context)
+
+    def detach(self, context: ToolContext) -> None:
+        """The call of ``context`` ended."""
+        with self._lock:
+            self._contexts.discard(context)
+
+    def disconnected(self) -> None:
+        """The client is gone: cancel its running calls."""
+        with self._lock:
+            self._gone = True
+            running, self._contexts = self._contexts, set()
+        for context in running:
+            context.cancel()
+        if running:
+            _log.info("client disconnected: %d running call(s) cancelled", len(running))
+
+
+CLIENT_CONNECTION: ContextVar[ClientConnection | None] = ContextVar(
+    "mcp_common_client_connection", default=None
+)
+"""Set by a transport around the requests of one client connection. The SDK runs a request's
+handler in the context of the task that received the request, so the handler sees the
+connection its transport set."""
+
+
+class RunningCalls:
+    """The tool calls whose worker threads are running, process-wide.
+
+    A cancelled call's thread runs on until its tool checks the context, so shutdown cancels
+    every call still running here and waits a moment for their threads to end.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._contexts: set[ToolContext] = set()
+
+    @contextmanager
+    def running(self, context: ToolContext) -> Iterator[None]:
+        """Register ``context`` for the duration of its call's thread."""
+        with self._changed:
+            self._contexts.add(context)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._contexts.discard(context)
+                self._changed.notify_all()
+
+    def __len__(self) -> int:
+        with self._changed:
+            return len(self._contexts)
+
+    def cancel_all(self) -> int:
+        """Cancel every running call; the number cancelled."""
+        with self._changed:
+            for context in self._contexts:
+                context.cancel()
+            return len(self._contexts)
+
+    def wait_stopped(self, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds for every call's thread to end; the number left."""
+        with self._changed:
+            self._changed.wait_for(lambda: not self._contexts, timeout)
+            return len(self._contexts)
+
+
+RUNNING_CALLS = RunningCalls()
+"""Every tool call of this process whose thread is still running."""
 
 # Set by the middleware when a tools/call carried arguments that are not a JSON object (the
 # SDK would refuse them with a JSON-RPC error before our handler ran).
@@ -127,17 +215,25 @@ class _ToolRunner:
         context = ToolContext(forward_progress)
 
         def run() -> object:
-            arguments = parse_arguments(raw_arguments, self.definition.arguments, tool=name)
-            return self.tool.call(arguments, context)
+            with RUNNING_CALLS.running(context):
+                arguments = parse_arguments(raw_arguments, self.definition.arguments, tool=name)
+                return self.tool.call(arguments, context)
 
+        connection = CLIENT_CONNECTION.get()
+        if connection is not None:
+            connection.attach(context)
         try:
             result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             context.cancel()
-            _log.info("%s: call cancelled by the client", name)
+            _log.info(
+                "%s: call cancelled (the client cancelled or left, or the server stops)", name
+            )
             raise
         except ToolError as error:
-            _log.warning(
+            # a call that stopped because it was cancelled did what it was told: no warning
+            _log.log(
+                logging.INFO if error.code is ErrorCode.CANCELLED else logging.WARNING,
                 "%s failed (%s): %s; arguments=%s",
                 name,
                 error.code.value,
@@ -155,6 +251,9 @@ class _ToolRunner:
             else:
                 text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, ErrorCode.FAILED)
+        finally:
+            if connection is not None:
+                connection.detach(context)
         if not isinstance(result, ToolResult):
             _log.error("%s returned %s instead of a ToolResult", name, type(result).__name__)
             message = f"the tool returned {type(result).__name__} instead of a result"

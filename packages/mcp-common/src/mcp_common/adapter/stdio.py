@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import signal
 import sys
 from collections.abc import Mapping
 from types import TracebackType
@@ -28,6 +29,67 @@ _log = logging.getLogger("mcp_common.adapter")
 MESSAGE_DEPTH_LIMIT = 200
 """JSON nesting levels a message may have (the SDK's JSON parser stops there); a deeper one
 is answered with a parse error. Tool arguments are refused far earlier, at 32 levels."""
+
+
+def claim_stdin() -> int:
+    """Take the real stdin for the wire (a private descriptor, returned) and point fd 0 at
+    the null device, so no child process or library reads the client's messages."""
+    wire_fd = os.dup(0)
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null_fd, 0)
+    os.close(null_fd)
+    return wire_fd
+
+
+class StdinLines:
+    """The wire's lines, read without a blocked thread: waiting for input is an event-loop
+    wait, so cancelling the server (a signal) never waits for the client to write."""
+
+    _CHUNK = 1 << 16
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._scanned = 0  # the buffer holds no newline before this offset
+        self._eof = False
+        self._pollable = True
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            self._scanned = len(self._buffer)
+            if self._eof:
+                if not self._buffer:
+                    raise StopAsyncIteration
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            chunk = await self._read()
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+    async def _read(self) -> bytes:
+        if self._pollable:
+            try:
+                await anyio.wait_readable(self._fd)
+            except OSError:
+                # a regular file or the null device cannot be polled; reading one never
+                # waits for a client, so a worker thread is harmless there
+                self._pollable = False
+            else:
+                return os.read(self._fd, self._CHUNK)
+        return await anyio.to_thread.run_sync(os.read, self._fd, self._CHUNK)
 
 
 def claim_stdout() -> io.TextIOWrapper:
@@ -149,13 +211,27 @@ class AnsweringReader:
         await self.aclose()
 
 
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            _log.info("%s received; shutting down", signal.Signals(signum).name)
+            scope.cancel()
+            return
+
+
 def run_stdio(server: Server[Any], wire: io.TextIOWrapper) -> None:
-    """Serve ``server`` over stdin and the claimed stdout until stdin closes."""
+    """Serve ``server`` over stdin and the claimed stdout until stdin closes or SIGINT or
+    SIGTERM arrives; either way the running calls are cancelled."""
     writer = cast("anyio.AsyncFile[str]", WireWriter(wire))
+    lines = cast("anyio.AsyncFile[str]", StdinLines(claim_stdin()))
 
     async def main() -> None:
-        async with stdio_server(stdout=writer) as (read, write):
-            reader = AnsweringReader(read, write)
-            await server.run(reader, write, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            group.start_soon(_stop_on_signal, group.cancel_scope)
+            async with stdio_server(stdin=lines, stdout=writer) as (read, write):
+                reader = AnsweringReader(read, write)
+                await server.run(reader, write, server.create_initialization_options())
+            _log.info("the client closed stdin; shutting down")
+            group.cancel_scope.cancel()
 
     anyio.run(main)
