@@ -64,7 +64,7 @@ def main() -> None:
         medians: dict[tuple[str, str], float] = {}
         for command in COMMANDS:
             samples: dict[str, list[float]] = {name: [] for name in checkouts}
-            for name, checkout in checkouts.items():  # warm the file cache once each
+            for checkout in checkouts.values():  # warm the file cache once each
                 _time(checkout, command, tmp)
             for _ in range(options.rounds):
                 for name, checkout in checkouts.items():

@@ -15,7 +15,7 @@ import pytest
 from adopt_server.server import APP as ADOPT_APP
 from context_server.server import APP as CONTEXT_APP
 from mcp_common import ToolDefinition, parse_arguments
-from mcp_common.adapter import ServerApp, build_parser
+from mcp_common.adapter import ServerApp
 from mcp_common.adapter import parse_arguments as parse_command_line
 from mcp_common.adapter.cli import options
 from uniqueness_server.server import APP as UNIQUENESS_APP
@@ -43,8 +43,7 @@ def fenced(text: str, language: str) -> list[str]:
 
 
 def flags_of(app: ServerApp[Any]) -> set[str]:
-    parser = build_parser(app)
-    return {flag for action in parser._actions for flag in action.option_strings}
+    return {option.flag for option in options(app)} | {"--help", "--version"}
 
 
 def server_entries(document: dict[str, Any]) -> Iterator[dict[str, Any]]:

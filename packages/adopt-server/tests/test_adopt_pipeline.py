@@ -85,8 +85,7 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
     ]
     assert log_lines(adopt_env.log, "claude")[-1] == "-p /init --permission-mode acceptEdits"
     assert not (adopt_env.workspace / kind).exists(), "a successful checkout is removed"
-    trusted = json.loads((adopt_env.home / ".claude.json").read_text())
-    assert trusted["projects"][str(adopt_env.workspace / kind)]["hasTrustDialogAccepted"]
+    assert not (adopt_env.home / ".claude.json").exists(), "the run's trust is taken back"
 
 
 def test_maven_guard_is_verified_with_the_build_tool(adopt_env: AdoptEnv) -> None:
@@ -379,3 +378,17 @@ def test_assets_are_committed_without_overwriting(adopt_env: AdoptEnv) -> None:
     files = branch_files(remote, BRANCH)
     assert {".claude/settings.json", ".mcp.json", ".github/workflows/claude.yml"} <= set(files)
     assert commit_subjects(remote, BRANCH)[0] == "Add Claude Code configuration assets"
+
+
+def test_a_nested_claude_md_is_set_aside_while_claude_runs_and_put_back(
+    adopt_env: AdoptEnv,
+) -> None:
+    nested = "# Team notes\r\n\r\nKeep these bytes.\r\n"
+    remote = make_bare_repository(
+        adopt_env.remotes, "nested", {"README.md": "# r\n", ".claude/CLAUDE.md": nested}
+    )
+    report = adopt_one(adopt_env, remote, dry_run=True)
+    assert report.succeeded, report.failure
+    checkout = adopt_env.workspace / "nested"
+    assert (checkout / ".claude" / "CLAUDE.md").read_bytes() == nested.encode(), "not edited"
+    assert (checkout / "CLAUDE.md").read_text().startswith("# CLAUDE.md\n"), "claude wrote it"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
 from adopt_server.guards.pom_xml import (
     Element,
@@ -47,10 +48,10 @@ def checked_rule_version(rule_version: str | None) -> str:
 
 def is_installed(checkout: Path) -> bool:
     """Whether ``pom.xml`` already runs a CLAUDE.md rule in its ordinary build."""
-    pom = checkout / POM
-    if not pom.is_file():
+    files = CheckoutFiles(checkout)
+    if not files.is_file(POM):
         return False
-    return _guarded(parse(_read(pom), POM))
+    return _guarded(parse(_read(files), POM))
 
 
 def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
@@ -59,22 +60,20 @@ def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[st
     Raises ``ValueError`` for an unreadable POM or an enforcer plugin older than 3.1.0.
     """
     version = checked_rule_version(rule_version)
-    pom = checkout / POM
-    if not pom.is_file():
+    files = CheckoutFiles(checkout)
+    if not files.is_file(POM):
         raise ValueError(f"Could not read POM: {POM} is not a file")
-    source = _read(pom)
+    source = _read(files)
     edited = splice_guard(source, rules, version)
     if edited == source:
         return []
-    with pom.open("w", encoding="utf-8", newline="") as handle:
-        handle.write(edited)
+    files.write_text(POM, edited)
     return [POM]
 
 
-def _read(pom: Path) -> str:
+def _read(files: CheckoutFiles) -> str:
     try:
-        with pom.open(encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return files.read_text(POM)
     except UnicodeDecodeError:
         # Re-encoding another charset could not keep every other byte as it was.
         raise PomError(f"Could not read POM: {POM} is not UTF-8") from None

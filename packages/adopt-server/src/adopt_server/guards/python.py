@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcp_common import package_version
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
 from adopt_server.guards.fallback import (
     MARKER,
@@ -71,10 +72,10 @@ def declares_hook(config: str) -> bool:
 
 def is_installed(checkout: Path) -> bool:
     """Whether the hook is declared and the guard workflow is there."""
-    config = checkout / PRE_COMMIT_CONFIG
+    files = CheckoutFiles(checkout)
     return (
-        config.is_file()
-        and declares_hook(config.read_text(encoding="utf-8", errors="replace"))
+        files.is_file(PRE_COMMIT_CONFIG)
+        and declares_hook(files.read_text(PRE_COMMIT_CONFIG, errors="replace", newline=None))
         and workflow_is_ours(checkout)
     )
 
@@ -82,14 +83,11 @@ def is_installed(checkout: Path) -> bool:
 def install(checkout: Path, rules: RuleSet) -> list[str]:
     """Add the hook to ``.pre-commit-config.yaml`` (created when absent) and the workflow."""
     written: list[str] = []
-    config = checkout / PRE_COMMIT_CONFIG
-    if config.is_file():
-        with config.open(encoding="utf-8", newline="") as handle:
-            source = handle.read()
+    files = CheckoutFiles(checkout)
+    if files.is_file(PRE_COMMIT_CONFIG):
+        source = files.read_text(PRE_COMMIT_CONFIG)
         if not declares_hook(source):
-            edited = splice_hook(source, rules)
-            with config.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(edited)
+            files.write_text(PRE_COMMIT_CONFIG, splice_hook(source, rules))
             written.append(PRE_COMMIT_CONFIG)
     elif write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
         written.append(PRE_COMMIT_CONFIG)

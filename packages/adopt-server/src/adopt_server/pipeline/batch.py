@@ -18,6 +18,7 @@ from adopt_server.pipeline.options import AdoptionOptions, prepare_workspace, va
 from adopt_server.pipeline.report import RepositoryReport
 from adopt_server.pipeline.runner import CommandRunner
 from adopt_server.pipeline.steps import steps_for
+from adopt_server.pipeline.trust import ProjectTrust
 from adopt_server.pipeline.urls import RepositoryUrl, parse_repository_url
 
 _log = logging.getLogger(__name__)
@@ -175,6 +176,13 @@ def _adopt_one(
             return report
         url = claimed
         checkout = workspace / url.name
+        if checkout.is_symlink():
+            # the workspace is a real path, so only the last component can lead elsewhere
+            report.fail(
+                f"clone: {url.name} in the workspace is a symlink; symlink leads outside the "
+                "checkout, and the adoption never works through one"
+            )
+            return report
         ctx = RepoContext(
             url=url,
             workspace=workspace,
@@ -182,10 +190,14 @@ def _adopt_one(
             reused=(checkout / ".git").exists(),
             options=options,
             runner=runner,
+            trust=ProjectTrust(checkout),
             git_env=helper.environment(url),
             log=lambda message: _log.info("%s: %s", masked, mask_credentials(message)),
         )
-        _run_steps(index, ctx, report, observer)
+        try:
+            _run_steps(index, ctx, report, observer)
+        finally:
+            _revoke_trust(ctx)
         _retain(ctx, report)
         return report
     finally:
@@ -216,6 +228,18 @@ def _run_steps(index: int, ctx: RepoContext, report: RepositoryReport, observer:
         if step.name == "build-toolchain":
             report.build = detect_build(ctx.checkout)
         report.completed_steps.append(step.name)
+
+
+def _revoke_trust(ctx: RepoContext) -> None:
+    try:
+        ctx.trust.revoke()
+    except Exception as error:  # the run's outcome stands; the user must hear of the leftover
+        _log.warning(
+            "%s: the trust given to %s could not be taken back: %s",
+            ctx.url.masked,
+            ctx.checkout,
+            mask_credentials(str(error)),
+        )
 
 
 def _retain(ctx: RepoContext, report: RepositoryReport) -> None:

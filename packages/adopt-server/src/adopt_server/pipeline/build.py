@@ -9,6 +9,7 @@ from pathlib import Path
 from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
 from adopt_server.guards import detect_build, fallback, install_guard, is_guard_installed
 from adopt_server.pipeline.context import RepoContext
@@ -22,10 +23,12 @@ _PROBE_SH = ("sh", "-c", "exit 0")
 
 def launcher(checkout: Path, build: str) -> list[str]:
     """How to start the build tool: the project's wrapper (by absolute path, through ``sh``
-    when it lacks the exec bit) before the tool on the PATH."""
+    when it lacks the exec bit) before the tool on the PATH. A wrapper that is a symlink
+    leading outside the checkout is refused."""
     wrapper_name, tool = _WRAPPERS[build]
-    wrapper = checkout / wrapper_name
-    if wrapper.is_file():
+    files = CheckoutFiles(checkout)
+    if files.is_file(wrapper_name):
+        wrapper = files.real(wrapper_name)
         return [str(wrapper)] if os.access(wrapper, os.X_OK) else ["sh", str(wrapper)]
     return [tool]
 
@@ -90,20 +93,19 @@ def _verify_in_process(ctx: RepoContext, build: str) -> None:
 
 
 def _conformance_problems(checkout: Path, rules: RuleSet) -> list[str]:
-    claude_md = checkout / "CLAUDE.md"
-    if not claude_md.is_file():
+    files = CheckoutFiles(checkout)
+    if not files.is_file("CLAUDE.md"):
         return ["CLAUDE.md is missing"]
-    problems = check_claude_md(claude_md.read_text(encoding="utf-8", errors="replace"), rules)
-    agents = checkout / "AGENTS.md"
-    if rules.checks_agents_md and agents.is_file():
-        problems += check_agents_md(agents.read_text(encoding="utf-8", errors="replace"))
+    problems = check_claude_md(files.read_text("CLAUDE.md", errors="replace", newline=None), rules)
+    if rules.checks_agents_md and files.is_file("AGENTS.md"):
+        problems += check_agents_md(files.read_text("AGENTS.md", errors="replace", newline=None))
     return problems
 
 
 def check_adopted(ctx: RepoContext) -> None:
     """Read-only: the default branch has a root CLAUDE.md and a wired guard."""
     missing: list[str] = []
-    if not (ctx.checkout / "CLAUDE.md").is_file():
+    if not ctx.files.is_file("CLAUDE.md"):
         missing.append("no CLAUDE.md at its root")
     build = detect_build(ctx.checkout)
     try:

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.pipeline.options import AdoptionOptions
 from adopt_server.pipeline.runner import CommandError, CommandResult, CommandRunner
+from adopt_server.pipeline.trust import ProjectTrust
 from adopt_server.pipeline.urls import RepositoryUrl
 
 _ASKPASS = """#!/bin/sh
@@ -70,6 +72,7 @@ class RepoContext:
     """What every step of one repository needs; never mutated by a step.
 
     ``reused`` says the checkout existed before this run (it is resumed, never deleted).
+    ``trust`` is the checkout's trust in ``~/.claude.json``, taken back when the run ends.
     ``git_env`` carries the credential prompt answers for commands that reach the remote.
     """
 
@@ -79,6 +82,7 @@ class RepoContext:
     reused: bool
     options: AdoptionOptions
     runner: CommandRunner
+    trust: ProjectTrust
     git_env: Mapping[str, str] = field(default_factory=dict)
     log: Callable[[str], None] = lambda message: None
 
@@ -96,6 +100,11 @@ class RepoContext:
         if not result.ok:
             raise CommandError(result.describe_failure(step))
         return result
+
+    @property
+    def files(self) -> CheckoutFiles:
+        """The checkout's files, each read or written confined to the checkout."""
+        return CheckoutFiles(self.checkout)
 
     def path_exists(self, relative: str) -> bool:
         """Whether ``relative`` exists in the checkout (a symlink counts, even dangling)."""

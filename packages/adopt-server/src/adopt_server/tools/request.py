@@ -40,6 +40,7 @@ from adopt_server.pipeline.options import (
     MAX_RETRIES,
     MAX_TIMEOUT_MINUTES,
 )
+from adopt_server.pipeline.urls import RepositoryUrl
 
 
 class VerifyArguments(Arguments):
@@ -130,6 +131,19 @@ def _invalid(message: str) -> ToolError:
     return ToolError(message, ErrorCode.INVALID_ARGUMENT)
 
 
+def confined_source(url: RepositoryUrl, root: AllowedPaths) -> str:
+    """What the pipeline is handed for ``url``: a local path or ``file://`` URL only when the
+    directory git will read is inside the workspace root (a :class:`ToolError` otherwise)."""
+    if url.kind == "local":
+        # a local source is client-chosen server file access: confine it like any path,
+        # relative to the workspace root rather than the server's working directory
+        return str(root.resolve(url.text, must_exist=True, kind="dir"))
+    if url.kind == "file":
+        # credential_free is the path git is given, decoded exactly as git decodes the URL
+        root.resolve(url.credential_free, must_exist=True, kind="dir")
+    return url.text
+
+
 def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
     """Validate everything the arguments ask for, then (and only then) create the workspace.
 
@@ -178,17 +192,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
         parsed = check_repositories(given, workspace)
     except ValueError as error:
         raise _invalid(str(error)) from None
-    sources: list[str] = []
-    for url in parsed:
-        if url.kind == "local":
-            # a local source is client-chosen server file access: confine it like any path,
-            # relative to the workspace root rather than the server's working directory
-            sources.append(str(root.resolve(url.text, must_exist=True, kind="dir")))
-        elif url.kind == "file":
-            root.resolve(url.text.removeprefix("file://"), must_exist=True, kind="dir")
-            sources.append(url.text)
-        else:
-            sources.append(url.text)
+    sources = [confined_source(url, root) for url in parsed]
     if not workspace_text:
         workspace = Path(tempfile.mkdtemp(prefix="claude-adopt-", dir=root.roots[0]))
     try:

@@ -77,9 +77,7 @@ class ContextService:
         boundary = max(
             (r for r in self.allowed.roots if root.is_relative_to(r)), key=lambda r: len(r.parts)
         )
-        index = self.cache.build(
-            root, languages, self.allowed.contains, check_cancelled, progress, boundary
-        )
+        index = self.cache.build(root, languages, self.allowed, check_cancelled, progress, boundary)
         stats = index.statistics
         _log.debug(
             "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",
@@ -156,7 +154,7 @@ class ContextService:
         def describe(path: str, level: int, with_source: bool) -> SelectedFile:
             facts = index.sources[path]
             entry = index.entry(path)
-            text = read_source(entry) if entry is not None else ""
+            text = read_source(entry, self.allowed) if entry is not None else ""
             return SelectedFile(
                 path=path,
                 language=facts.language,
