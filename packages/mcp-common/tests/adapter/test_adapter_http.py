@@ -43,10 +43,16 @@ def test_listen_names_a_busy_port() -> None:
             listen("127.0.0.1", port)
 
 
-def test_listen_binds_without_serving() -> None:
-    listener = listen("127.0.0.1", 0)
+def test_shared_sockets_bind_one_port_for_several_workers() -> None:
+    first = listen("127.0.0.1", 0, shared=True)
     try:
-        assert listener.getsockname()[0] == "127.0.0.1"
-        assert listener.get_inheritable()
+        port = first.getsockname()[1]
+        first.listen()
+        second = listen("127.0.0.1", port, shared=True)
+        second.listen()
+        second.close()
+        # an unshared bind of the same port is refused
+        with pytest.raises(OSError, match="already in use"):
+            listen("127.0.0.1", port)
     finally:
-        listener.close()
+        first.close()

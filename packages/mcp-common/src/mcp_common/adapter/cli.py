@@ -282,20 +282,23 @@ def _run_workers(
     listener: socket.socket,
     workers: int,
 ) -> int:
-    """Serve from ``workers`` forked processes sharing ``listener``; the exit status.
+    """Serve from ``workers`` forked processes on ``listener``'s port; the exit status.
 
     Each worker builds its own tools after the fork (no connection or thread is shared).
     SIGINT and SIGTERM are passed on to every worker; a worker that ends on its own stops the
     others, so a supervisor (systemd, Kubernetes) sees the failure and restarts the server.
     """
+    port = listener.getsockname()[1]  # the port bound, also when 0 asked for any
     children: dict[int, int] = {}
     for index in range(workers):
         pid = os.fork()
         if pid == 0:
             status = 0
             try:
+                listener.close()
+                own = listen(http.host, port, shared=True)
                 with _interruptible():
-                    run_http(make_server(), http, listener, announce=False)
+                    run_http(make_server(), http, own, announce=False)
                 _finish()
             except SystemExit as exit_:
                 status = exit_.code if isinstance(exit_.code, int) else 1
@@ -306,6 +309,7 @@ def _run_workers(
                 logging.shutdown()
                 os._exit(status)
         children[pid] = index + 1
+    listener.close()  # the workers listen on sockets of their own
     stopping = False
 
     def stop_all(_signum: int = signal.SIGTERM, _frame: object = None) -> None:
@@ -343,7 +347,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
     listener = None
     if not stdio:
         try:
-            listener = listen(settings.host, settings.port)
+            listener = listen(settings.host, settings.port, shared=settings.workers > 1)
         except OSError as error:
             _fail(app, error.strerror or str(error))
     wire = claim_stdout() if stdio else None

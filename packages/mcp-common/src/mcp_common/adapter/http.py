@@ -210,12 +210,19 @@ def build_http_app(server: Server[Any], settings: HttpSettings) -> ASGIApp:
     return app
 
 
-def listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int, shared: bool = False) -> socket.socket:
     """A socket bound to ``host:port``, before anything is served: a port in use is one clear
-    :class:`OSError` here, never a traceback after the server announced itself."""
+    :class:`OSError` here, never a traceback after the server announced itself.
+
+    ``shared`` sets ``SO_REUSEPORT``: each worker process binds its own socket to the port
+    and the kernel spreads new connections over them (one socket accepted from by every
+    worker leaves most connections with whichever worker wakes first).
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         listener.bind((host, port))
     except OSError as error:
@@ -224,7 +231,6 @@ def listen(host: str, port: int) -> socket.socket:
         if error.errno == errno.EADDRINUSE:
             raise OSError(error.errno, f"port {port} is already in use ({where})") from None
         raise OSError(error.errno, f"cannot listen on {where}: {error.strerror}") from None
-    listener.set_inheritable(True)  # worker processes serve the same socket
     return listener
 
 
