@@ -19,13 +19,19 @@ PROTOCOL_VERSION = "2025-06-18"
 class RawStdioServer:
     """The example server over stdio; lines in, lines out, stderr to ``log_file``."""
 
-    def __init__(self, log_file: Path, *args: str, command: list[str] | None = None) -> None:
-        """Start the example server with ``args``, or ``command`` when given."""
+    def __init__(
+        self,
+        log_file: Path,
+        *args: str,
+        command: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Start the example server with ``args`` (or ``command``) and extra ``env``."""
         self.log_file = log_file
         with log_file.open("wb") as sink:
             self.process = subprocess.Popen(
                 command or server_command(*args),
-                env=server_env(),
+                env=server_env(env),
                 cwd=REPO_ROOT,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

@@ -39,6 +39,7 @@ from mcp_common.adapter.http import (
 from mcp_common.adapter.logging_setup import configure_logging
 from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
+from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
 from mcp_common.environ import reading
 from mcp_common.masking import redact
 from mcp_common.result import ToolError
@@ -257,6 +258,7 @@ def _finish() -> None:
             left,
             SHUTDOWN_GRACE,
         )
+        shutdown_telemetry()
         logging.shutdown()
         os._exit(0)
 
@@ -306,6 +308,7 @@ def _run_workers(
                 _log.exception("worker %d failed", index + 1)
                 status = 1
             finally:
+                shutdown_telemetry()
                 logging.shutdown()
                 os._exit(status)
         children[pid] = index + 1
@@ -357,6 +360,8 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         _fail(app, f"cannot open --log-file: {error}")
 
     def make_server() -> Server[Any]:
+        # once per serving process: a worker sets up its own exporters after the fork
+        configure_telemetry(app.name)
         tools = _build_tools(app, settings)
         return build_server(app.name, app.version, tools, app.instructions)
 

@@ -26,6 +26,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from mcp_common.adapter.logging_setup import loggable
+from mcp_common.adapter.telemetry import (
+    OUTCOME_CANCELLED,
+    OUTCOME_ERROR,
+    CallRecord,
+    tool_call,
+)
 from mcp_common.arguments import parse_arguments
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolDefinition
@@ -203,6 +209,12 @@ class _ToolRunner:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], raw_arguments: object
     ) -> types.CallToolResult:
+        with tool_call(self.definition.name, raw_arguments) as record:
+            return await self._run(ctx, raw_arguments, record)
+
+    async def _run(
+        self, ctx: ServerRequestContext[Any, Any], raw_arguments: object, record: CallRecord
+    ) -> types.CallToolResult:
         name = self.definition.name
         session = ctx.session
 
@@ -231,6 +243,8 @@ class _ToolRunner:
             )
             raise
         except ToolError as error:
+            cancelled = error.code is ErrorCode.CANCELLED
+            record.failed(error.code.value, OUTCOME_CANCELLED if cancelled else OUTCOME_ERROR)
             # a call that stopped because it was cancelled did what it was told: no warning
             _log.log(
                 logging.INFO if error.code is ErrorCode.CANCELLED else logging.WARNING,
@@ -243,6 +257,7 @@ class _ToolRunner:
             text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, error.code)
         except (Exception, SystemExit) as error:  # SystemExit: e.g. argparse inside a tool
+            record.failed(ErrorCode.FAILED.value)
             _log.error("%s failed; arguments=%s", name, loggable(raw_arguments), exc_info=True)
             if isinstance(error, SystemExit):
                 text = FailureMessage.for_client(
@@ -255,12 +270,14 @@ class _ToolRunner:
             if connection is not None:
                 connection.detach(context)
         if not isinstance(result, ToolResult):
+            record.failed(ErrorCode.FAILED.value)
             _log.error("%s returned %s instead of a ToolResult", name, type(result).__name__)
             message = f"the tool returned {type(result).__name__} instead of a result"
             return _error_result(
                 self.definition, FailureMessage.for_client(name, message), ErrorCode.FAILED
             )
         if result.is_error:
+            record.failed((result.code or ErrorCode.FAILED).value)
             _log.warning(
                 "%s answered an error (%s): %s; arguments=%s",
                 name,
