@@ -122,7 +122,8 @@ class Connection:
             self._writer.close()
 
     async def post(self, message: dict[str, object]) -> tuple[int, dict[str, str], bytes]:
-        assert self._reader is not None and self._writer is not None
+        assert self._reader is not None
+        assert self._writer is not None
         body = json.dumps(message).encode()
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nAccept: {ACCEPT}\r\n"
