@@ -145,13 +145,15 @@ def configure_telemetry(service_name: str, environ: Mapping[str, str] | None = N
         {} if env.get("OTEL_SERVICE_NAME") else {"service.name": service_name}
     )
     if traces:
-        tracer_provider = TracerProvider(resource=resource)
+        tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
         trace.set_tracer_provider(tracer_provider)
         _providers.append(tracer_provider)
     if metrics_wanted:
         reader = PeriodicExportingMetricReader(OTLPMetricExporter())
-        meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+        meter_provider = MeterProvider(
+            resource=resource, metric_readers=[reader], shutdown_on_exit=False
+        )
         metrics.set_meter_provider(meter_provider)
         _providers.append(meter_provider)
     _log.info(
@@ -162,7 +164,7 @@ def configure_telemetry(service_name: str, environ: Mapping[str, str] | None = N
 
 
 def shutdown_telemetry() -> None:
-    """Flush and stop the exporters :func:`configure_telemetry` set up (a worker process
-    leaves through ``os._exit``, which skips the SDK's own exit hook)."""
+    """Flush and stop the exporters :func:`configure_telemetry` set up. The server calls it
+    on its way out (it leaves through ``os._exit``, so nothing is left to an exit hook)."""
     while _providers:
         _providers.pop().shutdown()
