@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -241,6 +242,14 @@ def workers(log_dir: Path, rounds: int, seconds: float, clients: int) -> None:
         one, two = (sum(rates[n]) / len(rates[n]) for n in (1, 2))
         print(
             f"mean: 1 worker {one:.1f} calls/s, 2 workers {two:.1f} calls/s, ratio {two / one:.2f}"
+        )
+        # each round's two measurements ran back to back, so their ratio is the least
+        # disturbed by the load of other jobs drifting over the run
+        paired = [b / a for a, b in zip(rates[1], rates[2], strict=True) if a]
+        print(
+            "per-round ratios: "
+            + ", ".join(f"{r:.2f}" for r in paired)
+            + f"; median {statistics.median(paired):.2f} (target >= 1.6)"
         )
     finally:
         for server in servers.values():
