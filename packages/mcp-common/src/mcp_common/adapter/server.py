@@ -247,7 +247,7 @@ class _ToolRunner:
             record.failed(error.code.value, OUTCOME_CANCELLED if cancelled else OUTCOME_ERROR)
             # a call that stopped because it was cancelled did what it was told: no warning
             _log.log(
-                logging.INFO if error.code is ErrorCode.CANCELLED else logging.WARNING,
+                logging.INFO if cancelled else logging.WARNING,
                 "%s failed (%s): %s; arguments=%s",
                 name,
                 error.code.value,
