@@ -39,6 +39,15 @@ SAMPLES = {
         {"path": ".", "className": "Invoice", "depth": 1, "language": "auto", "tokenizer": "cl100k"}
     ],
     "okf_bundle": [{"path": ".", "depth": 1, "language": "kotlin", "limit": 3, "offset": 0}],
+    "repo_map": [
+        {
+            "path": ".",
+            "language": "auto",
+            "tokenBudget": 300,
+            "focus": ["OrderService"],
+            "tokenizer": "cl100k",
+        }
+    ],
 }
 
 
@@ -53,6 +62,7 @@ def test_golden_tools_list() -> None:
         "find_context",
         "estimate_tokens",
         "okf_bundle",
+        "repo_map",
     ]
     assert_golden_tools_list("context-server", tools, REPO_ROOT / "tests" / "golden", min_tools=4)
 

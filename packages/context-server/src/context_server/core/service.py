@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from mcp_common import AllowedPaths, ErrorCode, ToolError
 from context_server.core.extraction import Declaration, extract
 from context_server.core.index import IndexCache, ProjectIndex, read_source
 from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.repo_map import RepoMap, RepoMapper
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
 from context_server.core.walk import sort_key
@@ -85,6 +86,22 @@ class ContextService:
     def __init__(self, allowed: AllowedPaths, cache: IndexCache | None = None) -> None:
         self.allowed = allowed
         self.cache = cache or IndexCache()
+        self._maps = RepoMapper(allowed)
+
+    def repo_map(
+        self,
+        index: ProjectIndex,
+        token_budget: int,
+        focus: Sequence[str] = (),
+        tokenizer: str = "cl100k",
+        check_cancelled: Callable[[], None] = lambda: None,
+        max_chars: int | None = None,
+    ) -> RepoMap:
+        """The repository map of ``index`` within ``token_budget`` tokens of ``tokenizer``,
+        ranked towards ``focus`` (see :class:`context_server.core.repo_map.RepoMapper`)."""
+        return self._maps.build(
+            index, counter(tokenizer), token_budget, focus, tokenizer, check_cancelled, max_chars
+        )
 
     def index(
         self,
