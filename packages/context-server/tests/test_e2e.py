@@ -59,6 +59,7 @@ async def test_stdio_server_answers_tools_with_progress(project: Path, tmp_path:
             "estimate_tokens",
             "okf_bundle",
             "repo_map",
+            "find_usages",
         ]
         tree = await client.call_tool(
             "project_tree", {"path": ".", "format": "dot"}, progress_callback=on_progress

@@ -48,6 +48,9 @@ SAMPLES = {
             "tokenizer": "cl100k",
         }
     ],
+    "find_usages": [
+        {"path": ".", "className": "Order", "language": "java", "limit": 2, "offset": 1}
+    ],
 }
 
 
@@ -63,6 +66,7 @@ def test_golden_tools_list() -> None:
         "estimate_tokens",
         "okf_bundle",
         "repo_map",
+        "find_usages",
     ]
     assert_golden_tools_list("context-server", tools, REPO_ROOT / "tests" / "golden", min_tools=4)
 

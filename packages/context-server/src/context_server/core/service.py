@@ -21,6 +21,7 @@ from context_server.core.languages import LANGUAGES, select_languages
 from context_server.core.repo_map import RepoMap, RepoMapper
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
+from context_server.core.usages import Usage, occurrences, target_names, users
 from context_server.core.walk import sort_key
 
 MIN_DEPTH = 1
@@ -58,6 +59,17 @@ class TargetMatch:
     path: str
     declaration: Declaration | None
     others: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSelection:
+    """The answer to "who uses this": the target (a file, or one declaration of it) and the
+    files depending on it, most using first."""
+
+    target: str
+    symbol: str | None
+    users: list[Usage]
+    other_matches: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -152,6 +164,34 @@ class ContextService:
         ranked = sorted(matches, key=_rank)
         paths = list(dict.fromkeys(path for path, _ in ranked))
         return TargetMatch(paths[0], ranked[0][1], tuple(paths[1:]))
+
+    def usages(self, index: ProjectIndex, name: str) -> UsageSelection:
+        """The files using what ``name`` designates (see :meth:`find_target`), most using
+        first, then by path."""
+        match = self.find_target(index, name)
+        found = users(index, match.path, match.declaration, lambda path: self.text(index, path))
+        symbol = match.declaration.qualified_name if match.declaration is not None else None
+        return UsageSelection(match.path, symbol, found, match.others)
+
+    def usage_lines(
+        self, index: ProjectIndex, selection: UsageSelection, path: str
+    ) -> tuple[int, ...]:
+        """The lines of ``path`` where code names the target of ``selection``."""
+        declaration = next(
+            (
+                d
+                for d in index.sources[selection.target].declarations
+                if d.qualified_name == selection.symbol
+            ),
+            None,
+        )
+        names = target_names(index, selection.target, declaration)
+        return tuple(sorted(set(occurrences(index, path, names, self.text(index, path)))))
+
+    def text(self, index: ProjectIndex, path: str) -> str:
+        """The text of the indexed file ``path``, read confined ("" if it is not listed)."""
+        entry = index.entry(path)
+        return read_source(entry, self.allowed) if entry is not None else ""
 
     def select(
         self,
