@@ -18,6 +18,7 @@ from mcp_common import AllowedPaths, ErrorCode, ToolError
 from context_server.core.extraction import Declaration, extract
 from context_server.core.index import IndexCache, ProjectIndex, read_source
 from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.outline import render_signatures
 from context_server.core.repo_map import RepoMap, RepoMapper
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
@@ -26,6 +27,8 @@ from context_server.core.walk import sort_key
 
 MIN_DEPTH = 1
 MAX_DEPTH = 10
+DETAILS: tuple[str, ...] = ("full", "signatures")
+"""How much of a file's text an answer carries: all of it, or its outline of signatures."""
 
 _log = logging.getLogger(__name__)
 
@@ -201,8 +204,14 @@ class ContextService:
         tokenizer: str = "cl100k",
         token_budget: int | None = None,
         include_source: bool = False,
+        detail: str = "full",
     ) -> ContextSelection:
         """The target and its dependencies within ``depth``, most relevant first.
+
+        With ``detail`` ``signatures`` every file's text (and so its token cost) is its
+        outline: package line, imports summary, declarations and member signatures with
+        their documentation's first sentence, no bodies (see
+        :func:`context_server.core.outline.render_signatures`).
 
         With ``token_budget``, dependencies are taken in that order while they fit; one that
         does not fit is skipped (listed as omitted with its cost) and smaller ones after it
@@ -228,9 +237,24 @@ class ContextService:
             first = index.resolver.resolve(target, part, whole=False)
         reached = index.resolver.reach(target, depth, first)
 
+        if detail not in DETAILS:
+            raise ToolError(
+                f"detail must be one of {', '.join(DETAILS)} but was {detail!r}",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+
+        def shown(language_name: str, text: str) -> str:
+            if detail == "full":
+                return text
+            language = next(lang for lang in LANGUAGES if lang.name == language_name)
+            return render_signatures(language, text)
+
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:
             entry = index.entry(path)
-            text = read_source(entry, self.allowed) if entry is not None else ""
+            text = shown(
+                index.sources[path].language,
+                read_source(entry, self.allowed) if entry is not None else "",
+            )
             return SelectedFile(
                 path=path,
                 language=index.sources[path].language,
@@ -255,6 +279,7 @@ class ContextService:
         if narrowed and symbol is not None:
             encoded = target_text.encode("utf-8")
             whole = encoded[symbol.span[0] : symbol.span[1]].decode("utf-8", "replace")
+        whole = shown(facts.language, whole)
         target_file = SelectedFile(
             path=target,
             language=facts.language,
