@@ -40,13 +40,18 @@ MAX_SIGNATURE_CHARS = 240
 @dataclass(frozen=True, slots=True)
 class OutlineItem:
     """One declaration: nesting ``depth`` (0 = top level), whether it is a ``type``, its
-    signature on one line (no body), the first sentence of its documentation, its line."""
+    signature on one line (no body), the first sentence of its documentation, its line,
+    its name (``""`` when the grammar names it nowhere the outline looks) and the byte
+    offsets and lines (1-based, inclusive) of its whole definition."""
 
     depth: int
     type: bool
     signature: str
     doc: str
     line: int
+    name: str = ""
+    span: tuple[int, int] = (0, 0)
+    lines: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +115,30 @@ def _collect(node: tree_sitter.Node, source: bytes, depth: int, items: list[Outl
                     _shorten(signature.rstrip("{=: ").rstrip()),
                     _doc(previous, body, source),
                     child.start_point[0] + 1,
+                    _name(definition, source),
+                    (child.start_byte, child.end_byte),
+                    (child.start_point[0] + 1, child.end_point[0] + 1),
                 )
             )
             if is_type and body is not None:
                 _collect(body, source, depth + 1, items)
         previous = child
+
+
+def _name(node: tree_sitter.Node, source: bytes) -> str:
+    """The declared name: the ``name`` field, else (a field or property) the name of its
+    first declarator, variable declaration or pattern."""
+    named = node.child_by_field_name("name")
+    if named is None:
+        for child in node.named_children:
+            if child.type in {"variable_declarator", "variable_declaration"}:
+                named = child.child_by_field_name("name") or next(
+                    (c for c in child.named_children if c.type.endswith("identifier")), None
+                )
+                break
+        else:
+            named = node.child_by_field_name("pattern")
+    return _text(named, source) if named is not None else ""
 
 
 def _is_declaration(kind: str) -> bool:

@@ -32,18 +32,15 @@ class Usage:
 def users(
     index: ProjectIndex,
     target: str,
-    declaration: Declaration | None,
+    naming: str | None,
     read: Callable[[str], str],
 ) -> list[Usage]:
-    """Every file depending on ``target`` (or on ``declaration`` of it), most uses first,
-    then by path.
+    """Every file depending on ``target``, most uses first, then by path.
 
-    When ``declaration`` is one of several top-level declarations of its file, a user of
-    the file counts only if its code names that declaration; its uses are then the number of
-    such identifiers (``read`` gives a file's text).
+    With ``naming`` (one declaration of a file holding several, or a member), a user of the
+    file counts only if its code spells that name; its uses are then the number of such
+    identifiers (``read`` gives a file's text).
     """
-    facts = index.sources[target]
-    narrowed = declaration is not None and sum(not d.nested for d in facts.declarations) > 1
     found: list[Usage] = []
     for path in sorted(index.sources, key=sort_key):
         if path == target:
@@ -52,8 +49,8 @@ def users(
         if edge is None:
             continue
         uses = edge.uses
-        if narrowed and declaration is not None:
-            uses = len(occurrences(index, path, {declaration.simple_name}, read(path)))
+        if naming is not None:
+            uses = len(occurrences(index, path, {naming}, read(path)))
             if uses == 0:
                 continue
         found.append(Usage(path, index.sources[path].language, edge.rule, uses))
@@ -61,16 +58,18 @@ def users(
     return found
 
 
-def target_names(index: ProjectIndex, target: str, declaration: Declaration | None) -> set[str]:
+def target_names(
+    index: ProjectIndex, target: str, declaration: Declaration | None
+) -> tuple[str, ...]:
     """The names a user spells to use the target: the declaration's, or those of every
     top-level declaration of the file (and, for a Python module, its own last segment)."""
     if declaration is not None:
-        return {declaration.simple_name}
+        return (declaration.simple_name,)
     facts = index.sources[target]
     names = {d.simple_name for d in facts.declarations if not d.nested}
     if facts.language == "python" and facts.module:
         names.add(facts.module.rsplit(".", 1)[-1])
-    return names
+    return tuple(sorted(names))
 
 
 def occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str) -> list[int]:

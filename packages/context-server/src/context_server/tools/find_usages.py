@@ -42,7 +42,8 @@ class UsagesArguments(Arguments):
     )
     class_name: Annotated[Str, NonEmpty()] = Field(
         description="Class (or file) whose users to find: simple name, qualified name or "
-        "file path, e.g. OrderService or src/com/shop/OrderService.java."
+        "file path, e.g. OrderService or src/com/shop/OrderService.java; a member as "
+        "OrderService#place."
     )
     language: Annotated[Str, OneOf(LANGUAGE_NAMES)] = Field(
         "auto",
