@@ -139,3 +139,25 @@ def test_outside_path_is_refused(project: Project, tmp_path: Path) -> None:
     result = call(tools_for(root)["repo_map"], {"path": str(tmp_path)})
     assert result.is_error
     assert "is outside the allowed directories" in result.text
+
+
+def test_a_changed_file_changes_the_warm_map(project: Project) -> None:
+    root = project(SHOP)
+    tool = tools_for(root)["repo_map"]
+    before = call(tool, {"path": "."}).structured
+    assert before is not None
+    assert before["files"][0]["path"] == "shop/Money.java"
+    # Money's users all move to Cart: the graph changes, so the ranks are recomputed.
+    for name in ("Order", "Invoice"):
+        path = root / "shop" / f"{name}.java"
+        path.write_text(
+            f"package shop;\npublic class {name} {{ Cart cart; Cart other; }}\n", encoding="utf-8"
+        )
+        os.utime(path, ns=(1, 10**18))
+    money = root / "shop" / "Money.java"
+    money.write_text("package shop;\npublic final class Money implements Cloneable { }\n")
+    after = call(tool, {"path": "."}).structured
+    assert after is not None
+    assert after["files"][0]["path"] == "shop/Cart.java"
+    symbols = {item["path"]: item["symbols"] for item in after["files"]}
+    assert symbols["shop/Money.java"] == ["public final class Money implements Cloneable"]

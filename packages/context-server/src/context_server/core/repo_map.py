@@ -15,6 +15,7 @@ from mcp_common import AllowedPaths, ErrorCode, ToolError
 
 from context_server.core.extraction import Declaration
 from context_server.core.index import ProjectIndex, read_source
+from context_server.core.resolution import Resolver
 from context_server.core.tokens import TokenCounter
 from context_server.core.walk import Problem, sort_key
 
@@ -148,12 +149,18 @@ def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
 
 
 class RepoMapper:
-    """Builds budgeted repository maps; keeps each file's entry text per file version."""
+    """Builds budgeted repository maps.
+
+    Keeps, per root, the latest ranking of each focus (valid while the index's resolver is
+    the same object, i.e. no source changed) and each file's entry for its current size and
+    mtime, with its token cost per tokenizer: a warm map reads and counts nothing again.
+    """
 
     def __init__(self, allowed: AllowedPaths) -> None:
         self._allowed = allowed
-        self._entries: dict[tuple[str, str, int, int], tuple[tuple[str, ...], str]] = {}
-        self._ranks: dict[tuple[int, tuple[str, ...]], list[tuple[str, float]]] = {}
+        self._entries: dict[tuple[str, str], _CachedEntry] = {}
+        self._ranks: dict[tuple[str, tuple[str, ...]], tuple[Resolver, list[tuple[str, float]]]]
+        self._ranks = {}
 
     def build(
         self,
@@ -173,22 +180,23 @@ class RepoMapper:
         most that long). Raises ``invalid_argument`` naming the
         smallest entry's cost when not even one entry fits.
         """
-        key = (id(index.resolver), tuple(focus))
-        ranked = self._ranks.get(key)
-        if ranked is None:
-            ranked = rank_files(index, focus)
-            # One resolver's ranks at a time: a new graph makes the old ones useless.
-            self._ranks = {k: v for k, v in self._ranks.items() if k[0] == key[0]}
-            self._ranks[key] = ranked
-        focus_text = tuple(f for f in focus if f.strip())
-        header_cost = count(_header(index, len(ranked), len(ranked), focus_text, tokenizer, budget))
+        focus_text = tuple(f.strip() for f in focus if f.strip())
+        key = (str(index.root), focus_text)
+        known = self._ranks.get(key)
+        if known is not None and known[0] is index.resolver:
+            ranked = known[1]
+        else:
+            ranked = rank_files(index, focus_text)
+            self._ranks[key] = (index.resolver, ranked)
+        # An estimate: the final text is counted whole below and trimmed if it is over.
+        header_cost = count(_header(index, 1, len(ranked), focus_text, tokenizer, budget))
         remaining = budget - header_cost
         kept: list[MapEntry] = []
         costs: list[MapEntry] = []
         for number, (path, rank) in enumerate(ranked):
             if number % 500 == 0:
                 check_cancelled()
-            entry = self._entry(index, path, rank, count)
+            entry = self._entry(index, path, rank, count, tokenizer)
             costs.append(entry)
             if entry.tokens <= remaining:
                 kept.append(entry)
@@ -218,13 +226,15 @@ class RepoMapper:
             ErrorCode.INVALID_ARGUMENT,
         )
 
-    def _entry(self, index: ProjectIndex, path: str, rank: float, count: TokenCounter) -> MapEntry:
+    def _entry(
+        self, index: ProjectIndex, path: str, rank: float, count: TokenCounter, tokenizer: str
+    ) -> MapEntry:
         facts = index.sources[path]
         item = index.entry(path)
-        size, mtime = (item.size, item.mtime_ns) if item is not None else (0, 0)
-        key = (str(index.root), path, size, mtime)
+        version = (item.size, item.mtime_ns) if item is not None else (0, 0)
+        key = (str(index.root), path)
         cached = self._entries.get(key)
-        if cached is None:
+        if cached is None or cached.version != version:
             text = read_source(item, self._allowed) if item is not None else ""
             symbols = tuple(
                 _signature(text, d, facts.language == "python")
@@ -236,10 +246,20 @@ class RepoMapper:
             lines.extend(f"- `{symbol}`\n" for symbol in shown)
             if len(symbols) > len(shown):
                 lines.append(f"- … {len(symbols) - len(shown)} more\n")
-            cached = (symbols, "".join(lines) + "\n")
+            cached = _CachedEntry(version, symbols, "".join(lines) + "\n", {})
             self._entries[key] = cached
-        symbols, text = cached
-        return MapEntry(path, facts.language, rank, symbols, text, count(text))
+        tokens = cached.tokens.get(tokenizer)
+        if tokens is None:
+            tokens = cached.tokens[tokenizer] = count(cached.text)
+        return MapEntry(path, facts.language, rank, cached.symbols, cached.text, tokens)
+
+
+@dataclass(slots=True)
+class _CachedEntry:
+    version: tuple[int, int]
+    symbols: tuple[str, ...]
+    text: str
+    tokens: dict[str, int]
 
 
 def _header(
