@@ -17,11 +17,13 @@ from context_server.core.extraction import Declaration
 from context_server.core.index import ProjectIndex, read_source
 from context_server.core.resolution import Resolver
 from context_server.core.tokens import TokenCounter
-from context_server.core.walk import Problem, sort_key
+from context_server.core.walk import Problem, is_test_source, sort_key
 
 DAMPING = 0.85
 TOLERANCE = 1e-12
 MAX_ITERATIONS = 200
+BACK_EDGE_WEIGHT = 0.3
+"""Share of a dependency edge that also runs from the used file back to its (main) user."""
 MAX_SYMBOLS = 12
 """Declarations listed per file at most (the rest are counted), so no entry grows unbounded."""
 
@@ -109,17 +111,21 @@ def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str
     """Every source file with its PageRank, highest first, ties by path.
 
     An edge weighs the square root of how often the file uses its target (an import-only
-    edge weighs half a use), so one heavy user does not outweigh many. ``focus`` names files
-    (paths) or declarations (simple or qualified names); the random jump then lands on them.
+    edge weighs half a use), so one heavy user does not outweigh many. Each edge from a main
+    (non-test) source also runs back at :data:`BACK_EDGE_WEIGHT` of its weight: the file
+    that wires the central types together (a library's facade) shares their rank, rather
+    than a small enum every one of them names. ``focus`` names files (paths) or
+    declarations (simple or qualified names); the random jump then lands on them.
     """
     nodes = sorted(index.sources, key=sort_key)
-    edges = {
-        node: [
-            (edge.target, math.sqrt(edge.uses) if edge.uses else 0.5)
-            for edge in index.resolver.direct(node).edges
-        ]
-        for node in nodes
-    }
+    edges: dict[str, list[tuple[str, float]]] = {node: [] for node in nodes}
+    for node in nodes:
+        back = not is_test_source(node)
+        for edge in index.resolver.direct(node).edges:
+            weight = math.sqrt(edge.uses) if edge.uses else 0.5
+            edges[node].append((edge.target, weight))
+            if back and edge.target in edges:
+                edges[edge.target].append((node, weight * BACK_EDGE_WEIGHT))
     personal = {path: 1.0 for path in focused_files(index, focus)} if focus else None
     ranks = pagerank(nodes, edges, personal)
     return sorted(ranks.items(), key=lambda item: (-item[1], sort_key(item[0])))

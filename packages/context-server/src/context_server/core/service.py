@@ -23,7 +23,7 @@ from context_server.core.repo_map import RepoMap, RepoMapper
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
 from context_server.core.usages import Usage, occurrences, target_names, users
-from context_server.core.walk import sort_key
+from context_server.core.walk import is_test_source, sort_key
 
 MIN_DEPTH = 1
 MAX_DEPTH = 10
@@ -353,20 +353,11 @@ class ContextService:
         )
 
 
-_TEST_FOLDERS = frozenset({"test", "tests", "testing", "testFixtures", "it", "integrationTest"})
-
-
-def _is_test(path: str) -> bool:
-    """Whether ``path`` lies in a test source set (``src/test``, ``jvmTest``, ``tests``)."""
-    folders = path.split("/")[:-1]
-    return any(f in _TEST_FOLDERS or f.endswith(("Test", "Tests")) for f in folders)
-
-
 def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes]:
     path, declaration = match
     nested = declaration is not None and declaration.nested
     length = declaration.qualified_name.count(".") if declaration is not None else 0
-    return nested, _is_test(path), length, sort_key(path)
+    return nested, is_test_source(path), length, sort_key(path)
 
 
 def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | None]]:
