@@ -24,6 +24,8 @@ TOLERANCE = 1e-12
 MAX_ITERATIONS = 200
 BACK_EDGE_WEIGHT = 0.3
 """Share of a dependency edge that also runs from the used file back to its (main) user."""
+MAX_MISSES = 200
+"""Entries in a row that did not fit, after which a non-empty map stops looking further."""
 MAX_SYMBOLS = 12
 """Declarations listed per file at most (the rest are counted), so no entry grows unbounded."""
 
@@ -181,10 +183,11 @@ class RepoMapper:
         """The map of ``index`` in at most ``budget`` tokens of ``count``.
 
         Files are taken in rank order; one whose entry does not fit what is left is skipped
-        and smaller ones after it still get in. The final text is counted as a whole and
-        trimmed by whole entries until it fits (and, with ``max_chars``, until it is at
-        most that long). Raises ``invalid_argument`` naming the
-        smallest entry's cost when not even one entry fits.
+        and smaller ones after it still get in, until :data:`MAX_MISSES` in a row did not
+        fit (so a large project is not read to its end for a nearly full map). The final
+        text is counted as a whole and trimmed by whole entries until it fits (and, with
+        ``max_chars``, until it is at most that long). Raises ``invalid_argument`` naming
+        the smallest entry's cost when not even one entry fits.
         """
         focus_text = tuple(f.strip() for f in focus if f.strip())
         key = (str(index.root), focus_text)
@@ -199,14 +202,20 @@ class RepoMapper:
         remaining = budget - header_cost
         kept: list[MapEntry] = []
         costs: list[MapEntry] = []
+        misses = 0
         for number, (path, rank) in enumerate(ranked):
             if number % 500 == 0:
                 check_cancelled()
+            if kept and misses >= MAX_MISSES:
+                break
             entry = self._entry(index, path, rank, count, tokenizer)
             costs.append(entry)
             if entry.tokens <= remaining:
                 kept.append(entry)
                 remaining -= entry.tokens
+                misses = 0
+            else:
+                misses += 1
         while kept:
             text = _header(index, len(kept), len(ranked), focus_text, tokenizer, budget) + "".join(
                 entry.text for entry in kept
