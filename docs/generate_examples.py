@@ -341,6 +341,8 @@ def main() -> None:
             Example("find_context", {"path": ".", "className": "OrderService", "depth": 2}),
             Example("estimate_tokens", {"path": ".", "className": "PriceCalculator"}),
             Example("okf_bundle", {"path": ".", "limit": 2}),
+            Example("repo_map", {"path": ".", "tokenBudget": 200, "focus": ["OrderService"]}),
+            Example("find_usages", {"path": ".", "className": "Money"}),
         ],
     )
     with tempfile.TemporaryDirectory(prefix="adopt-guide-") as scratch:

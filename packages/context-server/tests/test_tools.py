@@ -1,4 +1,4 @@
-"""The four tools called directly: answers, structured content and the issue's bad inputs."""
+"""The tools called directly: answers, structured content and the issue's bad inputs."""
 
 from __future__ import annotations
 
