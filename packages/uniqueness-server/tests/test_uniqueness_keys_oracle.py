@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import random
 import tempfile
 import threading
 import time
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
 from uniqueness_server.engine import Nulls, check_uniqueness, find_keys, open_file
 from uniqueness_server.engine.lattice import SAMPLE_ROWS
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
 Row = tuple[str | None, ...]
 
@@ -162,3 +164,43 @@ def test_cancelling_find_keys_interrupts_the_search(tmp_path: Path) -> None:
     finally:
         table.close()
     assert time.monotonic() - started < 10
+
+
+def _wide_rows(width: int, count: int, seed: int) -> list[Row]:
+    """Columns of varied cardinality (2 up to near-unique), some with missing values, and a
+    late duplicate in one near-unique column so only a full check can see it."""
+    rng = random.Random(seed)
+    rows: list[Row] = []
+    for _ in range(count):
+        row: list[str | None] = []
+        for k in range(width):
+            card = [2, 5, 30, 200, 5000, 10**9][k % 6]
+            value = str(rng.randrange(card))
+            row.append(None if k % 7 == 3 and rng.random() < 0.05 else value)
+        rows.append(tuple(row))
+    late = list(rows[-1])
+    late[5] = rows[0][5]  # column k5 (near-unique) repeats only at the very end
+    rows[-1] = tuple(late)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("count", "nulls"),
+    [(400, Nulls.EQUAL), (400, Nulls.DISTINCT), (21_000, Nulls.EQUAL)],
+)
+def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> None:
+    # wider than EXACT_DISTINCT_COLUMNS: head-sample bounds and vectorised code checks decide
+    # (and, past HEAD_ROWS rows, the head is only the first part of the file)
+    width = EXACT_DISTINCT_COLUMNS + 6
+    rows = _wide_rows(width, count, seed=count)
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        search = find_keys(table, max_columns=2, nulls=nulls)
+    finally:
+        table.close()
+    expected = brute_force_keys(rows, range(width), 2, nulls)
+    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    assert got == expected
+    assert ("k5",) not in {k.columns for k in search.keys}

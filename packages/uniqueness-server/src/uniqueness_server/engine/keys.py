@@ -10,12 +10,9 @@ from collections.abc import Sequence
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.lattice import (
-    UniquenessOracle,
-    column_stats,
-    minimal_unique_sets,
-)
+from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.model import Key, KeySearch, Nulls
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, column_stats
 from uniqueness_server.engine.table import Table
 
 MAX_KEY_COLUMNS = 6
@@ -47,8 +44,11 @@ def find_keys(
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
     )
-    oracle.search_relation()  # copy once now, so the samples are random ones
-    if stats.rows and not oracle.decide([tuple(sorted(positions))])[0]:
+    wide = len(positions) > EXACT_DISTINCT_COLUMNS
+    if not wide:
+        oracle.search_relation()  # copy once now, so the samples are random ones
+    # on a wide source this would copy every column: the note is left out there
+    if stats.rows and not wide and not oracle.decide([tuple(sorted(positions))])[0]:
         notes.append("all searched columns together hold duplicate rows, so no key exists")
     levels = min(max_columns, len(positions))
 
