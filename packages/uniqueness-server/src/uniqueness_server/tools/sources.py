@@ -7,7 +7,14 @@ from typing import Any
 
 from mcp_common import AllowedPaths, ErrorCode, ToolArguments, ToolContext, ToolError
 
-from uniqueness_server.engine import FORMAT_CHOICES, DatabaseRegistry, Table, open_file
+from uniqueness_server.engine import (
+    DEFAULT_MAX_LINE_BYTES,
+    FORMAT_CHOICES,
+    MAX_LINE_BYTES_LIMIT,
+    DatabaseRegistry,
+    Table,
+    open_file,
+)
 
 MAX_HEADER_ROW = 1_000_000
 _DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -45,6 +52,13 @@ SOURCE_PROPERTIES: dict[str, dict[str, Any]] = {
         "type": "string",
         "description": "Field delimiter of a csv file (a character, or tab); sniffed when absent.",
     },
+    "maxLineBytes": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_LINE_BYTES_LIMIT,
+        "description": "Longest line a csv/tsv file may hold, in bytes (default "
+        f"{DEFAULT_MAX_LINE_BYTES:,}); a longer line is an error naming it, never a skipped row.",
+    },
 }
 
 SOURCE_ALIASES = {"file": "path", "columns_row": "headerRow"}
@@ -72,13 +86,16 @@ class SourceOpener:
         header_row = arguments.optional_bounded_int("headerRow", 1, 0, MAX_HEADER_ROW)
         fmt = arguments.optional_enum("format", FORMAT_CHOICES, "auto")
         delimiter = _delimiter(arguments.optional_string("delimiter"))
+        max_line_bytes = arguments.optional_bounded_int(
+            "maxLineBytes", DEFAULT_MAX_LINE_BYTES, 1, MAX_LINE_BYTES_LIMIT
+        )
         if (path is None) == (database is None):
             raise ToolError(
                 "give exactly one source: path (a file) or database (with table or query)",
                 ErrorCode.INVALID_ARGUMENT,
             )
         if database is not None:
-            for name in ("headerRow", "format", "delimiter"):
+            for name in ("headerRow", "format", "delimiter", "maxLineBytes"):
                 if arguments.is_given(name):
                     raise ToolError(
                         f"{name} applies to files, not to database sources",
@@ -97,5 +114,6 @@ class SourceOpener:
             fmt=fmt,
             header_row=header_row,
             delimiter=delimiter,
+            max_line_bytes=max_line_bytes,
             context=context,
         )
