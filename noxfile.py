@@ -4,22 +4,25 @@ Sessions run in the one uv-managed environment of the workspace (``uv run --lock
 per-session virtualenvs: the lock file is the single source of versions, and CI checks it is
 current. pytest's exit status 5 ("no tests collected") fails a session like any other non-zero
 status, so a package whose tests silently vanished cannot pass.
+
+The package list is not written here: :mod:`mcp_common.workspace` reads it from the uv
+workspace (``packages/*``), so a new package gets its test session, its sources type-checked
+and its import contracts without edits to this file.
 """
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import nox
+from mcp_common.workspace import workspace_packages, write_import_contracts
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = ["all"]
 
-PACKAGES = {
-    "mcp_common": "packages/mcp-common",
-    "uniqueness_server": "packages/uniqueness-server",
-    "context_server": "packages/context-server",
-    "adopt_server": "packages/adopt-server",
-}
-SOURCES = [f"{path}/src" for path in PACKAGES.values()]
+ROOT = Path(__file__).resolve().parent
+PACKAGES = workspace_packages(ROOT)
 
 
 def _uv_run(session: nox.Session, *args: str) -> None:
@@ -31,16 +34,16 @@ def _pytest(session: nox.Session, tests: str) -> None:
     _uv_run(session, "pytest", tests, "-p", "no:cacheprovider", *session.posargs)
 
 
-def _package_session(name: str, path: str) -> None:
+def _package_session(name: str, tests: str) -> None:
     def run_tests(session: nox.Session) -> None:
-        _pytest(session, f"{path}/tests")
+        _pytest(session, tests)
 
-    run_tests.__doc__ = f"Unit and protocol tests of {path}."
+    run_tests.__doc__ = f"Unit and protocol tests of {tests.removesuffix('/tests')}."
     nox.session(name=name, python=False)(run_tests)
 
 
-for _name, _path in PACKAGES.items():
-    _package_session(_name, _path)
+for _package in PACKAGES:
+    _package_session(_package.session, _package.tests.relative_to(ROOT).as_posix())
 
 
 @nox.session(python=False)
@@ -53,13 +56,15 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=False)
 def types(session: nox.Session) -> None:
     """mypy --strict (root configuration) over every package's sources."""
-    _uv_run(session, "mypy", *SOURCES)
+    _uv_run(session, "mypy", *(p.source.relative_to(ROOT).as_posix() for p in PACKAGES))
 
 
 @nox.session(python=False)
 def imports(session: nox.Session) -> None:
-    """The import-linter layering contracts of the root pyproject."""
-    _uv_run(session, "lint-imports", "--no-cache")
+    """The import-linter layering contracts, generated from the workspace's packages."""
+    with tempfile.TemporaryDirectory(prefix="import-contracts-") as directory:
+        config = write_import_contracts(Path(directory) / ".importlinter", ROOT)
+        _uv_run(session, "lint-imports", "--no-cache", str(config))
 
 
 @nox.session(python=False)
@@ -71,5 +76,5 @@ def e2e(session: nox.Session) -> None:
 @nox.session(name="all", python=False)
 def all_checks(session: nox.Session) -> None:
     """Queue every other session (the default when nox runs without -s)."""
-    for name in [*PACKAGES, "lint", "types", "imports", "e2e"]:
+    for name in [*(p.session for p in PACKAGES), "lint", "types", "imports", "e2e"]:
         session.notify(name)

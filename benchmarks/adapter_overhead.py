@@ -3,7 +3,7 @@
 Both servers run as real subprocesses and are measured side by side in one run, in
 alternating rounds, over stdio and stateless HTTP:
 
-- ``ours``: ``mcp_common.adapter.serve`` with one ``McpTool`` (ToolArguments, worker thread,
+- ``ours``: ``mcp_common.adapter.serve`` with one ``McpTool`` (pydantic arguments, worker thread,
   result translation, output guard, failure handling, the middleware for malformed arguments);
 - ``raw``: the SDK's low-level ``Server`` with hand-written async handlers returning the same
   answer, served with the SDK's own ``stdio_server`` / ``streamable_http_app`` + uvicorn.
@@ -53,37 +53,46 @@ def _announce_pid() -> None:
 
 def serve_ours(transport: str, port: int) -> None:
     from mcp_common import (
+        Arguments,
         McpTool,
+        ServerSettings,
+        Str,
         ToolAnnotations,
-        ToolArguments,
         ToolContext,
         ToolDefinition,
         ToolResult,
     )
     from mcp_common.adapter import ServerApp, serve
+    from pydantic import Field
+    from pydantic_settings import SettingsConfigDict
+
+    class EchoArguments(Arguments):
+        text: Str = Field(description="Text to echo back.")
 
     class Echo:
         definition = ToolDefinition(
             name=TOOL_NAME,
             description=DESCRIPTION,
-            input_schema=INPUT_SCHEMA,
+            arguments=EchoArguments,
             annotations=ToolAnnotations.read_only_tool(),
         )
 
-        def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-            return ToolResult.success(arguments.required_string("text"))
+        def call(self, arguments: EchoArguments, context: ToolContext) -> ToolResult:
+            return ToolResult.success(arguments.text)
 
-    def tools(_options: argparse.Namespace) -> Sequence[McpTool]:
+    class BenchSettings(ServerSettings):
+        model_config = SettingsConfigDict(env_prefix="BENCH_OURS_")
+
+    def tools(_settings: BenchSettings) -> Sequence[McpTool]:
         _announce_pid()
         return [Echo()]
 
     app = ServerApp(
         name="bench-ours",
         distribution="mcp-common",
-        default_port=port,
         description="benchmark server",
         epilog="",
-        env_prefix="BENCH_OURS",
+        settings=BenchSettings,
         build_tools=tools,
     )
     serve(app, ["--transport", transport, "--port", str(port), "--log-level", "WARNING"])

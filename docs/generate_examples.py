@@ -11,7 +11,6 @@ written by hand. tests/test_user_guides.py checks the guides against the registr
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -27,8 +26,8 @@ import anyio
 from adopt_server.server import APP as ADOPT_APP
 from context_server.server import APP as CONTEXT_APP
 from mcp_common import McpTool, ToolDefinition
-from mcp_common.adapter import ServerApp, build_parser, parse_arguments
-from mcp_common.adapter.cli import env_name
+from mcp_common.adapter import ServerApp, parse_arguments
+from mcp_common.adapter.cli import options
 from mcp_common.testing import in_process_client, result_text
 from uniqueness_server.server import APP as UNIQUENESS_APP
 
@@ -197,27 +196,15 @@ def machine_neutral(text: str) -> str:
     return re.sub(rf"(\$TMPDIR/\S*?)-{os.getuid()}\b", r"\1-$UID", neutral)
 
 
-def flags_section(app: ServerApp) -> str:
-    parser = build_parser(app)
+def flags_section(app: ServerApp[Any]) -> str:
     rows = []
-    for action in parser._actions:
-        if not action.option_strings or isinstance(action, argparse._HelpAction):
-            continue
-        flags = ", ".join(f"`{flag}`" for flag in action.option_strings)
-        if action.metavar and action.nargs != 0:
-            flags = f"{flags} `{action.metavar}`"
-        variable = (
-            "—" if isinstance(action, argparse._VersionAction) else f"`{env_name(app, action)}`"
-        )
-        default = action.default
-        shown = "—" if default in (None, [], False, argparse.SUPPRESS) else f"`{default}`"
-        meaning = machine_neutral((action.help or "") % {"default": default})
-        repeatable = (
-            " Repeatable."
-            if isinstance(action, argparse._AppendAction) and "repeatable" not in meaning
-            else ""
-        )
-        rows.append(f"| {flags} | {variable} | {shown} | {cell(meaning)}.{repeatable} |")
+    for option in options(app):
+        flags = f"`{option.flag}`" + (f" `{option.metavar}`" if option.metavar else "")
+        shown = "—" if option.default in (None, [], False) else f"`{option.default}`"
+        meaning = machine_neutral(option.help)
+        repeatable = " Repeatable." if option.repeatable and "repeatable" not in meaning else ""
+        rows.append(f"| {flags} | `{option.variable}` | {shown} | {cell(meaning)}.{repeatable} |")
+    rows.append("| `--version` | — | — | print the version. |")
     return "\n".join(
         [
             "| Flag | Environment variable | Default | Meaning |",
@@ -231,7 +218,9 @@ def flags_section(app: ServerApp) -> str:
     )
 
 
-async def answers(app: ServerApp, argv: Sequence[str], examples: Sequence[Example]) -> list[str]:
+async def answers(
+    app: ServerApp[Any], argv: Sequence[str], examples: Sequence[Example]
+) -> list[str]:
     texts = []
     async with in_process_client(app, argv, environ={}) as client:
         for example in examples:
@@ -242,11 +231,11 @@ async def answers(app: ServerApp, argv: Sequence[str], examples: Sequence[Exampl
     return texts
 
 
-def tools_of(app: ServerApp, argv: Sequence[str]) -> list[McpTool]:
+def tools_of(app: ServerApp[Any], argv: Sequence[str]) -> list[McpTool]:
     return list(app.build_tools(parse_arguments(app, argv, environ={})))
 
 
-def reference(app: ServerApp, argv: Sequence[str], examples: Sequence[Example]) -> str:
+def reference(app: ServerApp[Any], argv: Sequence[str], examples: Sequence[Example]) -> str:
     by_tool = {example.tool: example for example in examples}
     tools = tools_of(app, argv)
     missing = {tool.definition.name for tool in tools} - set(by_tool)
@@ -269,7 +258,7 @@ def replace_region(text: str, region: str, content: str) -> str:
     return f"{head}{begin}\n{content}\n{end}{tail}"
 
 
-def write_guide(app: ServerApp, argv: Sequence[str], examples: Sequence[Example]) -> None:
+def write_guide(app: ServerApp[Any], argv: Sequence[str], examples: Sequence[Example]) -> None:
     path = DOCS / f"{app.name}.md"
     text = path.read_text(encoding="utf-8")
     text = replace_region(text, "tools", reference(app, argv, examples))
@@ -318,6 +307,12 @@ def adopt_examples(root: Path) -> list[Example]:
             "verify_adoption",
             {"repositoryUrl": adopted.as_uri(), "workspace": "verify"},
             "a local repository adopted earlier",
+            shown,
+        ),
+        Example(
+            "adoption_status",
+            {"repositoryUrls": [adopted.as_uri()]},
+            "a local repository: git reads its branches; pull requests need a GitHub owner/name",
             shown,
         ),
     ]

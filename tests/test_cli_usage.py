@@ -9,18 +9,14 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from mcp_common.workspace import workspace_packages
 
 BIN = Path(sys.executable).parent
+PACKAGES = workspace_packages(Path(__file__).resolve().parent.parent)
 
-COMMANDS = {
-    "uniqueness-server": "uniqueness-server",
-    "uniqueness-check": "uniqueness-server",
-    "context-server": "context-server",
-    "adopt-server": "adopt-server",
-    "claude-adopt": "adopt-server",
-    "claude-md-check": "adopt-server",
-}
-"""Each command and the distribution whose version it reports."""
+COMMANDS = {command: package.distribution for package in PACKAGES for command, _ in package.scripts}
+"""Each console script of the workspace and the distribution whose version it reports."""
+SERVER_COMMANDS = {package.server_command for package in PACKAGES} - {None}
 
 
 def run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -57,7 +53,10 @@ def test_version_names_the_package_version(command: str, distribution: str) -> N
     assert "Traceback" not in answer.stdout + answer.stderr
 
 
-WRONG_FLAG = {"uniqueness-check": ("orders.csv", "order_number", "--no-such-flag")}
+WRONG_FLAG = {
+    "uniqueness-check": ("orders.csv", "order_number", "--no-such-flag"),
+    "mcp-new-server": ("weather", "--no-such-flag"),
+}
 """Commands with required positionals get them, so the wrong flag is what gets refused."""
 
 
@@ -76,6 +75,7 @@ def test_a_wrong_flag_is_one_error_line_after_the_usage(command: str) -> None:
 
 
 WRONG_VALUES = {
+    "mcp-new-server": ("Weather_Server",),
     "uniqueness-server": ("--allowed-dir", "/nonexistent/data"),
     "uniqueness-check": ("--limit", "many", "orders.csv", "order_number"),
     "context-server": ("--allowed-dir", "/nonexistent/project"),
@@ -83,12 +83,21 @@ WRONG_VALUES = {
     "claude-adopt": ("--parallel", "99", "https://github.com/owner/repo.git"),
     "claude-md-check": ("--rules", "strictest"),
 }
-"""A flag given a value the command cannot use, one per command."""
+"""A flag given a value the command cannot use, one per command; a server command without an
+entry gets a port that is not a number."""
+
+
+def wrong_value(command: str) -> tuple[str, ...]:
+    if command in WRONG_VALUES:
+        return WRONG_VALUES[command]
+    if command in SERVER_COMMANDS:
+        return ("--port", "http")
+    pytest.fail(f"{command} is not a server command: give it a wrong value in WRONG_VALUES")
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> None:
-    answer = run(command, *WRONG_VALUES[command])
+    answer = run(command, *wrong_value(command))
 
     assert answer.returncode == 2, answer.stderr
     assert answer.stdout == ""

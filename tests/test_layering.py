@@ -1,4 +1,4 @@
-"""The import-linter contracts of the root pyproject hold, and they bite.
+"""The import-linter contracts generated from the workspace hold, and they bite.
 
 The second half runs lint-imports on a copy of the sources with a forbidden import planted in
 it: a contract that never fails would pass the first half just the same.
@@ -13,16 +13,25 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp_common.workspace import (
+    CORE_CONTRACT,
+    SDK_CONTRACT,
+    WorkspacePackage,
+    import_contracts,
+    workspace_packages,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("mcp-common", "uniqueness-server", "context-server", "adopt-server")
+PACKAGES = workspace_packages(ROOT)
 
 
-def _lint_imports(cwd: Path, pythonpath: list[Path]) -> subprocess.CompletedProcess[str]:
+def _lint_imports(
+    config: Path, cwd: Path, pythonpath: list[Path]
+) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in pythonpath)}
     return subprocess.run(
-        [str(LINT_IMPORTS), "--no-cache", "--config", str(cwd / "pyproject.toml")],
+        [str(LINT_IMPORTS), "--no-cache", str(config)],
         cwd=cwd,
         env=environment,
         capture_output=True,
@@ -32,25 +41,35 @@ def _lint_imports(cwd: Path, pythonpath: list[Path]) -> subprocess.CompletedProc
     )
 
 
+def _config(directory: Path, packages: list[WorkspacePackage]) -> Path:
+    config = directory / ".importlinter"
+    config.write_text(import_contracts(packages), encoding="utf-8")
+    return config
+
+
 @pytest.fixture(scope="module")
 def source_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
-    """A copy of every package's ``src`` and of the root pyproject, importable first."""
+    """A copy of every package's ``src``, importable first, and the contracts for it."""
     copy = tmp_path_factory.mktemp("layering")
-    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     sources = []
     for package in PACKAGES:
-        target = copy / package
-        shutil.copytree(
-            ROOT / "packages" / package / "src",
-            target,
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
+        target = copy / package.distribution
+        shutil.copytree(package.source, target, ignore=shutil.ignore_patterns("__pycache__"))
         sources.append(target)
-    return copy, sources
+    return _config(copy, PACKAGES), sources
 
 
-def test_the_repository_keeps_its_contracts() -> None:
-    result = _lint_imports(ROOT, [])
+def test_every_package_is_a_root_and_every_declared_core_is_covered() -> None:
+    config = import_contracts(PACKAGES)
+    for package in PACKAGES:
+        assert f"\n\t{package.import_name}\n" in config
+        for core in package.core:
+            assert f"\n\t{package.import_name}.{core}\n" in config
+    assert any(package.core for package in PACKAGES)
+
+
+def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
+    result = _lint_imports(_config(tmp_path, PACKAGES), ROOT, [])
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Contracts: 2 kept, 0 broken." in result.stdout
 
@@ -58,33 +77,35 @@ def test_the_repository_keeps_its_contracts() -> None:
 @pytest.mark.parametrize(
     ("module", "statement", "broken"),
     [
-        (
-            "uniqueness-server/uniqueness_server/layering_probe.py",
-            "import mcp\n",
-            "Only mcp_common's adapter imports the mcp SDK BROKEN",
-        ),
-        (
-            "mcp-common/mcp_common/layering_probe.py",
-            "import mcp_types\n",
-            "Only mcp_common's adapter imports the mcp SDK BROKEN",
-        ),
+        ("uniqueness-server/uniqueness_server/layering_probe.py", "import mcp\n", SDK_CONTRACT),
+        ("mcp-common/mcp_common/layering_probe.py", "import mcp_types\n", SDK_CONTRACT),
         (
             "context-server/context_server/core/layering_probe.py",
             "import context_server.tools\n",
-            "Server cores know nothing of MCP or tools BROKEN",
+            CORE_CONTRACT,
+        ),
+        (
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "import adopt_server.tools\n",
+            CORE_CONTRACT,
+        ),
+        (
+            "adopt-server/adopt_server/guards/layering_probe.py",
+            "import mcp_common.adapter\n",
+            CORE_CONTRACT,
         ),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(
     source_copy: tuple[Path, list[Path]], module: str, statement: str, broken: str
 ) -> None:
-    copy, sources = source_copy
-    probe = copy / module
+    config, sources = source_copy
+    probe = config.parent / module
     probe.write_text(f'"""A forbidden import planted by the layering test."""\n\n{statement}')
     try:
-        result = _lint_imports(copy, sources)
+        result = _lint_imports(config, config.parent, sources)
     finally:
         probe.unlink()
     assert result.returncode == 1, result.stdout + result.stderr
-    assert broken in result.stdout
+    assert f"{broken} BROKEN" in result.stdout
     assert "layering_probe" in result.stdout

@@ -1,10 +1,13 @@
-"""The nox sessions the README promises exist, and a test run that collects nothing fails."""
+"""The nox sessions the README promises exist, one per workspace package, and a test run that
+collects nothing fails."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+from mcp_common.workspace import workspace_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,17 +31,10 @@ def test_sessions_and_the_default() -> None:
         for line in listing.stdout.splitlines()
         if line[:2] in ("* ", "- ")
     ]
-    assert sessions == [
-        "mcp_common",
-        "uniqueness_server",
-        "context_server",
-        "adopt_server",
-        "lint",
-        "types",
-        "imports",
-        "e2e",
-        "all",
-    ]
+    package_sessions = [package.session for package in workspace_packages(ROOT)]
+    assert package_sessions[0] == "mcp_common"
+    assert {"uniqueness_server", "context_server", "adopt_server"} <= set(package_sessions)
+    assert sessions == [*package_sessions, "lint", "types", "imports", "e2e", "all"]
     assert "* all -> " in listing.stdout
 
 

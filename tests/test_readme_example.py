@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_common.testing import result_text, run_contract_checks
+from mcp_common.workspace import workspace_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -54,7 +56,8 @@ async def test_the_example_server_serves_over_stdio(greeting_server: Path) -> No
 
 def test_the_example_tool_keeps_the_contract(greeting_server: Path) -> None:
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(_example(), str(greeting_server), "exec"), namespace)  # noqa: S102 - our README
+    code = compile(_example(), str(greeting_server), "exec", dont_inherit=True)
+    exec(code, namespace)  # noqa: S102 - our README
     tool_class = namespace["Greet"]
     assert isinstance(tool_class, type)
     run_contract_checks([tool_class()], {"greet": [{"name": "Ada"}]})
@@ -72,19 +75,64 @@ def test_quick_start_is_exactly_two_commands_and_ci_runs_the_second() -> None:
 def test_every_nox_session_the_readme_names_exists() -> None:
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     table = README.split("## Testing and tooling", 1)[1]
-    named = re.findall(r"^\| (`[^|]+`) \|", table, re.MULTILINE)
+    named = re.findall(r"^\| (`[^|]+) \|", table, re.MULTILINE)
     sessions = [s for cell in named for s in re.findall(r"`([a-z0-9_]+)`", cell)]
-    assert sessions == [
-        "mcp_common",
-        "uniqueness_server",
-        "context_server",
-        "adopt_server",
-        "lint",
-        "types",
-        "imports",
-        "e2e",
-    ]
-    for session in sessions[4:]:
+    package_sessions = [package.session for package in workspace_packages(ROOT)]
+    named_packages = [s for s in sessions if s in package_sessions]
+    assert named_packages[0] == "mcp_common"
+    assert sessions == [*named_packages, "lint", "types", "imports", "e2e"]
+    for session in sessions[len(named_packages) :]:
         assert f"def {session}(" in noxfile
-    for session in sessions[:4]:
-        assert f'"{session}":' in noxfile
+
+
+def _testing_example() -> str:
+    readme = (ROOT / "packages" / "mcp-common" / "README.md").read_text(encoding="utf-8")
+    match = re.search(
+        r"<!-- testing-example:start -->\n```python\n(.*?)```\n<!-- testing-example:end -->",
+        readme,
+        re.DOTALL,
+    )
+    assert match, "the mcp-common README lost its marked testing example"
+    return match.group(1)
+
+
+def _tool(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).with_name(command[0])), *command[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_mcp_common_testing_example_type_checks_and_passes(tmp_path: Path) -> None:
+    module = tmp_path / "test_testing_kit_example.py"
+    module.write_text(_testing_example(), encoding="utf-8")
+
+    checked = _tool("mypy", "--config-file", str(ROOT / "pyproject.toml"), str(module))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    config = ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
+    ran = _tool("pytest", *config, str(module), "-p", "no:cacheprovider", "-q")
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr
+    assert re.search(r"(?m)^4 passed in ", ran.stdout), ran.stdout[-2000:]
+
+
+def test_the_example_type_checks_under_the_strict_configuration(greeting_server: Path) -> None:
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            str(greeting_server),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=greeting_server.parent,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr

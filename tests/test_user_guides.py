@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from adopt_server.server import APP as ADOPT_APP
 from context_server.server import APP as CONTEXT_APP
-from mcp_common import ToolArguments, ToolDefinition
-from mcp_common.adapter import ServerApp, build_parser, parse_arguments
-from mcp_common.adapter.cli import env_name
+from mcp_common import ToolDefinition, parse_arguments
+from mcp_common.adapter import ServerApp
+from mcp_common.adapter import parse_arguments as parse_command_line
+from mcp_common.adapter.cli import options
 from uniqueness_server.server import APP as UNIQUENESS_APP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,9 +42,8 @@ def fenced(text: str, language: str) -> list[str]:
     return [body for lang, body in FENCE.findall(text) if lang == language]
 
 
-def flags_of(app: ServerApp) -> set[str]:
-    parser = build_parser(app)
-    return {flag for action in parser._actions for flag in action.option_strings}
+def flags_of(app: ServerApp[Any]) -> set[str]:
+    return {option.flag for option in options(app)} | {"--help", "--version"}
 
 
 def server_entries(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -93,9 +93,8 @@ def test_every_command_line_uses_flags_the_server_has(server: str) -> None:
 @pytest.mark.parametrize("server", APPS)
 def test_the_variables_named_in_the_section_exist(server: str) -> None:
     app = APPS[server]
-    parser = build_parser(app)
-    known = {env_name(app, action) for action in parser._actions if action.option_strings}
-    named = set(re.findall(rf"\b{app.env_prefix}_[A-Z_]+[A-Z]\b", client_section(server)))
+    known = {option.variable for option in options(app)}
+    named = set(re.findall(rf"\b{app.env_prefix}[A-Z_]+[A-Z]\b", client_section(server)))
 
     assert named
     assert named <= known
@@ -141,8 +140,8 @@ def registry(server: str) -> dict[str, ToolDefinition]:
     app = APPS[server]
     # adopt-server's tools need an existing root to be built; nothing is written there
     argv = ["--workspace-root", tempfile.gettempdir()] if server == "adopt-server" else []
-    options = parse_arguments(app, argv, environ={})
-    return {tool.definition.name: tool.definition for tool in app.build_tools(options)}
+    settings = parse_command_line(app, argv, environ={})
+    return {tool.definition.name: tool.definition for tool in app.build_tools(settings)}
 
 
 def cell_text(text: str) -> str:
@@ -193,7 +192,7 @@ def test_every_tool_has_a_valid_example_call_and_an_answer(server: str) -> None:
         (call,) = fenced(section.split("Answer:", 1)[0], "json")
         document = json.loads(call)
         assert document["name"] == name
-        ToolArguments(document["arguments"], definition)  # refuses an unknown parameter
+        parse_arguments(document["arguments"], definition.arguments)  # refuses unknown ones
         ((_, answer),) = ANSWER_FENCE.findall(section)
         assert answer.strip()
         assert " failed: " not in answer.splitlines()[0]
@@ -202,25 +201,15 @@ def test_every_tool_has_a_valid_example_call_and_an_answer(server: str) -> None:
 @pytest.mark.parametrize("server", APPS)
 def test_every_flag_and_its_variable_is_documented(server: str) -> None:
     app = APPS[server]
-    parser = build_parser(app)
     rows = table_after(region(guide(server), "flags"), "| Flag | Environment variable |")
     documented = {}
     for row in rows:
         flags_cell, variable = row.split(" | ")[:2]
         flag = max(re.findall(r"`(--[\w-]+)`", flags_cell), key=len)
         documented[flag] = variable.strip("`")
-    expected = {
-        max(action.option_strings, key=len): (
-            "—" if flag_is_version(action) else env_name(app, action)
-        )
-        for action in parser._actions
-        if action.option_strings and "--help" not in action.option_strings
-    }
+    expected = {option.flag: option.variable for option in options(app)}
+    expected["--version"] = "—"
     assert documented == expected, REGENERATE
-
-
-def flag_is_version(action: object) -> bool:
-    return "--version" in getattr(action, "option_strings", ())
 
 
 @pytest.mark.parametrize("server", APPS)

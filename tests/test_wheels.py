@@ -1,6 +1,6 @@
-"""Installable as users install MCP servers: wheels for all four packages, each server's wheel
-working in a fresh virtual environment, and a registry manifest (server.json) per server that
-agrees with the package and its README."""
+"""Installable as users install MCP servers: a wheel for every workspace package, each server's
+wheel working in a fresh virtual environment (serving the tools of its golden tools/list), and a
+registry manifest (server.json) per server that agrees with the package and its README."""
 
 from __future__ import annotations
 
@@ -17,21 +17,35 @@ import anyio
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_common.workspace import workspace_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
-SERVER_TOOLS = {
-    "uniqueness-server": {"uniqueness_check", "find_keys", "list_columns"},
-    "context-server": {"project_tree", "find_context", "estimate_tokens", "okf_bundle"},
-    "adopt-server": {"adopt_repo", "verify_adoption"},
-}
+PACKAGES = workspace_packages(ROOT)
+DISTRIBUTIONS = tuple(package.distribution for package in PACKAGES)
 SERVER_COMMANDS = {
-    "uniqueness-server": ("uniqueness-server", "uniqueness-check"),
-    "context-server": ("context-server",),
-    "adopt-server": ("adopt-server", "claude-adopt", "claude-md-check"),
+    package.distribution: tuple(command for command, _ in package.scripts)
+    for package in PACKAGES
+    if package.server_command
 }
-DISTRIBUTIONS = ("mcp-common", *SERVER_TOOLS)
+"""Every server package (one whose command runs ``<package>.__main__:main``) and its commands."""
+CONFINEMENT = {"adopt-server": "--workspace-root"}
+"""The flag confining a server to a directory, where it is not ``--allowed-dir``."""
+
+
+def golden_tool_names(distribution: str) -> set[str]:
+    """The tools a server lists, by its committed golden tools/list."""
+    golden = json.loads((ROOT / "tests" / "golden" / f"{distribution}.tools.json").read_text())
+    return {tool["name"] for tool in golden}
+
+
+def test_every_server_has_a_golden_and_the_known_servers_are_found() -> None:
+    assert {"uniqueness-server", "context-server", "adopt-server"} <= set(SERVER_COMMANDS)
+    for distribution in SERVER_COMMANDS:
+        assert golden_tool_names(distribution), distribution
+
+
 MCP_NAME_MARKER = re.compile(r"<!--\s*mcp-name:\s*(\S+)\s*-->")
 
 
@@ -73,7 +87,7 @@ async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
 def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     wheels: Path, distribution: str, tmp_path: Path
 ) -> None:
@@ -101,12 +115,11 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     )
     work = tmp_path / "work"
     work.mkdir()
-    confinement = ["--workspace-root" if distribution == "adopt-server" else "--allowed-dir"]
-    args = [*confinement, str(work), "--log-level", "WARNING"]
+    args = [CONFINEMENT.get(distribution, "--allowed-dir"), str(work), "--log-level", "WARNING"]
 
     tools = anyio.run(listed_tools, venv / "bin" / distribution, args, work)
 
-    assert tools == SERVER_TOOLS[distribution]
+    assert tools == golden_tool_names(distribution)
     for command in SERVER_COMMANDS[distribution]:
         answer = subprocess.run(
             [str(venv / "bin" / command), "--version"],
@@ -125,7 +138,7 @@ def manifest(distribution: str) -> dict[str, Any]:
     return document
 
 
-@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
 def test_server_json_describes_the_installed_package(distribution: str) -> None:
     document = manifest(distribution)
 
@@ -141,7 +154,7 @@ def test_server_json_describes_the_installed_package(distribution: str) -> None:
     assert package["transport"] == {"type": "stdio"}
 
 
-@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
 def test_server_json_declares_only_flags_and_variables_the_server_has(distribution: str) -> None:
     (package,) = manifest(distribution)["packages"]
     help_text = subprocess.run(
@@ -161,7 +174,7 @@ def test_server_json_declares_only_flags_and_variables_the_server_has(distributi
             assert variable["name"] in help_text, variable
 
 
-@pytest.mark.parametrize("distribution", SERVER_TOOLS)
+@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
 def test_the_readme_carries_the_registry_name(distribution: str) -> None:
     readme = (ROOT / "packages" / distribution / "README.md").read_text("utf-8")
 

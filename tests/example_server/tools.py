@@ -4,20 +4,38 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Annotated
 
 from mcp_common import (
+    Arguments,
+    Between,
+    Deprecated,
+    Int,
+    OneOf,
+    Str,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    object_schema,
 )
+from pydantic import Field
 
 SECRET_URL = "https://user:secret@db.example.com/x"
 PRIVATE_PATH = "/srv/private/data/file.csv"
 
 _log = logging.getLogger("example_server")
+
+
+class EchoArguments(Arguments):
+    text: Annotated[Str, Deprecated("echo_text")] = Field(description="Text to echo, e.g. 'hello'.")
+    times: Annotated[Int, Between(1, 10)] = Field(
+        1, description="How many times to repeat the text (1..10, default 1)."
+    )
+
+
+class Echoed(StructuredResult):
+    text: str
 
 
 class EchoTool:
@@ -26,30 +44,23 @@ class EchoTool:
     definition = ToolDefinition(
         name="echo",
         description="Echo the given text back.",
-        input_schema=object_schema(
-            {
-                "text": {"type": "string", "description": "Text to echo, e.g. 'hello'."},
-                "times": {
-                    "type": "integer",
-                    "description": "How many times to repeat the text (1..10, default 1).",
-                },
-            },
-            required=("text",),
-        ),
+        arguments=EchoArguments,
         annotations=ToolAnnotations.read_only_tool(title="Echo"),
-        output_schema={
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-        deprecated_aliases={"echo_text": "text"},
+        result=Echoed,
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        text = arguments.required_string("text")
-        times = arguments.optional_bounded_int("times", 1, 1, 10)
-        echoed = " ".join([text] * times)
-        return ToolResult.success(echoed, {"text": echoed})
+    def call(self, arguments: EchoArguments, context: ToolContext) -> ToolResult:
+        echoed = " ".join([arguments.text] * arguments.times)
+        return ToolResult.success(echoed, Echoed(text=echoed))
+
+
+class SlowArguments(Arguments):
+    seconds: Annotated[float, Between(0, 600)] = Field(
+        1.0, description="How long to wait in seconds (default 1), e.g. 2."
+    )
+    steps: Annotated[Int, Between(1, 100)] = Field(
+        4, description="Number of progress steps (1..100, default 4)."
+    )
 
 
 class SlowTool:
@@ -58,30 +69,12 @@ class SlowTool:
     definition = ToolDefinition(
         name="slow",
         description="Wait for the given number of seconds, reporting progress.",
-        input_schema=object_schema(
-            {
-                "seconds": {
-                    "type": "number",
-                    "description": "How long to wait in seconds (default 1), e.g. 2.",
-                },
-                "steps": {
-                    "type": "integer",
-                    "description": "Number of progress steps (1..100, default 4).",
-                },
-            }
-        ),
+        arguments=SlowArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        raw = arguments.optional_string("seconds") or "1"
-        try:
-            seconds = float(raw)
-        except ValueError:
-            return ToolResult.error(f"seconds must be a number but was {raw!r}", "invalid_argument")
-        if not 0 <= seconds <= 600:
-            return ToolResult.error("seconds must be between 0 and 600", "invalid_argument")
-        steps = arguments.optional_bounded_int("steps", 4, 1, 100)
+    def call(self, arguments: SlowArguments, context: ToolContext) -> ToolResult:
+        seconds, steps = arguments.seconds, arguments.steps
         for step in range(steps):
             deadline = time.monotonic() + seconds / steps
             while time.monotonic() < deadline:
@@ -93,23 +86,26 @@ class SlowTool:
         return ToolResult.success(f"waited {seconds:g} seconds")
 
 
+class BoomArguments(Arguments):
+    kind: Annotated[Str, OneOf(("error", "tool"))] = Field(
+        "error", description="Failure kind: error (default) or tool."
+    )
+
+
 class BoomTool:
     """Always raises an exception whose message holds a credential and a server path."""
 
     definition = ToolDefinition(
         name="boom",
         description="Fail on purpose with an exception naming a database URL and a file.",
-        input_schema=object_schema(
-            {"kind": {"type": "string", "description": "Failure kind: error (default) or tool."}}
-        ),
+        arguments=BoomArguments,
         annotations=ToolAnnotations(
             read_only=False, destructive=True, idempotent=False, open_world=True
         ),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        kind = arguments.optional_enum("kind", ["error", "tool"], "error")
-        if kind == "tool":
+    def call(self, arguments: BoomArguments, context: ToolContext) -> ToolResult:
+        if arguments.kind == "tool":
             return ToolResult.error(f"cannot read {PRIVATE_PATH}", "not_found")
         raise RuntimeError(f"cannot connect to {SECRET_URL} while reading {PRIVATE_PATH}")
 

@@ -11,11 +11,11 @@ import pytest
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.publish import find_pull_request_url
-from adopt_server.pipeline.trust import trust_project
+from adopt_server.pipeline.trust import ProjectTrust, trust_project
 from adopt_server.tools import build_tools
 from adopt_testkit import POM, git, log_lines, make_bare_repository
 from conftest import AdoptEnv
-from mcp_common import AllowedPaths, ToolArguments, ToolCancelledError, ToolContext
+from mcp_common import AllowedPaths, ToolCancelledError, ToolContext, invoke
 
 FAST = AdoptionOptions(backoff_unit=0.001, timeout_seconds=60.0, dry_run=True)
 
@@ -108,5 +108,46 @@ def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
     context = ToolContext()
     context.cancel()
     with pytest.raises(ToolCancelledError):
-        tool.call(ToolArguments({"repositoryUrl": str(remote)}, tool.definition), context)
+        invoke(tool, {"repositoryUrl": str(remote)}, context)
     assert not adopt_env.log.exists(), "no step ran after the cancellation"
+
+
+def test_trust_is_taken_back_exactly(tmp_path: Path) -> None:
+    config = tmp_path / ".claude.json"
+    original = '{"projects": {"/kept": {"hasTrustDialogAccepted": true}, "/other": {"a": 1}}}'
+    config.write_text(original)
+    fresh, known, trusted = (ProjectTrust(tmp_path / p, config) for p in ("new", "x", "kept"))
+    known.project = "/other"
+    trusted.project = "/kept"
+    assert fresh.grant()
+    assert known.grant()
+    assert not trusted.grant(), "already trusted: nothing added, nothing to take back"
+    data = json.loads(config.read_text())
+    assert data["projects"][fresh.project] == {"hasTrustDialogAccepted": True}
+    assert data["projects"]["/other"] == {"a": 1, "hasTrustDialogAccepted": True}
+    # claude writes to the file meanwhile: the revocation removes only what the grants added
+    data["projects"][fresh.project]["history"] = ["claude ran here"]
+    data["theme"] = "dark"
+    config.write_text(json.dumps(data))
+    for grant in (fresh, known, trusted):
+        grant.revoke()
+    assert json.loads(config.read_text()) == {
+        "projects": {"/kept": {"hasTrustDialogAccepted": True}, "/other": {"a": 1}},
+        "theme": "dark",
+    }
+    fresh.revoke()  # twice is harmless
+    assert not list(tmp_path.glob(".claude-adopt-*")), "no temporary or lock file is left"
+
+
+def test_an_untouched_configuration_gets_its_own_bytes_back(tmp_path: Path) -> None:
+    config = tmp_path / ".claude.json"
+    grant = ProjectTrust(tmp_path / "repo", config)
+    assert grant.grant()
+    grant.revoke()
+    assert not config.exists(), "a file the grant created is removed again"
+    config.write_bytes(b'{"theme":"dark"}')
+    assert grant.grant()
+    assert config.read_bytes() != b'{"theme":"dark"}'
+    grant.revoke()
+    assert config.read_bytes() == b'{"theme":"dark"}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".claude.json"]

@@ -10,7 +10,7 @@ import pytest
 from context_server.core.index import IndexCache
 from context_server.core.service import ContextService
 from context_server.tools import build_tools
-from mcp_common import AllowedPaths, McpTool, ToolArguments, ToolContext, ToolResult
+from mcp_common import AllowedPaths, McpTool, ToolContext, ToolResult, invoke
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -62,6 +62,6 @@ def call(
     from mcp_common import ToolError
 
     try:
-        return tool.call(ToolArguments(arguments, tool.definition), context or ToolContext())
+        return invoke(tool, arguments, context)
     except ToolError as exc:
         return ToolResult.error(exc.message, exc.code)

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_common import (
+    Arguments,
+    Clamp,
+    Int,
+    Offset,
+    PageInfo,
     Pagination,
-    ToolAnnotations,
-    ToolArguments,
-    ToolDefinition,
     limit_reached_notice,
-    object_schema,
+    parse_arguments,
 )
+from mcp_common.schema import output_schema
 
-DEFINITION = ToolDefinition(
-    name="paged_tool",
-    description="Lists items a page at a time.",
-    input_schema=object_schema(Pagination.schema(default_limit=10, max_limit=50)),
-    annotations=ToolAnnotations.read_only_tool(),
-)
+PAGE_VALIDATOR = jsonschema.Draft202012Validator(output_schema(PageInfo))
+
+
+class Paged(Arguments):
+    limit: Annotated[Int, Clamp(1, 50)] = Pagination.limit_field(10, 50, "rows")
+    offset: Offset = Pagination.offset_field("rows")
 
 
 def read(raw: dict[str, object]) -> Pagination:
-    return Pagination.read(ToolArguments(raw, DEFINITION), default_limit=10, max_limit=50)
+    arguments = parse_arguments(raw, Paged)
+    return Pagination(arguments.limit, arguments.offset)
 
 
 def test_limits_and_offsets_are_clamped_never_rejected() -> None:
@@ -31,13 +38,15 @@ def test_limits_and_offsets_are_clamped_never_rejected() -> None:
     assert read({"limit": "500", "offset": "3"}) == Pagination(limit=50, offset=3)
 
 
-def test_schema_declares_limit_and_offset_with_descriptions() -> None:
-    schema = Pagination.schema(default_limit=10, max_limit=50, what="rows")
-    assert schema["limit"]["description"] == (
+def test_limit_and_offset_fields_carry_descriptions_and_defaults() -> None:
+    fields = Paged.model_fields
+    assert fields["limit"].description == (
         "Maximum rows to return (default 10, max 50; clamped, never rejected)."
     )
-    assert schema["offset"]["type"] == "integer"
-    assert "offset" not in Pagination.schema(with_offset=False)
+    assert fields["limit"].default == 10
+    assert fields["offset"].description == (
+        "Number of rows to skip before the first returned (default 0)."
+    )
 
 
 def test_pages_and_notices() -> None:
@@ -47,7 +56,7 @@ def test_pages_and_notices() -> None:
     assert first.notice == " (showing 1-10 of 25; pass offset=10 for more)"
     last = Pagination(limit=10, offset=20).apply(items)
     assert last.notice == " (showing 21-25 of 25)"
-    assert last.structured() == {
+    assert last.info().to_wire() == {
         "total": 25,
         "offset": 20,
         "limit": 10,
@@ -90,11 +99,8 @@ def test_a_page_is_the_slice_and_its_notice_tells_the_truth(
 
 
 @given(st.integers(0, 30), st.integers(1, 10), st.integers(0, 40))
-def test_structured_page_facts_validate_against_the_shared_schema(
+def test_structured_page_facts_validate_against_the_generated_schema(
     size: int, limit: int, offset: int
 ) -> None:
-    import jsonschema
-    from mcp_common import PAGE_SCHEMA
-
     page = Pagination(limit=limit, offset=offset).apply(list(range(size)))
-    jsonschema.validate(page.structured(), PAGE_SCHEMA)
+    PAGE_VALIDATOR.validate(page.info().to_wire())

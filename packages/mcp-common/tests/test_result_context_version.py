@@ -7,18 +7,21 @@ from importlib import metadata
 
 import pytest
 from mcp_common import (
+    Arguments,
     ErrorCode,
     McpTool,
+    Str,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolCancelledError,
     ToolContext,
     ToolDefinition,
     ToolError,
     ToolResult,
-    object_schema,
+    invoke,
     package_version,
 )
+from pydantic import Field
 
 
 def test_error_results_never_carry_a_blank_message() -> None:
@@ -30,11 +33,15 @@ def test_error_results_never_carry_a_blank_message() -> None:
         ToolResult.error("x", "bogus")
 
 
-def test_success_results_carry_markdown_and_structured_content() -> None:
-    result = ToolResult.success("# ok", {"n": 1})
+class Counted(StructuredResult):
+    row_count: int
+
+
+def test_success_results_carry_markdown_and_structured_content_on_the_wire() -> None:
+    result = ToolResult.success("# ok", Counted(row_count=1))
     assert (result.text, result.structured, result.is_error, result.code) == (
         "# ok",
-        {"n": 1},
+        {"rowCount": 1},
         False,
         None,
     )
@@ -67,18 +74,22 @@ def test_plain_context_is_a_no_op() -> None:
     assert not context.cancelled
 
 
+class ReadFileArguments(Arguments):
+    path: Str = Field(description="A file.")
+
+
 def test_definitions_and_the_tool_protocol() -> None:
-    schema = object_schema({"path": {"type": "string", "description": "A file."}}, ["path"])
-    assert schema == {
+    definition = ToolDefinition(
+        "read_file", "Reads a file.", ReadFileArguments, ToolAnnotations.read_only_tool()
+    )
+    assert definition.input_schema == {
         "type": "object",
         "properties": {"path": {"type": "string", "description": "A file."}},
         "additionalProperties": False,
         "required": ["path"],
     }
-    definition = ToolDefinition(
-        "read_file", "Reads a file.", schema, ToolAnnotations.read_only_tool()
-    )
     assert definition.required == ("path",)
+    assert definition.output_schema is None
     assert definition.annotations.idempotent
     assert not definition.annotations.destructive
 
@@ -87,11 +98,11 @@ def test_definitions_and_the_tool_protocol() -> None:
         def definition(self) -> ToolDefinition:
             return definition
 
-        def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-            return ToolResult.success(arguments.required_string("path"))
+        def call(self, arguments: ReadFileArguments, context: ToolContext) -> ToolResult:
+            return ToolResult.success(arguments.path)
 
     assert isinstance(Echo(), McpTool)
-    assert Echo().call(ToolArguments({"path": "a"}, definition), ToolContext()).text == "a"
+    assert invoke(Echo(), {"path": "a"}).text == "a"
 
 
 def test_version_comes_from_installed_metadata() -> None:

@@ -3,14 +3,13 @@ catches leaky ones."""
 
 from __future__ import annotations
 
-import argparse
 import logging
 import traceback
 from collections.abc import Sequence
 
 import pytest
-from kit_tools import KitTool
-from mcp_common import McpTool, ToolArguments, ToolResult
+from kit_tools import CountAnswer, KitTool, RepeatArguments
+from mcp_common import McpTool, ServerSettings, ToolResult
 from mcp_common.adapter import ServerApp
 from mcp_common.testing import (
     CANARY_SECRET,
@@ -20,25 +19,28 @@ from mcp_common.testing import (
     result_text,
     wire_tools_list,
 )
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
 
 
-def _tools(options: argparse.Namespace) -> Sequence[McpTool]:
-    return [KitTool(name=f"{options.prefix}_text")]
+class KitSettings(ServerSettings):
+    model_config = SettingsConfigDict(env_prefix="KIT_SERVER_")
+
+    port: int = Field(8098, description="HTTP port")
+    prefix: str = Field("repeat", description="tool name prefix")
 
 
-def _flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--prefix", default="repeat", help="tool name prefix")
+def _tools(settings: KitSettings) -> Sequence[McpTool]:
+    return [KitTool(name=f"{settings.prefix}_text")]
 
 
 APP = ServerApp(
     name="kit-server",
     distribution="mcp-common",
-    default_port=8098,
     description="A server for testing the testing kit.",
     epilog="",
-    env_prefix="KIT_SERVER",
+    settings=KitSettings,
     build_tools=_tools,
-    add_arguments=_flags,
 )
 
 
@@ -71,30 +73,38 @@ def test_fuzzing_a_sound_tool_passes() -> None:
     fuzz_tools(APP, max_examples=40)
 
 
-def _echoes(arguments: ToolArguments) -> ToolResult:
-    return ToolResult.success(f"got {arguments.optional_string('text')}", {"count": 1})
+def _echoes(arguments: RepeatArguments) -> ToolResult:
+    return ToolResult.success(f"got {arguments.text}", CountAnswer(count=arguments.repeat))
 
 
-def _traceback(arguments: ToolArguments) -> ToolResult:
+def _echoes_unmasked(arguments: RepeatArguments) -> ToolResult:
+    # without its '@' the URL's user-info no longer looks like one to the masking
+    return ToolResult.success(f"got {arguments.text.split('@')[0]}", CountAnswer(count=1))
+
+
+def _traceback(arguments: RepeatArguments) -> ToolResult:
     try:
-        arguments.required_string("text")
-    except Exception:
-        return ToolResult.success(traceback.format_exc(), {"count": 1})
-    return ToolResult.success("fine", {"count": 1})
+        int(arguments.text)
+    except ValueError:
+        return ToolResult.success(traceback.format_exc(), CountAnswer(count=arguments.repeat))
+    return ToolResult.success("fine", CountAnswer(count=1))
 
 
-def test_fuzzing_catches_an_echoed_credential() -> None:
+def test_an_echoing_tool_passes_because_the_adapter_masks_answers() -> None:
+    fuzz_tools([KitTool(run=_echoes)], max_examples=300)
+
+
+def test_fuzzing_catches_a_credential_the_masking_cannot_see() -> None:
     with pytest.raises(AssertionError, match="leaks a credential") as caught:
-        fuzz_tools([KitTool(run=_echoes)], max_examples=300)
-    assert f"fuzzer:{CANARY_SECRET}@" in str(caught.value)
+        fuzz_tools([KitTool(run=_echoes_unmasked)], max_examples=300)
+    assert f"fuzzer:{CANARY_SECRET}" in str(caught.value)
 
 
 def test_fuzzing_catches_a_credential_in_a_log_line() -> None:
-    def logs_userinfo(arguments: ToolArguments) -> ToolResult:
-        text = arguments.optional_string("text") or ""
+    def logs_userinfo(arguments: RepeatArguments) -> ToolResult:
         # without its '@' the URL's user-info no longer looks like one to the masking
-        logging.getLogger("careless").warning("cloning %s", text.split("@")[0])
-        return ToolResult.success("done", {"count": 1})
+        logging.getLogger("careless").warning("cloning %s", arguments.text.split("@")[0])
+        return ToolResult.success("done", CountAnswer(count=arguments.repeat))
 
     with pytest.raises(AssertionError, match="the log leaks a credential"):
         fuzz_tools([KitTool(run=logs_userinfo)], max_examples=300)
@@ -106,11 +116,11 @@ def test_fuzzing_catches_traceback_text() -> None:
 
 
 def test_fuzzing_catches_a_forbidden_path() -> None:
-    def shows_root(arguments: ToolArguments) -> ToolResult:
-        return ToolResult.success("root is /srv/data/root", {"count": 1})
+    def shows_root(arguments: RepeatArguments) -> ToolResult:
+        return ToolResult.success("root is /srv/data/root", CountAnswer(count=arguments.repeat))
 
     with pytest.raises(AssertionError, match="the answer contains '/srv/data/root'"):
-        fuzz_tools([KitTool(run=shows_root)], forbidden=["/srv/data/root"], max_examples=5)
+        fuzz_tools([KitTool(run=shows_root)], forbidden=["/srv/data/root"], max_examples=100)
 
 
 def test_fuzzing_refuses_a_server_without_tools() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from kit_tools import SAMPLES, KitTool
-from mcp_common import ToolArguments, ToolError, ToolResult
+from kit_tools import SAMPLES, CountAnswer, KitTool, RepeatArguments
+from mcp_common import StructuredResult, ToolError, ToolResult
 from mcp_common.testing import (
     STATIC_CHECKS,
     check_aliases,
@@ -116,43 +116,44 @@ def test_annotations_must_be_present_and_consistent() -> None:
     assert check_annotations([KitTool(annotations=None)]) == ["repeat_text: no annotations"]
 
 
-def test_read_parity_catches_undeclared_reads_and_unread_declarations() -> None:
-    def reads_undeclared(arguments: ToolArguments) -> ToolResult:
-        arguments.optional_string("text")
-        arguments.optional_int("repeat")
-        arguments.optional_string("format")
-        return ToolResult.success("x", {"count": 1})
+def test_read_parity_catches_unread_declarations() -> None:
+    def ignores_repeat(arguments: RepeatArguments) -> ToolResult:
+        return ToolResult.success(arguments.text, CountAnswer(count=1))
 
-    def ignores_repeat(arguments: ToolArguments) -> ToolResult:
-        return ToolResult.success(arguments.required_string("text"), {"count": 1})
-
-    assert check_read_parity([KitTool(run=reads_undeclared)], SAMPLES) == [
-        "repeat_text param 'format': read by the code, not declared"
-    ]
+    assert check_read_parity([KitTool()], SAMPLES) == []
     assert check_read_parity([KitTool(run=ignores_repeat)], SAMPLES) == [
         "repeat_text param 'repeat': declared, never read by the code"
     ]
 
 
 def test_read_parity_takes_the_union_over_samples() -> None:
-    def branches(arguments: ToolArguments) -> ToolResult:
-        if arguments.required_string("text") == "a":
-            arguments.optional_int("repeat")
-        return ToolResult.success("x", {"count": 1})
+    def branches(arguments: RepeatArguments) -> ToolResult:
+        if arguments.text == "a":
+            assert arguments.repeat >= 1
+        return ToolResult.success("x", CountAnswer(count=1))
 
     tool = KitTool(run=branches)
     assert check_read_parity([tool], {"repeat_text": [{"text": "b"}]}) != []
     assert check_read_parity([tool], {"repeat_text": [{"text": "b"}, {"text": "a"}]}) == []
 
 
-def test_output_schema_if_and_only_if_valid_structured_content() -> None:
-    def no_structured(arguments: ToolArguments) -> ToolResult:
-        arguments.optional_int("repeat")
-        return ToolResult.success(arguments.required_string("text"))
+def test_read_recording_lets_a_tool_check_its_argument_model() -> None:
+    def checks_type(arguments: RepeatArguments) -> ToolResult:
+        assert isinstance(arguments, RepeatArguments)
+        return ToolResult.success(arguments.text * arguments.repeat, CountAnswer(count=1))
 
-    def wrong_shape(arguments: ToolArguments) -> ToolResult:
-        arguments.optional_int("repeat")
-        return ToolResult.success(arguments.required_string("text"), {"count": "two"})
+    assert contract_violations([KitTool(run=checks_type)], SAMPLES) == []
+
+
+def test_output_schema_if_and_only_if_valid_structured_content() -> None:
+    def no_structured(arguments: RepeatArguments) -> ToolResult:
+        return ToolResult.success(arguments.text * arguments.repeat)
+
+    class WordAnswer(StructuredResult):
+        count: str
+
+    def wrong_shape(arguments: RepeatArguments) -> ToolResult:
+        return ToolResult.success(arguments.text * arguments.repeat, WordAnswer(count="two"))
 
     assert check_output_schemas([KitTool(run=no_structured)], SAMPLES) == [
         "repeat_text: declares an output schema but returned no structured content"
@@ -169,10 +170,10 @@ def test_output_schema_if_and_only_if_valid_structured_content() -> None:
 
 
 def test_output_check_needs_one_successful_sample_call() -> None:
-    def always_fails(arguments: ToolArguments) -> ToolResult:
+    def always_fails(arguments: RepeatArguments) -> ToolResult:
         raise ToolError("no such file", "not_found")
 
-    def crashes(arguments: ToolArguments) -> ToolResult:
+    def crashes(arguments: RepeatArguments) -> ToolResult:
         raise RuntimeError("boom")
 
     assert check_output_schemas([KitTool(run=always_fails)], SAMPLES) == [
@@ -186,18 +187,15 @@ def test_output_check_needs_one_successful_sample_call() -> None:
 
 
 def test_successes_must_not_hide_failures_and_answers_must_be_results() -> None:
-    def bare_error(arguments: ToolArguments) -> ToolResult:
-        arguments.optional_int("repeat")
+    def bare_error(arguments: RepeatArguments) -> ToolResult:
         return ToolResult.success(
-            f"Error: no file {arguments.required_string('text')}", {"count": 0}
+            f"Error: no file {arguments.text * arguments.repeat}", CountAnswer(count=0)
         )
 
-    def blank(arguments: ToolArguments) -> ToolResult:
-        arguments.optional_int("repeat")
-        arguments.required_string("text")
-        return ToolResult.success("  ", {"count": 0})
+    def blank(arguments: RepeatArguments) -> ToolResult:
+        return ToolResult.success(" " * arguments.repeat, CountAnswer(count=0))
 
-    def text_only(arguments: ToolArguments) -> str:
+    def text_only(arguments: RepeatArguments) -> str:
         return "done"
 
     assert check_answers(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mcp_common import ErrorCode, McpTool, ToolArguments, ToolError
+from mcp_common import ErrorCode, McpTool, ToolError, parse_arguments
 from uniqueness_testkit import call, tools_for, write
 
 
@@ -234,4 +234,4 @@ def test_bad_input_writes_nothing(tmp_path: Path) -> None:
 def test_arguments_are_parsed_before_the_source_opens(tools: dict[str, McpTool]) -> None:
     definition = tools["uniqueness_check"].definition
     with pytest.raises(ToolError, match="deprecated alias of path"):
-        ToolArguments({"file": "a.csv", "path": "b.csv", "columns": "x"}, definition)
+        parse_arguments({"file": "a.csv", "path": "b.csv", "columns": "x"}, definition.arguments)

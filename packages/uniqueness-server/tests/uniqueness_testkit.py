@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcp_common import AllowedPaths, McpTool, ToolArguments, ToolContext, ToolResult
+from mcp_common import AllowedPaths, McpTool, ToolResult, invoke
 from uniqueness_server.engine import DatabaseRegistry
 from uniqueness_server.tools import build_tools
 
@@ -68,4 +68,4 @@ def tools_for(root: Path, databases: Sequence[str] = ()) -> dict[str, McpTool]:
 
 def call(tool: McpTool, arguments: Mapping[str, Any]) -> ToolResult:
     """Call ``tool`` directly, as the adapter would (without MCP)."""
-    return tool.call(ToolArguments(dict(arguments), tool.definition), ToolContext())
+    return invoke(tool, dict(arguments))

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import logging
-import stat
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import agents_md_text
 
 SESSION_START_HOOK = ".claude/hooks/session-start.sh"
-_LOG = logging.getLogger(__name__)
 
 _SETTINGS = {
     "permissions": {
@@ -79,22 +77,9 @@ def install_assets(checkout: Path) -> list[str]:
 
     An existing file (or directory, or dangling symlink) at an asset's path is left alone.
     """
-    written: list[str] = []
-    for relative, text in asset_texts().items():
-        target = checkout / relative
-        if target.exists() or target.is_symlink():
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        if relative == SESSION_START_HOOK:
-            _make_executable(target)
-        written.append(relative)
-    return written
-
-
-def _make_executable(path: Path) -> None:
-    try:
-        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    except OSError as error:
-        _LOG.warning("could not make %s executable: %s", path.name, error)
+    files = CheckoutFiles(checkout)
+    return [
+        relative
+        for relative, text in asset_texts().items()
+        if files.create_text(relative, text, executable=relative == SESSION_START_HOOK)
+    ]

@@ -1,16 +1,18 @@
-"""adopt-server wiring: its name, flags and tools."""
+"""adopt-server wiring: its name, settings and tools."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
-from mcp_common import AllowedPaths, McpTool
+from mcp_common import AllowedPaths, Flag, McpTool, ServerSettings
 from mcp_common.adapter import ServerApp
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
 
 from adopt_server.tools import build_tools as tools_for
 
@@ -35,20 +37,23 @@ def prepare_default_root(root: Path) -> None:
         )
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """adopt-server's own flag: the directory every ``workspace`` must sit under."""
-    parser.add_argument(
-        "--workspace-root",
-        metavar="DIR",
-        help="directory every workspace must sit under; created if missing "
+class AdoptSettings(ServerSettings):
+    """The options of ``adopt-server``."""
+
+    model_config = SettingsConfigDict(env_prefix="ADOPT_SERVER_")
+
+    port: int = Field(8083, description="HTTP port")
+    workspace_root: Annotated[str | None, Flag("DIR")] = Field(
+        None,
+        description="directory every workspace must sit under; created if missing "
         f"(default: {default_workspace_root()})",
     )
 
 
-def build_tools(options: argparse.Namespace) -> Sequence[McpTool]:
+def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
     """The tools, confined to ``--workspace-root``."""
-    if options.workspace_root:
-        root = Path(options.workspace_root)
+    if settings.workspace_root:
+        root = Path(settings.workspace_root)
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = default_workspace_root()
@@ -59,15 +64,13 @@ def build_tools(options: argparse.Namespace) -> Sequence[McpTool]:
 APP = ServerApp(
     name="adopt-server",
     distribution="adopt-server",
-    default_port=8083,
     description="MCP server that adopts Claude Code into repositories: CLAUDE.md, a build "
     "guard and a pull request, safely and repeatably.",
     epilog="Examples:\n"
     "  adopt-server --workspace-root ~/adoptions\n"
     "  adopt-server --transport streamable-http --port 8083 --workspace-root /srv/adopt\n"
     "  ADOPT_SERVER_WORKSPACE_ROOT=/srv/adopt adopt-server",
-    env_prefix="ADOPT_SERVER",
-    add_arguments=add_arguments,
+    settings=AdoptSettings,
     build_tools=build_tools,
     instructions="adopt_repo adopts Claude Code into repositories (use dryRun first to "
     "review); verify_adoption checks repositories that were adopted. Both return a JSON "

@@ -1,9 +1,22 @@
-"""Shared scaffolding for MCP servers: the tool SPI, argument reading, masking, path
+"""Shared scaffolding for MCP servers: the tool SPI, argument and result models, masking, path
 confinement, Markdown building blocks and (in :mod:`mcp_common.adapter`) the transports."""
 
-from mcp_common.arguments import ToolArguments
+from mcp_common.arguments import (
+    Arguments,
+    Between,
+    Bool,
+    Clamp,
+    Deprecated,
+    Int,
+    NoArguments,
+    NonEmpty,
+    OneOf,
+    Str,
+    StrList,
+    parse_arguments,
+)
 from mcp_common.context import ToolContext
-from mcp_common.definition import ToolAnnotations, ToolDefinition, object_schema
+from mcp_common.definition import ToolAnnotations, ToolDefinition
 from mcp_common.markdown import (
     escape_cell,
     escape_inline,
@@ -13,22 +26,38 @@ from mcp_common.markdown import (
     markdown_table,
 )
 from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
-from mcp_common.pagination import PAGE_SCHEMA, Page, Pagination, limit_reached_notice
+from mcp_common.pagination import Offset, Page, PageInfo, Pagination, limit_reached_notice
 from mcp_common.paths import AllowedPaths
-from mcp_common.result import ErrorCode, ToolCancelledError, ToolError, ToolResult
-from mcp_common.tool import McpTool
+from mcp_common.result import ErrorCode, StructuredResult, ToolCancelledError, ToolError, ToolResult
+from mcp_common.settings import Flag, Repeatable, ServerSettings
+from mcp_common.tool import McpTool, invoke
 from mcp_common.version import package_version
 
 __all__ = [
-    "PAGE_SCHEMA",
     "AllowedPaths",
+    "Arguments",
+    "Between",
+    "Bool",
+    "Clamp",
+    "Deprecated",
     "ErrorCode",
     "FailureMessage",
+    "Flag",
+    "Int",
     "McpTool",
+    "NoArguments",
+    "NonEmpty",
+    "Offset",
+    "OneOf",
     "Page",
+    "PageInfo",
     "Pagination",
+    "Repeatable",
+    "ServerSettings",
+    "Str",
+    "StrList",
+    "StructuredResult",
     "ToolAnnotations",
-    "ToolArguments",
     "ToolCancelledError",
     "ToolContext",
     "ToolDefinition",
@@ -38,12 +67,13 @@ __all__ = [
     "escape_inline",
     "front_matter",
     "guard_output",
+    "invoke",
     "key_value_table",
     "limit_reached_notice",
     "markdown_table",
     "mask_arguments",
     "mask_credentials",
-    "object_schema",
     "package_version",
+    "parse_arguments",
     "redact",
 ]

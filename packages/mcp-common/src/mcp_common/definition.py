@@ -1,10 +1,20 @@
-"""Tool definitions: name, description, schemas, annotations and deprecated aliases."""
+"""Tool definitions: name, description, argument and result models, annotations.
+
+A definition names the pydantic models of a tool's arguments and (optionally) of its
+structured result; the input and output JSON schemas and the deprecated-alias table are
+derived from them, never written by hand.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
+
+from mcp_common.arguments import Arguments, deprecated_aliases
+from mcp_common.schema import input_schema, output_schema
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,40 +39,36 @@ class ToolAnnotations:
 
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
-    """Everything a client learns about a tool from ``tools/list``.
+    """Everything a client learns about a tool from ``tools/list``, declared once.
 
-    ``deprecated_aliases`` maps an old parameter name (the anchor's snake_case name) to its
-    canonical lowerCamelCase name; aliases are accepted but never declared as properties.
+    ``arguments`` is the tool's argument model; ``result`` the model of its structured content
+    (``None`` for a tool that answers Markdown only). ``input_schema``, ``output_schema`` and
+    ``deprecated_aliases`` (old name -> canonical name) are derived from them.
     """
 
     name: str
     description: str
-    input_schema: Mapping[str, Any]
+    arguments: type[Arguments]
     annotations: ToolAnnotations
-    output_schema: Mapping[str, Any] | None = None
-    deprecated_aliases: Mapping[str, str] = field(default_factory=dict)
+    result: type[BaseModel] | None = None
+    input_schema: Mapping[str, Any] = field(init=False)
+    output_schema: Mapping[str, Any] | None = field(init=False)
+    deprecated_aliases: Mapping[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input_schema", input_schema(self.arguments))
+        object.__setattr__(
+            self, "output_schema", output_schema(self.result) if self.result else None
+        )
+        object.__setattr__(self, "deprecated_aliases", deprecated_aliases(self.arguments))
 
     @property
     def properties(self) -> Mapping[str, Mapping[str, Any]]:
-        """The declared input properties, by name."""
+        """The declared input properties, by wire name."""
         props = self.input_schema.get("properties", {})
         return props if isinstance(props, Mapping) else {}
 
     @property
     def required(self) -> tuple[str, ...]:
-        """Names the input schema marks as required."""
+        """Wire names the input schema marks as required."""
         return tuple(self.input_schema.get("required", ()))
-
-
-def object_schema(
-    properties: Mapping[str, Mapping[str, Any]], required: tuple[str, ...] | list[str] = ()
-) -> dict[str, Any]:
-    """An input schema for an object with the given properties that refuses any other key."""
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {name: dict(spec) for name, spec in properties.items()},
-        "additionalProperties": False,
-    }
-    if required:
-        schema["required"] = list(required)
-    return schema

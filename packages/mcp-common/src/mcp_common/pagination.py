@@ -4,27 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
-from mcp_common.arguments import ToolArguments
+from pydantic import Field
+
+from mcp_common.arguments import Clamp, Int
+from mcp_common.result import StructuredResult
 
 T = TypeVar("T")
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
+MAX_OFFSET = 2**62
 
-PAGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "total": {"type": "integer"},
-        "offset": {"type": "integer"},
-        "limit": {"type": "integer"},
-        "returned": {"type": "integer"},
-        "nextOffset": {"type": ["integer", "null"]},
-    },
-    "required": ["total", "offset", "limit", "returned", "nextOffset"],
-}
-"""The output-schema fragment describing :meth:`Page.structured`."""
+Offset = Annotated[Int, Clamp(0, MAX_OFFSET)]
+"""The type of every ``offset`` argument: negative values become 0."""
+
+
+class PageInfo(StructuredResult):
+    """Paging facts in structured content: where this page sits in the whole."""
+
+    total: int
+    offset: int
+    limit: int
+    returned: int
+    next_offset: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,59 +57,47 @@ class Page(Generic[T]):
         more = f"; pass offset={self.next_offset} for more" if self.next_offset is not None else ""
         return f" (showing {first}-{last} of {self.total}{more})"
 
-    def structured(self) -> dict[str, Any]:
-        """Paging facts for structured content (validates against :data:`PAGE_SCHEMA`)."""
-        return {
-            "total": self.total,
-            "offset": self.offset,
-            "limit": self.limit,
-            "returned": len(self.items),
-            "nextOffset": self.next_offset,
-        }
+    def info(self) -> PageInfo:
+        """Paging facts for structured content."""
+        return PageInfo(
+            total=self.total,
+            offset=self.offset,
+            limit=self.limit,
+            returned=len(self.items),
+            next_offset=self.next_offset,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Pagination:
-    """A clamped ``limit`` (1..maximum) and a non-negative ``offset``."""
+    """A clamped ``limit`` (1..maximum) and a non-negative ``offset``.
+
+    An argument model declares its page fields with :meth:`limit_field` and
+    :meth:`offset_field`; the tool then builds ``Pagination(arguments.limit, arguments.offset)``.
+    """
 
     limit: int = DEFAULT_LIMIT
     offset: int = 0
 
-    @classmethod
-    def read(
-        cls,
-        arguments: ToolArguments,
-        default_limit: int = DEFAULT_LIMIT,
-        max_limit: int = MAX_LIMIT,
-    ) -> Pagination:
-        """Read ``limit`` and ``offset``: clamped, never rejected."""
-        limit = arguments.clamped_int("limit", default_limit, 1, max_limit)
-        offset = arguments.clamped_int("offset", 0, 0, 2**62)
-        return cls(limit=limit, offset=offset)
+    @staticmethod
+    def limit_field(
+        default_limit: int = DEFAULT_LIMIT, max_limit: int = MAX_LIMIT, what: str = "items"
+    ) -> Any:
+        """The ``limit`` field: annotate it ``Annotated[Int, Clamp(1, max_limit)]``."""
+        return Field(
+            default_limit,
+            description=(
+                f"Maximum {what} to return (default {default_limit}, max {max_limit}; "
+                "clamped, never rejected)."
+            ),
+        )
 
     @staticmethod
-    def schema(
-        default_limit: int = DEFAULT_LIMIT,
-        max_limit: int = MAX_LIMIT,
-        what: str = "items",
-        with_offset: bool = True,
-    ) -> dict[str, dict[str, Any]]:
-        """The ``limit``/``offset`` property declarations every paged tool shares."""
-        props: dict[str, dict[str, Any]] = {
-            "limit": {
-                "type": "integer",
-                "description": (
-                    f"Maximum {what} to return (default {default_limit}, max {max_limit}; "
-                    "clamped, never rejected)."
-                ),
-            }
-        }
-        if with_offset:
-            props["offset"] = {
-                "type": "integer",
-                "description": f"Number of {what} to skip before the first returned (default 0).",
-            }
-        return props
+    def offset_field(what: str = "items") -> Any:
+        """The ``offset`` field: annotate it :data:`Offset`."""
+        return Field(
+            0, description=f"Number of {what} to skip before the first returned (default 0)."
+        )
 
     def apply(self, items: Sequence[T]) -> Page[T]:
         """The page of ``items`` this pagination selects."""

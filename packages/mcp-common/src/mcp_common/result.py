@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
 
 class ErrorCode(StrEnum):
     """Stable, machine-readable words for why a tool call failed."""
@@ -18,6 +21,18 @@ class ErrorCode(StrEnum):
     UNSUPPORTED = "unsupported"
     CONFLICT = "conflict"
     FAILED = "failed"
+
+
+class StructuredResult(BaseModel):
+    """Base of every tool's structured-result model: snake_case in Python, lowerCamelCase on
+    the wire. The tool's ``outputSchema`` is generated from the subclass, and its Markdown is
+    rendered from the same instance."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The instance as ``structuredContent``: JSON types, wire names."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,22 +48,24 @@ class ToolResult:
     code: ErrorCode | None = None
 
     @classmethod
-    def success(cls, markdown: str, structured: dict[str, Any] | None = None) -> ToolResult:
-        """A successful answer: Markdown text, plus structured content when the tool declares
-        an output schema."""
-        return cls(text=markdown, structured=structured)
+    def success(cls, markdown: str, structured: StructuredResult | None = None) -> ToolResult:
+        """A successful answer: Markdown text, plus the structured result when the tool
+        declares a result model."""
+        return cls(text=markdown, structured=structured.to_wire() if structured else None)
 
     @classmethod
     def error(
         cls,
         message: str | None,
         code: ErrorCode | str = ErrorCode.FAILED,
-        structured: dict[str, Any] | None = None,
+        structured: StructuredResult | None = None,
     ) -> ToolResult:
-        """A failed answer. A blank message becomes ``Unknown error`` so a client never
-        receives an empty or null failure text."""
+        """A failed answer, with the tool's structured result when it has one (a partial
+        report, say). A blank message becomes ``Unknown error`` so a client never receives an
+        empty or null failure text."""
         text = message.strip() if message and message.strip() else "Unknown error"
-        return cls(text=text, structured=structured, is_error=True, code=ErrorCode(code))
+        wire = structured.to_wire() if structured else None
+        return cls(text=text, structured=wire, is_error=True, code=ErrorCode(code))
 
 
 class ToolError(Exception):

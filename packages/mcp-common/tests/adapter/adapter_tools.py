@@ -3,67 +3,69 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import mcp_types as types
 from mcp_common import (
+    Arguments,
+    Between,
+    Bool,
+    Deprecated,
+    Int,
+    NoArguments,
+    Str,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    object_schema,
 )
+from pydantic import Field
 
 SECRET_URL = "https://user:secret@db.example.com/x"
 PRIVATE_PATH = "/srv/private/data/file.csv"
+
+
+class GreetArguments(Arguments):
+    name: Annotated[Str, Deprecated("person_name")] = Field(
+        description="Who to greet, e.g. 'Ada'.", max_length=50
+    )
+    times: Annotated[Int, Between(1, 3)] = Field(1, description="Repetitions (1..3, default 1).")
+
+
+class Greeting(StructuredResult):
+    greeting: str
 
 
 class GreetTool:
     definition = ToolDefinition(
         name="greet",
         description="Greet someone by name.",
-        input_schema=object_schema(
-            {
-                "name": {
-                    "type": "string",
-                    "description": "Who to greet, e.g. 'Ada'.",
-                    "maxLength": 50,
-                },
-                "times": {"type": "integer", "description": "Repetitions (1..3, default 1)."},
-            },
-            required=("name",),
-        ),
+        arguments=GreetArguments,
         annotations=ToolAnnotations.read_only_tool(title="Greet"),
-        output_schema={
-            "type": "object",
-            "properties": {"greeting": {"type": "string"}},
-            "required": ["greeting"],
-        },
-        deprecated_aliases={"person_name": "name"},
+        result=Greeting,
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        name = arguments.required_string("name")
-        times = arguments.optional_bounded_int("times", 1, 1, 3)
-        greeting = " ".join([f"Hello, {name}!"] * times)
-        return ToolResult.success(greeting, {"greeting": greeting})
+    def call(self, arguments: GreetArguments, context: ToolContext) -> ToolResult:
+        greeting = " ".join([f"Hello, {arguments.name}!"] * arguments.times)
+        return ToolResult.success(greeting, Greeting(greeting=greeting))
+
+
+class ExplodeArguments(Arguments):
+    password: Str | None = Field(None, description="A secret the log must mask.")
 
 
 class ExplodeTool:
     definition = ToolDefinition(
         name="explode",
         description="Raise an exception naming a credential and a server path.",
-        input_schema=object_schema(
-            {"password": {"type": "string", "description": "A secret the log must mask."}}
-        ),
+        arguments=ExplodeArguments,
         annotations=ToolAnnotations(
             read_only=False, destructive=True, idempotent=False, open_world=True
         ),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        arguments.optional_string("password")
+    def call(self, arguments: ExplodeArguments, context: ToolContext) -> ToolResult:
         raise RuntimeError(f"cannot connect to {SECRET_URL} while reading {PRIVATE_PATH}")
 
 
@@ -71,24 +73,28 @@ class RefuseTool:
     definition = ToolDefinition(
         name="refuse",
         description="Answer a not-found error.",
-        input_schema=object_schema({}),
+        arguments=NoArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: NoArguments, context: ToolContext) -> ToolResult:
         return ToolResult.error(f"no such file: {PRIVATE_PATH}", "not_found")
+
+
+class CountArguments(Arguments):
+    n: Annotated[Int, Between(1, 100)] = Field(3, description="Steps, e.g. 3.")
 
 
 class CountTool:
     definition = ToolDefinition(
         name="count",
         description="Count to n, reporting progress at every step.",
-        input_schema=object_schema({"n": {"type": "integer", "description": "Steps, e.g. 3."}}),
+        arguments=CountArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
-        n = arguments.optional_bounded_int("n", 3, 1, 100)
+    def call(self, arguments: CountArguments, context: ToolContext) -> ToolResult:
+        n = arguments.n
         for i in range(n):
             context.report_progress(i + 1, n, f"counted {i + 1}")
         return ToolResult.success(f"counted to {n}")
@@ -98,11 +104,11 @@ class ChattyTool:
     definition = ToolDefinition(
         name="chatty",
         description="Answer far more text than a client should read.",
-        input_schema=object_schema({}),
+        arguments=NoArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: NoArguments, context: ToolContext) -> ToolResult:
         return ToolResult.success("x" * 250_000)
 
 
@@ -112,7 +118,7 @@ class BlockTool:
     definition = ToolDefinition(
         name="block",
         description="Wait until the call is cancelled.",
-        input_schema=object_schema({}),
+        arguments=NoArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
@@ -120,7 +126,7 @@ class BlockTool:
         self.started = threading.Event()
         self.saw_cancel = threading.Event()
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: NoArguments, context: ToolContext) -> ToolResult:
         self.started.set()
         for _ in range(1000):
             if context.cancelled:
@@ -130,18 +136,20 @@ class BlockTool:
         return ToolResult.success("never cancelled")
 
 
+class WrongArguments(Arguments):
+    exit: Bool = Field(False, description="Raise SystemExit instead.")
+
+
 class WrongTool:
     definition = ToolDefinition(
         name="wrong",
         description="Return something that is not a ToolResult, or exit the process.",
-        input_schema=object_schema(
-            {"exit": {"type": "boolean", "description": "Raise SystemExit instead."}}
-        ),
+        arguments=WrongArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> Any:
-        if arguments.optional_boolean("exit", False):
+    def call(self, arguments: WrongArguments, context: ToolContext) -> Any:
+        if arguments.exit:
             raise SystemExit(2)
         return "plain string"
 

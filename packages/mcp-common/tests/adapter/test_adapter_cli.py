@@ -2,28 +2,36 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from adapter_tools import GreetTool
-from mcp_common import McpTool
-from mcp_common.adapter import LIST_SEPARATOR, ServerApp, build_server_for, parse_arguments
+from mcp_common import Flag, McpTool, Repeatable, ServerSettings
+from mcp_common.adapter import ServerApp, build_server_for, parse_arguments
 from mcp_common.adapter.http import transport_security
 from mcp_common.adapter.logging_setup import MaskingFormatter, configure_logging
+from mcp_common.settings import LIST_SEPARATOR
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
 
 
-def _add(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--allowed-dir", action="append", default=[], help="a root")
-    parser.add_argument("--dry", action="store_true", help="a switch")
+class DemoSettings(ServerSettings):
+    model_config = SettingsConfigDict(env_prefix="DEMO_SERVER_")
+
+    port: int = Field(8123, description="HTTP port")
+    allowed_dir: Annotated[Repeatable, Flag("DIR")] = Field(
+        default_factory=list, description="a root"
+    )
+    dry: bool = Field(False, description="a switch")
 
 
-def _tools(options: argparse.Namespace) -> Sequence[McpTool]:
-    if "/missing" in options.allowed_dir:
+def _tools(settings: DemoSettings) -> Sequence[McpTool]:
+    if "/missing" in settings.allowed_dir:
         raise ValueError("allowed directory does not exist: /srv/secret/missing")
     return [GreetTool()]
 
@@ -31,16 +39,14 @@ def _tools(options: argparse.Namespace) -> Sequence[McpTool]:
 APP = ServerApp(
     name="demo-server",
     distribution="mcp-common",
-    default_port=8123,
     description="A demo server.",
     epilog="examples:\n  demo-server --transport stateless-http --port 9000",
-    env_prefix="DEMO_SERVER",
+    settings=DemoSettings,
     build_tools=_tools,
-    add_arguments=_add,
 )
 
 
-def parse(argv: list[str], env: dict[str, str] | None = None) -> argparse.Namespace:
+def parse(argv: list[str], env: dict[str, str] | None = None) -> DemoSettings:
     return parse_arguments(APP, argv, env or {})
 
 
@@ -111,6 +117,8 @@ def test_help_shows_examples_and_environment_variables(capsys: pytest.CaptureFix
         parse(["--help"])
     out = capsys.readouterr().out
     assert "demo-server --transport stateless-http --port 9000" in out
+    assert "--port PORT           HTTP port (default: 8123)" in out
+    assert "--allowed-dir DIR     a root" in out
     for variable in (
         "DEMO_SERVER_TRANSPORT",
         "DEMO_SERVER_HOST",
@@ -144,7 +152,7 @@ def test_every_flag_has_an_environment_equivalent() -> None:
     assert options.transport == "stateless-http"
     assert options.host == "0.0.0.0"  # noqa: S104 - a parsed value, not a bind
     assert options.port == 9001
-    assert options.auth_token == "tok"
+    assert options.token == "tok"
     assert (options.tls_cert, options.tls_key) == ("/etc/cert.pem", "/etc/key.pem")
     assert options.log_file == "/tmp/server.log"
     assert options.log_level == "DEBUG"
@@ -174,6 +182,12 @@ def test_bad_switch_value_is_refused(capsys: pytest.CaptureFixture[str]) -> None
     assert "DEMO_SERVER_DRY='maybe': use true or false" in refusal(
         capsys, [], {"DEMO_SERVER_DRY": "maybe"}
     )
+
+
+def test_a_credential_in_a_refused_value_is_masked(capsys: pytest.CaptureFixture[str]) -> None:
+    line = refusal(capsys, ["--port", "https://admin:hunter2@db.example.com"])
+    assert "hunter2" not in line
+    assert "invalid port" in line
 
 
 def test_build_server_for_parses_then_builds() -> None:

@@ -11,7 +11,7 @@ import pytest
 from adapter_tools import PRIVATE_PATH, BlockTool, RawCallRequest
 from mcp.client.client import Client
 from mcp.server import Server
-from mcp_common import ToolAnnotations, ToolDefinition, object_schema
+from mcp_common import NoArguments, ToolAnnotations, ToolDefinition
 from mcp_common.adapter import build_server
 from mcp_common.adapter.logging_setup import MaskingFormatter
 
@@ -24,7 +24,13 @@ GREET_WIRE = {
         "type": "object",
         "properties": {
             "name": {"type": "string", "description": "Who to greet, e.g. 'Ada'.", "maxLength": 50},
-            "times": {"type": "integer", "description": "Repetitions (1..3, default 1)."},
+            "times": {
+                "type": "integer",
+                "default": 1,
+                "minimum": 1,
+                "maximum": 3,
+                "description": "Repetitions (1..3, default 1).",
+            },
         },
         "additionalProperties": False,
         "required": ["name"],
@@ -269,7 +275,7 @@ def test_duplicate_tool_names_are_refused() -> None:
     definition = ToolDefinition(
         name="twin",
         description="A tool.",
-        input_schema=object_schema({}),
+        arguments=NoArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 

@@ -8,19 +8,21 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
-from mcp_common import ToolError, package_version
+from mcp_common import Page, ToolError, mask_credentials, package_version
+from mcp_common.usage import UsageParser
 
 from uniqueness_server.engine import (
     FORMAT_CHOICES,
     CheckResult,
     DatabaseRegistry,
+    DuplicateGroup,
     Nulls,
     Table,
     check_uniqueness,
     open_file,
 )
+from uniqueness_server.tools.uniqueness_check import CheckAnswer
 
 EXIT_UNIQUE, EXIT_NOT_UNIQUE, EXIT_ERROR = 0, 1, 2
 
@@ -38,20 +40,12 @@ examples:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {' '.join(message.split())}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command's argument parser."""
-    parser = _Parser(
+    parser = UsageParser(
         prog="uniqueness-check",
         description="Check whether columns identify every row of a data file or database table.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
     )
     parser.add_argument("source", nargs="?", help="data file (omit with --database)")
     parser.add_argument("columns", nargs="+", help="key columns (several, or comma-separated)")
@@ -89,28 +83,10 @@ def _open(options: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple
     ), columns
 
 
-def _as_json(result: CheckResult, nulls: Nulls) -> str:
-    return json.dumps(
-        {
-            "source": result.source,
-            "columns": list(result.columns),
-            "unique": result.unique,
-            "nulls": nulls.value,
-            "rows": result.rows,
-            "distinctKeys": result.distinct_keys,
-            "duplicateGroups": result.duplicate_groups,
-            "duplicateRows": result.duplicate_rows,
-            "rowsWithMissing": result.rows_with_missing,
-            "duplicates": [
-                {"values": list(g.values), "count": g.count, "rows": list(g.rows)}
-                for g in result.examples
-            ],
-            "betterOptions": [list(o) for o in result.better_options],
-            "minimal": result.minimal,
-        },
-        ensure_ascii=False,
-        indent=2,
-    )
+def _as_json(result: CheckResult, nulls: Nulls, limit: int) -> str:
+    # the MCP tool's structured answer, so pipelines and clients read one shape
+    page: Page[DuplicateGroup] = Page(result.examples, result.duplicate_groups, 0, limit)
+    return json.dumps(CheckAnswer.of(result, nulls, page).to_wire(), ensure_ascii=False, indent=2)
 
 
 def _as_text(result: CheckResult) -> str:
@@ -148,7 +124,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         finally:
             table.close()
     except (ToolError, ValueError, OSError) as exc:
-        sys.stderr.write(f"uniqueness-check: error: {exc}\n")
+        sys.stderr.write(f"uniqueness-check: error: {mask_credentials(str(exc))}\n")
         sys.exit(EXIT_ERROR)
-    sys.stdout.write((_as_json(result, nulls) if options.json else _as_text(result)) + "\n")
+    sys.stdout.write(
+        (_as_json(result, nulls, options.limit) if options.json else _as_text(result)) + "\n"
+    )
     sys.exit(EXIT_UNIQUE if result.unique else EXIT_NOT_UNIQUE)

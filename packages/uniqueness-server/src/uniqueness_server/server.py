@@ -1,46 +1,48 @@
-"""Wiring: the uniqueness server's name, flags and tools."""
+"""Wiring: the uniqueness server's name, settings and tools."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
+from typing import Annotated
 
-from mcp_common import AllowedPaths, McpTool
+from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
 from mcp_common.adapter import ServerApp
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server.engine import DatabaseRegistry
 from uniqueness_server.tools import build_tools as tools_over
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The server's own flags."""
-    parser.add_argument(
-        "--allowed-dir",
-        action="append",
-        metavar="DIR",
-        help="directory whose files the tools may read (repeatable; default: the working "
-        "directory)",
+class UniquenessSettings(ServerSettings):
+    """The options of ``uniqueness-server``."""
+
+    model_config = SettingsConfigDict(env_prefix="UNIQUENESS_SERVER_")
+
+    port: int = Field(8081, description="HTTP port")
+    allowed_dir: Annotated[Repeatable, Flag("DIR")] = Field(
+        default_factory=list,
+        description="directory whose files the tools may read (repeatable; default: the "
+        "working directory)",
     )
-    parser.add_argument(
-        "--database",
-        action="append",
-        metavar="NAME=URL",
-        help="a named database connection (SQLAlchemy URL, e.g. "
-        "warehouse=postgresql+psycopg://user:pass@127.0.0.1/db; repeatable); clients name it, "
-        "never see the URL",
+    database: Annotated[Repeatable, Flag("NAME=URL")] = Field(
+        default_factory=list,
+        description="a named database connection (a postgresql or sqlite SQLAlchemy URL, e.g. "
+        "warehouse=postgresql://reader:pass@127.0.0.1/db?statement_timeout=30s; repeatable); "
+        "clients name it, never see the URL; statement_timeout (default 60s, 0 = none) "
+        "bounds every query",
     )
 
 
-def build_tools(options: argparse.Namespace) -> Sequence[McpTool]:
-    """The tools for these options."""
-    allowed = AllowedPaths.from_options(options.allowed_dir)
-    return tools_over(allowed, DatabaseRegistry.from_options(options.database))
+def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
+    """The tools for these settings."""
+    allowed = AllowedPaths.from_options(settings.allowed_dir)
+    return tools_over(allowed, DatabaseRegistry.from_options(settings.database))
 
 
 APP = ServerApp(
     name="uniqueness-server",
     distribution="uniqueness-server",
-    default_port=8081,
     description="MCP server: can these columns be a key of this data (files or databases), "
     "and what are its keys.",
     epilog=(
@@ -49,8 +51,7 @@ APP = ServerApp(
         "  uniqueness-server --allowed-dir ./data --database shop=sqlite:///shop.db\n"
         "  uniqueness-server --transport streamable-http --port 8081 --allowed-dir ./data"
     ),
-    env_prefix="UNIQUENESS_SERVER",
-    add_arguments=add_arguments,
+    settings=UniquenessSettings,
     build_tools=build_tools,
     instructions=(
         "Call list_columns first to see a source's columns, then uniqueness_check to test a "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
+
 _PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
@@ -13,10 +15,11 @@ def detect_build(checkout: Path) -> str:
     Maven first (``pom.xml``), then Gradle (either DSL), then a Python project, so a Java
     project that also carries a ``setup.py`` for tooling still gets the Java guard.
     """
-    if (checkout / "pom.xml").is_file():
+    files = CheckoutFiles(checkout)
+    if files.is_file("pom.xml"):
         return "maven"
-    if (checkout / "build.gradle").is_file() or (checkout / "build.gradle.kts").is_file():
+    if files.is_file("build.gradle") or files.is_file("build.gradle.kts"):
         return "gradle"
-    if any((checkout / marker).is_file() for marker in _PYTHON_MARKERS):
+    if any(files.is_file(marker) for marker in _PYTHON_MARKERS):
         return "python"
     return "github-actions"

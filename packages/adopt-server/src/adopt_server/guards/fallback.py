@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
+
 MARKER = "Added by claude-code-adopt"
 WORKFLOW = ".github/workflows/claude-md-guard.yml"
 SCRIPT = ".github/claude-md-guard.sh"
@@ -39,24 +41,20 @@ exit 0
 
 def write_if_absent(checkout: Path, relative: str, text: str) -> bool:
     """Write ``text`` (LF endings) at ``relative`` unless something is already there."""
-    target = checkout / relative
-    if target.exists() or target.is_symlink():
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    return True
+    return CheckoutFiles(checkout).create_text(relative, text)
 
 
 def workflow_is_ours(checkout: Path) -> bool:
     """Whether the guard workflow exists and carries the marker."""
-    workflow = checkout / WORKFLOW
-    return workflow.is_file() and MARKER in workflow.read_text(encoding="utf-8", errors="replace")
+    files = CheckoutFiles(checkout)
+    return files.is_file(WORKFLOW) and MARKER in files.read_text(
+        WORKFLOW, errors="replace", newline=None
+    )
 
 
 def is_installed(checkout: Path) -> bool:
     """Whether the workflow (with the marker) and the script are both there."""
-    return workflow_is_ours(checkout) and (checkout / SCRIPT).is_file()
+    return workflow_is_ours(checkout) and CheckoutFiles(checkout).is_file(SCRIPT)
 
 
 def install(checkout: Path) -> list[str]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.guards.style import indent_unit, reindent
+
 GROOVY = "build.gradle"
 KOTLIN = "build.gradle.kts"
 MARKER = "Added by claude-code-adopt"
@@ -58,12 +61,10 @@ afterEvaluate {{
 """
 
 
-def build_script(checkout: Path) -> Path | None:
-    """The Gradle build script, Groovy preferred when both exist."""
-    for name in (GROOVY, KOTLIN):
-        if (checkout / name).is_file():
-            return checkout / name
-    return None
+def build_script(checkout: Path) -> str | None:
+    """The name of the Gradle build script, Groovy preferred when both exist."""
+    files = CheckoutFiles(checkout)
+    return next((name for name in (GROOVY, KOTLIN) if files.is_file(name)), None)
 
 
 def declares_task(script: str) -> bool:
@@ -93,7 +94,9 @@ def _cut_line_comment(line: str) -> str:
 def is_installed(checkout: Path) -> bool:
     """Whether a Gradle build script exists and declares the task."""
     script = build_script(checkout)
-    return script is not None and declares_task(script.read_text(encoding="utf-8"))
+    return script is not None and declares_task(
+        CheckoutFiles(checkout).read_text(script, newline=None)
+    )
 
 
 def install(checkout: Path) -> list[str]:
@@ -101,15 +104,15 @@ def install(checkout: Path) -> list[str]:
     script = build_script(checkout)
     if script is None:
         raise ValueError(f"no {GROOVY} or {KOTLIN} to wire the CLAUDE.md guard into")
-    with script.open(encoding="utf-8", newline="") as handle:
-        source = handle.read()
+    files = CheckoutFiles(checkout)
+    source = files.read_text(script)
     if declares_task(source):
         return []
-    template = _KOTLIN_BLOCK if script.name == KOTLIN else _GROOVY_BLOCK
+    template = _KOTLIN_BLOCK if script == KOTLIN else _GROOVY_BLOCK
     newline = "\r\n" if "\r\n" in source else "\n"
-    block = template.format(marker=MARKER)
+    # the template is written with four spaces a level; the file's own step replaces them
+    block = reindent(template.format(marker=MARKER), indent_unit(source))
     if source and not source.endswith("\n"):
         block = "\n" + block
-    with script.open("a", encoding="utf-8", newline="") as handle:
-        handle.write(block.replace("\n", newline))
-    return [script.name]
+    files.write_text(script, block.replace("\n", newline), mode="append")
+    return [script]

@@ -19,17 +19,18 @@ from adopt_server.pipeline.options import (
     validate_options,
 )
 from adopt_server.pipeline.report import (
-    REPORT_SCHEMA,
+    BatchOutcome,
+    RepositoryOutcome,
     RepositoryReport,
     batch_json,
-    structured_report,
 )
 
 __all__ = [
-    "REPORT_SCHEMA",
     "AdoptionOptions",
+    "BatchOutcome",
     "Observer",
     "OptionsError",
+    "RepositoryOutcome",
     "RepositoryReport",
     "SilentObserver",
     "adopt_repositories",
@@ -37,6 +38,5 @@ __all__ = [
     "check_repositories",
     "default_workspace",
     "prepare_workspace",
-    "structured_report",
     "validate_options",
 ]

@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 from adopt_server.conformance import agents_md_text, reshape, rules_for
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult
-from adopt_server.pipeline.trust import trust_project
 
 CLAUDE_INIT = ("claude", "-p", "/init", "--permission-mode", "acceptEdits")
 _INIT_WAITS = (5.0, 10.0, 20.0, 30.0)
 
 
 def trust(ctx: RepoContext) -> None:
-    """Mark the checkout trusted so ``claude -p`` runs there without a dialog."""
-    trust_project(ctx.checkout)
+    """Mark the checkout trusted so ``claude -p`` runs there without a dialog (for this run
+    only: the repository's run takes the trust back when it ends)."""
+    ctx.trust.grant()
 
 
 def claude_init(ctx: RepoContext) -> None:
     """Generate CLAUDE.md with ``claude -p /init`` unless the project already has one."""
-    target = ctx.checkout / "CLAUDE.md"
-    if target.is_file():
+    if ctx.files.is_file("CLAUDE.md"):
         return
     attempts = ctx.options.retries + 1
     result: CommandResult | None = None
@@ -35,7 +30,7 @@ def claude_init(ctx: RepoContext) -> None:
         result = _run_init_keeping_nested(ctx)
         if not result.ok:
             raise CommandError(result.describe_failure("claude-init"))
-        if target.is_file():
+        if ctx.files.is_file("CLAUDE.md"):
             return
     assert result is not None
     raise StepError(
@@ -46,34 +41,30 @@ def claude_init(ctx: RepoContext) -> None:
 
 
 def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
-    # claude /init edits an existing .claude/CLAUDE.md instead of writing the root file
-    nested = ctx.checkout / ".claude" / "CLAUDE.md"
-    backup_dir: Path | None = None
-    if nested.is_file():
-        backup_dir = Path(tempfile.mkdtemp(prefix="claude-adopt-nested-"))
-        shutil.move(nested, backup_dir / "CLAUDE.md")
+    # claude /init edits an existing .claude/CLAUDE.md instead of writing the root file, so it
+    # is set aside (in memory) while claude runs and put back through the confined writer
+    nested = ".claude/CLAUDE.md"
+    kept: bytes | None = None
+    if ctx.files.is_file(nested):
+        kept = ctx.files.read_bytes(nested)
+        ctx.files.remove(nested)
     try:
         return ctx.runner.run(ctx.checkout, CLAUDE_INIT)
     finally:
-        if backup_dir is not None:
-            nested.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(backup_dir / "CLAUDE.md", nested)
-            shutil.rmtree(backup_dir, ignore_errors=True)
+        if kept is not None:
+            ctx.files.write_bytes(nested, kept)
 
 
 def conform(ctx: RepoContext) -> None:
     """Write the companion AGENTS.md if absent and reshape CLAUDE.md to the guard's rules,
     keeping the file's own line endings; write only when something changed."""
-    agents = ctx.checkout / "AGENTS.md"
-    if not ctx.path_exists("AGENTS.md"):
-        agents.write_text(agents_md_text(), encoding="utf-8", newline="\n")
-    target = ctx.checkout / "CLAUDE.md"
-    if not target.is_file():
+    ctx.files.create_text("AGENTS.md", agents_md_text())
+    if not ctx.files.is_file("CLAUDE.md"):
         raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
-    original = target.read_bytes().decode("utf-8", errors="strict")
+    original = ctx.files.read_text("CLAUDE.md")
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
     shaped = reshape(original, rules)
     if "\r\n" in original and "\r\n" not in shaped:
         shaped = shaped.replace("\n", "\r\n")
     if shaped != original:
-        target.write_bytes(shaped.encode("utf-8"))
+        ctx.files.write_text("CLAUDE.md", shaped)

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.pipeline.options import AdoptionOptions
 from adopt_server.pipeline.runner import CommandError, CommandResult, CommandRunner
+from adopt_server.pipeline.trust import ProjectTrust
 from adopt_server.pipeline.urls import RepositoryUrl
 
 _ASKPASS = """#!/bin/sh
@@ -70,7 +72,11 @@ class RepoContext:
     """What every step of one repository needs; never mutated by a step.
 
     ``reused`` says the checkout existed before this run (it is resumed, never deleted).
+    ``trust`` is the checkout's trust in ``~/.claude.json``, taken back when the run ends.
     ``git_env`` carries the credential prompt answers for commands that reach the remote.
+    ``warn`` records a warning in the repository's report; ``pull_request_gate`` blocks until
+    the campaign's rate limit allows one more pull request; ``closed`` records a pull request
+    the run closed.
     """
 
     url: RepositoryUrl
@@ -79,8 +85,12 @@ class RepoContext:
     reused: bool
     options: AdoptionOptions
     runner: CommandRunner
+    trust: ProjectTrust
     git_env: Mapping[str, str] = field(default_factory=dict)
     log: Callable[[str], None] = lambda message: None
+    warn: Callable[[str], None] = lambda message: None
+    pull_request_gate: Callable[[], None] = lambda: None
+    closed: Callable[[str], None] = lambda url: None
 
     def git(self, *args: str, remote: bool = False) -> CommandResult:
         """Run ``git <args>`` in the checkout; ``remote`` adds the credential answers and
@@ -96,6 +106,11 @@ class RepoContext:
         if not result.ok:
             raise CommandError(result.describe_failure(step))
         return result
+
+    @property
+    def files(self) -> CheckoutFiles:
+        """The checkout's files, each read or written confined to the checkout."""
+        return CheckoutFiles(self.checkout)
 
     def path_exists(self, relative: str) -> bool:
         """Whether ``relative`` exists in the checkout (a symlink counts, even dangling)."""

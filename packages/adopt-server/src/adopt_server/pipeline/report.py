@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_common import mask_credentials
+from mcp_common import StructuredResult, mask_credentials
+from pydantic import Field
 
 
 @dataclass(slots=True)
@@ -21,6 +22,9 @@ class RepositoryReport:
     completed_steps: list[str] = field(default_factory=list)
     build: str | None = None
     elapsed_seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    closed_pull_request_url: str | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -32,86 +36,83 @@ class RepositoryReport:
         if self.failure is None:
             self.failure = mask_credentials(message.strip() or "failed")
 
+    def warn(self, message: str) -> None:
+        """Record something the user should look at although the step went on (masked)."""
+        text = mask_credentials(message.strip())
+        if text and text not in self.warnings:
+            self.warnings.append(text)
+
     def to_json(self) -> dict[str, Any]:
         """The report object, keys in their documented order."""
-        return {
-            "repositoryUrl": mask_credentials(self.repository_url),
-            "branch": self.branch,
-            "checkout": self.checkout,
-            "pullRequestUrl": self.pull_request_url,
-            "succeeded": self.succeeded,
-            "failure": self.failure,
-            "completedSteps": list(self.completed_steps),
-            "build": self.build,
-            "elapsedSeconds": round(self.elapsed_seconds, 3),
-        }
+        return RepositoryOutcome.of(self).to_wire()
+
+
+class RepositoryOutcome(StructuredResult):
+    """The report of one repository, as MCP clients and claude-adopt --json read it."""
+
+    repository_url: str = Field(description="The URL, credentials masked.")
+    branch: str = Field(description="The feature branch used.")
+    checkout: str | None = Field(
+        description="The checkout directory; null when the run stopped before cloning."
+    )
+    pull_request_url: str | None = Field(description="The pull request.")
+    succeeded: bool = Field(description="Whether every step completed.")
+    failure: str | None = Field(description="'<step>: <message>' of the first failure, or null.")
+    completed_steps: list[str] = Field(description="Step names that completed, in order.")
+    build: str | None = Field(
+        description="Detected build system: maven, gradle, python or github-actions."
+    )
+    elapsed_seconds: float = Field(description="Wall time for this repository.")
+    warnings: list[str] = Field(
+        description="Things to review although the run went on: a formatter the change was "
+        "not run through, an enforcer that is skipped, a stale pull request left open."
+    )
+    skipped: str | None = Field(
+        description="Why the repository was not run (done in an earlier run of the campaign, "
+        "or the canary failed); null when it ran."
+    )
+    closed_pull_request_url: str | None = Field(
+        description="The stale pull request this run closed because nothing was left to change."
+    )
+
+    @classmethod
+    def of(cls, report: RepositoryReport) -> RepositoryOutcome:
+        """The outcome of one repository's run (its URL's credentials masked)."""
+        return cls(
+            repository_url=mask_credentials(report.repository_url),
+            branch=report.branch,
+            checkout=report.checkout,
+            pull_request_url=report.pull_request_url,
+            succeeded=report.succeeded,
+            failure=report.failure,
+            completed_steps=list(report.completed_steps),
+            build=report.build,
+            elapsed_seconds=round(report.elapsed_seconds, 3),
+            warnings=list(report.warnings),
+            skipped=report.skipped,
+            closed_pull_request_url=report.closed_pull_request_url,
+        )
+
+
+class BatchOutcome(StructuredResult):
+    """The report of a run: every repository's outcome, in input order."""
+
+    succeeded: bool = Field(description="Whether every repository succeeded.")
+    repositories: list[RepositoryOutcome] = Field(
+        description="One report per repository, in input order."
+    )
+
+    @classmethod
+    def of(cls, reports: Sequence[RepositoryReport]) -> BatchOutcome:
+        """The batch report of a run (what the MCP tools return, whatever the count)."""
+        return cls(
+            succeeded=all(r.succeeded for r in reports),
+            repositories=[RepositoryOutcome.of(r) for r in reports],
+        )
 
 
 def batch_json(reports: Sequence[RepositoryReport]) -> dict[str, Any]:
     """The report of a run: the repository object for one repository, else a batch object."""
     if len(reports) == 1:
         return reports[0].to_json()
-    return {
-        "succeeded": all(r.succeeded for r in reports),
-        "repositories": [r.to_json() for r in reports],
-    }
-
-
-_REPOSITORY_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "repositoryUrl": {"type": "string", "description": "The URL, credentials masked."},
-        "branch": {"type": "string", "description": "The feature branch used."},
-        "checkout": {
-            "type": ["string", "null"],
-            "description": "The checkout directory; null when the run stopped before cloning.",
-        },
-        "pullRequestUrl": {"type": ["string", "null"], "description": "The pull request."},
-        "succeeded": {"type": "boolean", "description": "Whether every step completed."},
-        "failure": {
-            "type": ["string", "null"],
-            "description": "'<step>: <message>' of the first failure, or null.",
-        },
-        "completedSteps": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Step names that completed, in order.",
-        },
-        "build": {
-            "type": ["string", "null"],
-            "description": "Detected build system: maven, gradle, python or github-actions.",
-        },
-        "elapsedSeconds": {"type": "number", "description": "Wall time for this repository."},
-    },
-    "required": [
-        "repositoryUrl",
-        "branch",
-        "checkout",
-        "pullRequestUrl",
-        "succeeded",
-        "failure",
-        "completedSteps",
-    ],
-}
-
-REPORT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "succeeded": {"type": "boolean", "description": "Whether every repository succeeded."},
-        "repositories": {
-            "type": "array",
-            "items": _REPOSITORY_SCHEMA,
-            "description": "One report per repository, in input order.",
-        },
-    },
-    "required": ["succeeded", "repositories"],
-}
-"""The structured report the MCP tools return: always the batch form, so one schema fits."""
-
-
-def structured_report(reports: Sequence[RepositoryReport]) -> dict[str, Any]:
-    """The batch object regardless of count (what the MCP output schema declares)."""
-    return {
-        "succeeded": all(r.succeeded for r in reports),
-        "repositories": [r.to_json() for r in reports],
-    }
+    return BatchOutcome.of(reports).to_wire()

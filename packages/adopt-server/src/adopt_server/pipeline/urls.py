@@ -3,6 +3,10 @@
 Accepted forms: ``https://``, ``ssh://``, scp-like ``user@host:owner/repo``, ``file://`` and
 local paths. Anything starting with ``-`` (option injection), remote-helper syntax
 (``ext::...``), plain ``http://`` and other schemes are refused before anything runs.
+
+A ``file://`` URL is read the way git reads it (percent-escapes decoded once, the host part
+dropped) and git is handed the resulting absolute path, so what a caller confines is exactly
+what git clones; a host other than ``localhost`` is refused rather than silently dropped.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ _SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://(?P<rest>.*)$", r
 _ALLOWED_SCHEMES = ("https", "ssh", "file")
 _SCP_LIKE = re.compile(r"^(?:[^@/:\s]+@)?(?P<host>[^/:\s@]+):(?P<path>.*)$")
 _PORT = re.compile(r"^(?P<host>[^/]*?):\d+(?=/|$)")
+_PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
+_FILE_HOSTS = ("", "localhost")
 
 
 class RepositoryUrlError(ValueError):
@@ -98,13 +104,14 @@ def _with_scheme(text: str, scheme: str, rest: str, name: str) -> RepositoryUrl:
             f"user@host:owner/repo, file:// or a local path: {masked}"
         )
     if scheme == "file":
+        path = file_url_path(rest, masked)
         return RepositoryUrl(
             text=text,
             kind="file",
-            name=name,
+            name=_name(path, masked),
             slug=None,
-            identity=_identity(rest),
-            credential_free=text,
+            identity=_identity(os.path.abspath(path)),
+            credential_free=path,
         )
     authority, slash, path = rest.partition("/")
     userinfo, at, host = authority.rpartition("@")
@@ -129,6 +136,37 @@ def _with_scheme(text: str, scheme: str, rest: str, name: str) -> RepositoryUrl:
         username=username,
         password=password,
     )
+
+
+def git_url_decode(text: str) -> str:
+    """``text`` with its percent-escapes decoded the way git's ``url_decode`` does: once,
+    byte-wise, and never ``%00`` (kept as it is, like any malformed escape)."""
+
+    def byte(match: re.Match[bytes]) -> bytes:
+        value = int(match[1], 16)
+        return bytes([value]) if value else match[0]
+
+    raw = text.encode("utf-8", errors="surrogateescape")
+    return _PERCENT_ESCAPE.sub(byte, raw).decode("utf-8", errors="surrogateescape")
+
+
+def file_url_path(rest: str, masked: str) -> str:
+    """The local path git clones for ``file://<rest>``: ``rest`` decoded, then everything
+    before the first ``/`` (the host) dropped. Refuses a host other than ``localhost``, and
+    control characters or whitespace the decoding produced."""
+    host, slash, path = git_url_decode(rest).partition("/")
+    if host.lower() not in _FILE_HOSTS:
+        raise RepositoryUrlError(
+            f"a file:// URL names a path on this machine, so its host must be empty or "
+            f"localhost, not '{host}': {masked}"
+        )
+    if not slash:
+        raise RepositoryUrlError(f"repositoryUrl must end in a repository name but was: {masked}")
+    if any(ch.isspace() or ord(ch) < 32 for ch in path):
+        raise RepositoryUrlError(
+            f"repositoryUrl must not contain whitespace, even percent-encoded: {masked}"
+        )
+    return "/" + path
 
 
 def _name(text: str, masked: str) -> str:

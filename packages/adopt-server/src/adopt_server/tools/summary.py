@@ -4,39 +4,46 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from mcp_common import AllowedPaths, guard_output, markdown_table, redact
 
-from adopt_server.pipeline import RepositoryReport, structured_report
+from adopt_server.pipeline import BatchOutcome, RepositoryOutcome, RepositoryReport
 
 
-def client_report(reports: Sequence[RepositoryReport], root: AllowedPaths) -> dict[str, Any]:
+def _for_client(outcome: RepositoryOutcome, root: AllowedPaths) -> RepositoryOutcome:
+    checkout = outcome.checkout
+    return outcome.model_copy(
+        update={
+            "checkout": root.display(Path(checkout)) if checkout is not None else None,
+            "repository_url": redact(outcome.repository_url),
+            "failure": redact(outcome.failure) if outcome.failure is not None else None,
+            "warnings": [redact(w) for w in outcome.warnings],
+        }
+    )
+
+
+def client_report(reports: Sequence[RepositoryReport], root: AllowedPaths) -> BatchOutcome:
     """The structured report with checkouts relative to the workspace root and every
     message redacted (credentials masked, absolute paths shortened)."""
-    document = structured_report(reports)
-    for entry in document["repositories"]:
-        if entry["checkout"] is not None:
-            entry["checkout"] = root.display(Path(entry["checkout"]))
-        entry["repositoryUrl"] = redact(entry["repositoryUrl"])
-        if entry["failure"] is not None:
-            entry["failure"] = redact(entry["failure"])
-    return document
+    batch = BatchOutcome.of(reports)
+    return batch.model_copy(
+        update={"repositories": [_for_client(r, root) for r in batch.repositories]}
+    )
 
 
-def markdown_summary(document: dict[str, Any], *, verify: bool, dry_run: bool = False) -> str:
+def markdown_summary(document: BatchOutcome, *, verify: bool, dry_run: bool = False) -> str:
     """A heading, a one-line count and one table row per repository."""
-    repositories = document["repositories"]
-    done = sum(1 for r in repositories if r["succeeded"])
+    repositories = document.repositories
+    done = sum(1 for r in repositories if r.succeeded)
     mode = " (dry run: nothing pushed, no pull request)" if dry_run else ""
     rows = [
         [
-            r["repositoryUrl"],
-            "ok" if r["succeeded"] else "failed",
-            r["build"] or "",
-            r["checkout"] or "",
-            r["pullRequestUrl"] or "",
-            r["failure"] or ", ".join(r["completedSteps"][-1:]),
+            r.repository_url,
+            "ok" if r.succeeded else "failed",
+            r.build or "",
+            r.checkout or "",
+            r.pull_request_url or "",
+            r.failure or r.skipped or ", ".join(r.completed_steps[-1:]),
         ]
         for r in repositories
     ]
@@ -46,4 +53,12 @@ def markdown_summary(document: dict[str, Any], *, verify: bool, dry_run: bool = 
     )
     title, outcome = ("Verification", "verified") if verify else ("Adoption", "adopted")
     text = f"# {title} report\n\n{done} of {len(repositories)} repositories {outcome}"
-    return guard_output(f"{text}{mode}.\n\n{table}\n", levers="fewer repositories per call")
+    notes = [f"- {r.repository_url}: {warning}" for r in repositories for warning in r.warnings] + [
+        f"- {r.repository_url}: closed the stale pull request {r.closed_pull_request_url}"
+        for r in repositories
+        if r.closed_pull_request_url
+    ]
+    warnings = "\n## Warnings\n\n" + "\n".join(notes) + "\n" if notes else ""
+    return guard_output(
+        f"{text}{mode}.\n\n{table}\n{warnings}", levers="fewer repositories per call"
+    )

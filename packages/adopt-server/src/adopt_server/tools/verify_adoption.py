@@ -5,21 +5,14 @@ from __future__ import annotations
 from mcp_common import (
     AllowedPaths,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    object_schema,
 )
 
-from adopt_server.pipeline import REPORT_SCHEMA
+from adopt_server.pipeline import BatchOutcome
 from adopt_server.tools.adopt_repo import run_request
-from adopt_server.tools.request import (
-    ALIASES,
-    REPOSITORY_PROPERTIES,
-    RULE_PROPERTIES,
-    RUN_PROPERTIES,
-)
+from adopt_server.tools.request import VerifyArguments
 
 DEFINITION = ToolDefinition(
     name="verify_adoption",
@@ -28,24 +21,20 @@ DEFINITION = ToolDefinition(
         "a CLAUDE.md guard wired into the build, and the guard passes. Pushes nothing; needs "
         "only git (and the build tool) on the server's PATH."
     ),
-    input_schema=object_schema({**REPOSITORY_PROPERTIES, **RULE_PROPERTIES, **RUN_PROPERTIES}),
+    arguments=VerifyArguments,
     annotations=ToolAnnotations.read_only_tool(open_world=True, title="Verify adoption"),
-    output_schema=REPORT_SCHEMA,
-    deprecated_aliases=ALIASES,
+    result=BatchOutcome,
 )
 
 
 class VerifyAdoptionTool:
     """Checks already adopted repositories without changing them."""
 
+    definition = DEFINITION
+
     def __init__(self, root: AllowedPaths) -> None:
         self._root = root
 
-    @property
-    def definition(self) -> ToolDefinition:
-        """The tool's schema and hints."""
-        return DEFINITION
-
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: VerifyArguments, context: ToolContext) -> ToolResult:
         """Run the verification and return the report."""
-        return run_request(arguments, context, self._root, verify=True)
+        return run_request(arguments, context, self._root)

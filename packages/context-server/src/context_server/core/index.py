@@ -7,6 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcp_common import AllowedPaths
+from mcp_common.paths import PathRefusedError
+
 from context_server.core.extraction import SourceFacts, extract
 from context_server.core.languages import SourceLanguage, language_of
 from context_server.core.resolution import Resolver
@@ -77,7 +80,7 @@ class IndexCache:
         self,
         root: Path,
         languages: tuple[SourceLanguage, ...],
-        is_allowed: Callable[[Path], bool],
+        allowed: AllowedPaths,
         check_cancelled: Callable[[], None] = lambda: None,
         progress: ProgressCallback | None = None,
         boundary: Path | None = None,
@@ -87,7 +90,7 @@ class IndexCache:
         ``boundary`` is the allowed root holding ``root``: ``.gitignore`` files between the
         two apply as well.
         """
-        listing = walk_project(root, is_allowed, check_cancelled, boundary)
+        listing = walk_project(root, allowed, check_cancelled, boundary)
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
             known = dict(cache.files)
@@ -115,7 +118,7 @@ class IndexCache:
                 or cached.module != module
                 or (cached.facts is not None and cached.facts.language != language.name)
             ):
-                cached = _parse(item, language, module)
+                cached = _parse(item, language, module, allowed)
                 stats.parsed += 1
             else:
                 stats.reused += 1
@@ -145,20 +148,21 @@ class IndexCache:
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
 
 
-def _parse(item: FileEntry, language: SourceLanguage, module: str) -> _CachedFile:
+def _parse(
+    item: FileEntry, language: SourceLanguage, module: str, allowed: AllowedPaths
+) -> _CachedFile:
     def problem(reason: str) -> _CachedFile:
         return _CachedFile(item.size, item.mtime_ns, module, None, reason)
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
-            f"skipped: {item.size} bytes is more than the {MAX_SOURCE_BYTES} byte limit"
+            f"skipped: {_size(item.size)} is over the {_size(MAX_SOURCE_BYTES)} limit"
             " for a source file"
         )
     try:
-        with open(item.real, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return problem(f"unreadable: {exc.strerror}")
+        data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
+    except PathRefusedError as exc:
+        return problem(f"skipped: {exc.reason}")
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file")
     try:
@@ -170,10 +174,17 @@ def _parse(item: FileEntry, language: SourceLanguage, module: str) -> _CachedFil
     return _CachedFile(item.size, item.mtime_ns, module, facts, None)
 
 
-def read_source(item: FileEntry) -> str:
-    """The text of a source file as indexed (UTF-8, a leading BOM dropped)."""
-    with open(item.real, "rb") as handle:
-        return handle.read().decode("utf-8-sig", errors="replace")
+def _size(count: int) -> str:
+    """A byte count for people: ``52 MB``, ``2 MB``, ``2.5 MB``, ``1536 bytes``."""
+    if count < 1024 * 1024:
+        return f"{count} bytes"
+    return f"{count / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
+
+
+def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
+    """The text of a source file as indexed (UTF-8, a leading BOM dropped), read confined."""
+    data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def _python_packages(listing: Listing) -> frozenset[str]:

@@ -1,8 +1,14 @@
 """The project walk: every file worth listing, confined to the allowed roots.
 
-It honours ``.gitignore`` files (nested ones too), skips version-control, build and
-dependency folders, never follows a symlink out of the allowed roots, survives symlink loops,
-and reports what it skipped instead of failing.
+It honours ``.gitignore`` files (nested ones too), skips version-control, cache and
+dependency folders and build output, never follows a symlink out of the allowed roots,
+survives symlink loops, and reports what it skipped instead of failing. The files it reads
+itself (``.gitignore``) are read through :meth:`AllowedPaths.read_bytes`, like every source
+file, with a size limit.
+
+Build output is recognised, not guessed from a name: ``target``, ``build`` or ``out`` is
+skipped only next to a build file (``pom.xml``, ``build.gradle``, ``build.sbt``,
+``pyproject.toml``…), so a source package such as ``org.springframework.aop.target`` stays.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+from mcp_common import AllowedPaths
+from mcp_common.paths import PathRefusedError
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -20,8 +28,6 @@ SKIPPED_DIRECTORIES = frozenset(
         ".hg",
         ".svn",
         ".bzr",
-        "target",
-        "build",
         "node_modules",
         ".venv",
         "venv",
@@ -38,6 +44,24 @@ SKIPPED_DIRECTORIES = frozenset(
         ".bsp",
     }
 )
+# Folders that hold build output when a build file sits beside them.
+BUILD_OUTPUT_DIRECTORIES = frozenset({"target", "build", "out"})
+BUILD_FILES = frozenset(
+    {
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "build.sbt",
+        "build.xml",
+        "build.sc",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
+    }
+)
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +113,7 @@ _Spec = tuple[str, str, pathspec.GitIgnoreSpec]
 
 def walk_project(
     root: Path,
-    is_allowed: Callable[[Path], bool],
+    allowed: AllowedPaths,
     check_cancelled: Callable[[], None] = lambda: None,
     boundary: Path | None = None,
 ) -> Listing:
@@ -102,12 +126,12 @@ def walk_project(
     files: list[FileEntry] = []
     problems: list[Problem] = []
     seen: set[str] = {str(root)}
-    inherited = _inherited_gitignores(root, boundary, problems)
+    inherited = _inherited_gitignores(root, boundary, allowed, problems)
     stack: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = [(str(root), top, inherited)]
     while stack:
         check_cancelled()
         directory, node, specs = stack.pop()
-        specs = _with_gitignore(directory, node.relative, specs, problems)
+        specs = _with_gitignore(directory, node.relative, specs, allowed, problems)
         try:
             with os.scandir(directory) as scanner:
                 entries = sorted(scanner, key=lambda e: sort_key(e.name))
@@ -115,9 +139,12 @@ def walk_project(
             problems.append(Problem(node.relative or ".", f"unreadable directory: {exc.strerror}"))
             continue
         pending: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = []
+        builds = any(entry.name in BUILD_FILES for entry in entries)
         for entry in entries:
             relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
-            child = _classify(entry, relative, specs, is_allowed, seen, problems)
+            if builds and entry.name in BUILD_OUTPUT_DIRECTORIES and entry.is_dir():
+                continue
+            child = _classify(entry, relative, specs, allowed.contains, seen, problems)
             if child is None:
                 continue
             real, is_dir = child
@@ -174,37 +201,47 @@ def _classify(
 
 
 def _inherited_gitignores(
-    root: Path, boundary: Path | None, problems: list[Problem]
+    root: Path, boundary: Path | None, allowed: AllowedPaths, problems: list[Problem]
 ) -> tuple[_Spec, ...]:
     if boundary is None or root == boundary or not root.is_relative_to(boundary):
         return ()
     parts = root.relative_to(boundary).parts
     specs: list[_Spec] = []
     for depth in range(len(parts)):
-        spec = _read_gitignore(str(boundary.joinpath(*parts[:depth])), problems)
+        spec = _read_gitignore(str(boundary.joinpath(*parts[:depth])), allowed, problems)
         if spec is not None:
             specs.append(("", "/".join(parts[depth:]) + "/", spec))
     return tuple(specs)
 
 
 def _with_gitignore(
-    directory: str, relative: str, specs: tuple[_Spec, ...], problems: list[Problem]
+    directory: str,
+    relative: str,
+    specs: tuple[_Spec, ...],
+    allowed: AllowedPaths,
+    problems: list[Problem],
 ) -> tuple[_Spec, ...]:
-    spec = _read_gitignore(directory, problems, relative)
+    spec = _read_gitignore(directory, allowed, problems, relative)
     return specs if spec is None else (*specs, (relative, "", spec))
 
 
 def _read_gitignore(
-    directory: str, problems: list[Problem], relative: str = ""
+    directory: str, allowed: AllowedPaths, problems: list[Problem], relative: str = ""
 ) -> pathspec.GitIgnoreSpec | None:
     ignore_file = os.path.join(directory, ".gitignore")
-    if not os.path.isfile(ignore_file):
+    if not os.path.lexists(ignore_file):
+        return None
+    shown = f"{relative}/.gitignore".lstrip("/")
+    try:
+        data = allowed.read_bytes(ignore_file, max_bytes=MAX_IGNORE_FILE_BYTES)
+    except PathRefusedError as exc:
+        problems.append(Problem(shown, f"not used: {exc.reason}"))
         return None
     try:
-        with open(ignore_file, encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
-    except (OSError, ValueError) as exc:
-        problems.append(Problem(f"{relative}/.gitignore".lstrip("/"), f"unusable: {exc}"))
+        text = data.decode("utf-8", errors="replace")
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    except ValueError as exc:
+        problems.append(Problem(shown, f"unusable: {exc}"))
         return None
 
 

@@ -2,122 +2,127 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from mcp_common import (
+    Clamp,
+    Int,
+    Offset,
+    Page,
+    PageInfo,
+    Pagination,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
-    object_schema,
 )
 
 from context_server.core.service import ContextService
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
-from context_server.tools.schema import (
-    CLASS_NAME,
-    CLASS_NAME_ALIASES,
-    DEPTH,
-    LANGUAGE,
-    PATH,
-    TOKENIZER,
-    read_depth,
-    read_language,
-    read_tokenizer,
+from context_server.tools.schema import ClassArguments
+
+DEFAULT_LIMIT = 500
+MAX_LIMIT = 5000
+
+
+class TokensArguments(ClassArguments):
+    """A class, how far to follow its dependencies, and which page of files to list."""
+
+    limit: Annotated[Int, Clamp(1, MAX_LIMIT)] = Pagination.limit_field(
+        DEFAULT_LIMIT, MAX_LIMIT, "files"
+    )
+    offset: Offset = Pagination.offset_field("files")
+
+
+class FileTokens(StructuredResult):
+    """The token count of one file of the context."""
+
+    path: str
+    role: Literal["target", "dependency"]
+    level: int
+    tokens: int
+
+
+class TokensAnswer(StructuredResult):
+    """The answer of ``estimate_tokens``: per-file counts, target first, and their total."""
+
+    target: str
+    tokenizer: str
+    depth: int
+    total: int
+    files: list[FileTokens]
+    page: PageInfo
+
+
+DEFINITION = ToolDefinition(
+    name="estimate_tokens",
+    description=(
+        "Count the tokens of a class's file and of the project files it depends on, "
+        "per file and in total."
+    ),
+    arguments=TokensArguments,
+    annotations=ToolAnnotations.read_only_tool(title="Estimate tokens"),
+    result=TokensAnswer,
 )
 
-_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "target": {"type": "string"},
-        "tokenizer": {"type": "string"},
-        "depth": {"type": "integer"},
-        "total": {"type": "integer"},
-        "files": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "role": {"type": "string", "enum": ["target", "dependency"]},
-                    "level": {"type": "integer"},
-                    "tokens": {"type": "integer"},
-                },
-                "required": ["path", "role", "level", "tokens"],
-            },
-        },
-    },
-    "required": ["target", "tokenizer", "depth", "total", "files"],
-}
+
+def markdown(
+    class_name: str, tokenizer: str, depth: int, total: int, page: Page[FileTokens]
+) -> str:
+    """The answer for a model to read: one page of the per-file counts."""
+    return (
+        f"# Tokens for `{class_name}`\n\n{total} {tokenizer} tokens in "
+        f"{page.total} files (depth {depth}){page.notice}.\n\n"
+        + shortened_note(page, "files")
+        + markdown_table(
+            ("File", "Role", "Level", "Tokens"),
+            [(f.path, f.role, f.level, f.tokens) for f in page.items],
+        )
+    )
 
 
 class EstimateTokensTool:
     """Counts the tokens of a class's file and its dependencies' files."""
 
+    definition = DEFINITION
+
     def __init__(self, service: ContextService) -> None:
         self._service = service
-        self._definition = ToolDefinition(
-            name="estimate_tokens",
-            description=(
-                "Count the tokens of a class's file and of the project files it depends on, "
-                "per file and in total."
-            ),
-            input_schema=object_schema(
-                {
-                    "path": PATH,
-                    "className": CLASS_NAME,
-                    "language": LANGUAGE,
-                    "depth": DEPTH,
-                    "tokenizer": TOKENIZER,
-                },
-                required=("path", "className"),
-            ),
-            annotations=ToolAnnotations.read_only_tool(title="Estimate tokens"),
-            output_schema=_OUTPUT,
-            deprecated_aliases=CLASS_NAME_ALIASES,
-        )
 
-    @property
-    def definition(self) -> ToolDefinition:
-        """The tool's name, description, schemas and annotations."""
-        return self._definition
-
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: TokensArguments, context: ToolContext) -> ToolResult:
         """Count the tokens of the target and its dependencies (target first)."""
-        path = arguments.required_string("path")
-        class_name = arguments.required_string("className")
-        language = read_language(arguments)
-        depth = read_depth(arguments)
-        tokenizer = read_tokenizer(arguments)
         index = self._service.index(
-            path, language, context.check_cancelled, indexing_progress(context)
+            arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
-        selection = self._service.select(index, class_name, depth, tokenizer)
+        selection = self._service.select(
+            index, arguments.class_name, arguments.depth, arguments.tokenizer
+        )
         files = [selection.target, *selection.dependencies]
         rows = [
-            {
-                "path": item.path,
-                "role": "target" if item.level == 0 else "dependency",
-                "level": item.level,
-                "tokens": item.tokens,
-            }
+            FileTokens(
+                path=item.path,
+                role="target" if item.level == 0 else "dependency",
+                level=item.level,
+                tokens=item.tokens,
+            )
             for item in files
         ]
         total = sum(item.tokens for item in files)
-        markdown = (
-            f"# Tokens for `{class_name}`\n\n{total} {tokenizer} tokens in {len(files)} files "
-            f"(depth {depth}).\n\n"
-            + markdown_table(
-                ("File", "Role", "Level", "Tokens"),
-                [(r["path"], r["role"], r["level"], r["tokens"]) for r in rows],
-            )
+        page, text = fit_page(
+            Pagination(arguments.limit, arguments.offset).apply(rows),
+            lambda part: markdown(
+                arguments.class_name, arguments.tokenizer, arguments.depth, total, part
+            ),
         )
-        structured = {
-            "target": selection.target.path,
-            "tokenizer": tokenizer,
-            "depth": depth,
-            "total": total,
-            "files": rows,
-        }
-        return ToolResult.success(guard_output(markdown, levers="a smaller depth"), structured)
+        answer = TokensAnswer(
+            target=selection.target.path,
+            tokenizer=arguments.tokenizer,
+            depth=arguments.depth,
+            total=total,
+            files=list(page.items),
+            page=page.info(),
+        )
+        return ToolResult.success(text, answer)

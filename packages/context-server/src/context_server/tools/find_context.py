@@ -2,221 +2,235 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from mcp_common import (
+    Between,
+    Bool,
+    Clamp,
+    Int,
+    Offset,
+    Page,
+    PageInfo,
+    Pagination,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
-    object_schema,
 )
+from pydantic import Field
 
 from context_server.core.service import ContextSelection, ContextService, SelectedFile
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
-from context_server.tools.schema import (
-    CLASS_NAME,
-    CLASS_NAME_ALIASES,
-    DEPTH,
-    LANGUAGE,
-    PATH,
-    TOKENIZER,
-    read_depth,
-    read_language,
-    read_tokenizer,
-    string_list,
-)
+from context_server.tools.schema import ClassArguments
 
 MAX_TOKEN_BUDGET = 10_000_000
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
 
-_FILE = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "language": {"type": "string"},
-        "level": {"type": "integer"},
-        "declarations": string_list(),
-        "tokens": {"type": "integer"},
-        "source": {"type": "string"},
-    },
-    "required": ["path", "language", "level", "declarations", "tokens"],
-}
-_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "target": _FILE,
-        "depth": {"type": "integer"},
-        "tokenizer": {"type": "string"},
-        "tokenBudget": {"type": ["integer", "null"]},
-        "dependencies": {"type": "array", "items": _FILE},
-        "dependencyTokens": {"type": "integer"},
-        "omitted": string_list(),
-        "ambiguous": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "candidates": string_list()},
-                "required": ["name", "candidates"],
-            },
-        },
-        "otherMatches": string_list(),
-    },
-    "required": [
-        "target",
-        "depth",
-        "tokenizer",
-        "tokenBudget",
-        "dependencies",
-        "dependencyTokens",
-        "omitted",
-        "ambiguous",
-        "otherMatches",
-    ],
-}
 _FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
 
 
-def file_structure(item: SelectedFile) -> dict[str, Any]:
-    """A selected file as structured content."""
-    data: dict[str, Any] = {
-        "path": item.path,
-        "language": item.language,
-        "level": item.level,
-        "declarations": list(item.declarations),
-        "tokens": item.tokens,
-    }
-    if item.source is not None:
-        data["source"] = item.source
-    return data
+class ContextArguments(ClassArguments):
+    """A class, how far to follow its dependencies, and the budget their text must fit."""
+
+    token_budget: Annotated[Int | None, Between(1, MAX_TOKEN_BUDGET)] = Field(
+        None,
+        description="Fill this many tokens with the most relevant dependencies that fit, "
+        "skipping any that does not, e.g. 8000 (default: no budget).",
+    )
+    include_source: Bool = Field(
+        False, description="Include the dependencies' source text (default false)."
+    )
+    limit: Annotated[Int, Clamp(1, MAX_LIMIT)] = Pagination.limit_field(
+        DEFAULT_LIMIT, MAX_LIMIT, "dependencies"
+    )
+    offset: Offset = Pagination.offset_field("dependencies")
+
+
+class ContextFile(StructuredResult):
+    """A file of the context: where it sits, what it declares, what it costs (and its text)."""
+
+    path: str
+    language: str
+    level: int
+    declarations: list[str]
+    tokens: int
+    # present only when the call asked for the source text
+    source: str | None = Field(None, exclude_if=lambda value: value is None)
+    # a dependency: the rule that found it and how often the file before it uses it
+    # (0: named only by an import, e.g. for documentation)
+    rule: str | None = Field(None, exclude_if=lambda value: value is None)
+    uses: int | None = Field(None, exclude_if=lambda value: value is None)
+    # the target: the declaration the class name chose and, when narrowed to it, its lines
+    symbol: str | None = Field(None, exclude_if=lambda value: value is None)
+    lines: list[int] | None = Field(None, exclude_if=lambda value: value is None)
+
+    @classmethod
+    def of(cls, item: SelectedFile) -> ContextFile:
+        """The facts of one selected file."""
+        return cls(
+            path=item.path,
+            language=item.language,
+            level=item.level,
+            declarations=list(item.declarations),
+            tokens=item.tokens,
+            source=item.source,
+            rule=item.rule or None,
+            uses=item.uses if item.rule else None,
+            symbol=item.symbol,
+            lines=list(item.lines) if item.lines is not None else None,
+        )
+
+
+class OmittedFile(StructuredResult):
+    """A dependency left out to fit the budget, and what it would have cost."""
+
+    path: str
+    tokens: int
+
+
+class Ambiguity(StructuredResult):
+    """A name the resolver would not guess: the project classes it could mean."""
+
+    name: str
+    candidates: list[str]
+
+
+class ContextAnswer(StructuredResult):
+    """The answer of ``find_context``: the target, its dependencies in priority order, and
+    what was left out or could not be resolved."""
+
+    target: ContextFile
+    depth: int
+    tokenizer: str
+    token_budget: int | None
+    dependencies: list[ContextFile]
+    dependency_tokens: int
+    omitted: list[OmittedFile]
+    ambiguous: list[Ambiguity]
+    other_matches: list[str]
+    page: PageInfo
+
+
+DEFINITION = ToolDefinition(
+    name="find_context",
+    description=(
+        "Find the project files a class depends on, most relevant first, optionally with "
+        "their source within a token budget."
+    ),
+    arguments=ContextArguments,
+    annotations=ToolAnnotations.read_only_tool(title="Find context"),
+    result=ContextAnswer,
+)
 
 
 class FindContextTool:
-    """Finds the project files a class depends on, nearest first, within a token budget."""
+    """Finds the project files a class depends on, most relevant first, within a budget."""
+
+    definition = DEFINITION
 
     def __init__(self, service: ContextService) -> None:
         self._service = service
-        self._definition = ToolDefinition(
-            name="find_context",
-            description=(
-                "Find the project files a class depends on, nearest first, optionally with "
-                "their source within a token budget."
-            ),
-            input_schema=object_schema(
-                {
-                    "path": PATH,
-                    "className": CLASS_NAME,
-                    "language": LANGUAGE,
-                    "depth": DEPTH,
-                    "tokenBudget": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "maximum": MAX_TOKEN_BUDGET,
-                        "description": (
-                            "Keep only the highest-priority dependencies whose tokens fit, "
-                            "e.g. 8000 (default: no budget)."
-                        ),
-                    },
-                    "includeSource": {
-                        "type": "boolean",
-                        "default": False,
-                        "description": "Include the dependencies' source text (default false).",
-                    },
-                    "tokenizer": TOKENIZER,
-                },
-                required=("path", "className"),
-            ),
-            annotations=ToolAnnotations.read_only_tool(title="Find context"),
-            output_schema=_OUTPUT,
-            deprecated_aliases=CLASS_NAME_ALIASES,
-        )
 
-    @property
-    def definition(self) -> ToolDefinition:
-        """The tool's name, description, schemas and annotations."""
-        return self._definition
-
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: ContextArguments, context: ToolContext) -> ToolResult:
         """Select the class's dependencies and render them."""
-        path = arguments.required_string("path")
-        class_name = arguments.required_string("className")
-        language = read_language(arguments)
-        depth = read_depth(arguments)
-        budget = (
-            arguments.optional_bounded_int("tokenBudget", 1, 1, MAX_TOKEN_BUDGET)
-            if arguments.is_given("tokenBudget")
-            else None
-        )
-        include_source = arguments.optional_boolean("includeSource", False)
-        tokenizer = read_tokenizer(arguments)
         index = self._service.index(
-            path, language, context.check_cancelled, indexing_progress(context)
+            arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
         selection = self._service.select(
-            index, class_name, depth, tokenizer, budget, include_source
+            index,
+            arguments.class_name,
+            arguments.depth,
+            arguments.tokenizer,
+            arguments.token_budget,
+            arguments.include_source,
         )
-        structured = {
-            "target": file_structure(selection.target),
-            "depth": depth,
-            "tokenizer": tokenizer,
-            "tokenBudget": budget,
-            "dependencies": [file_structure(item) for item in selection.dependencies],
-            "dependencyTokens": selection.dependency_tokens,
-            "omitted": [item.path for item in selection.omitted],
-            "ambiguous": [
-                {"name": a.name, "candidates": list(a.candidates)} for a in selection.ambiguous
+        page, text = fit_page(
+            Pagination(arguments.limit, arguments.offset).apply(selection.dependencies),
+            lambda part: _markdown(arguments, selection, part),
+        )
+        answer = ContextAnswer(
+            target=ContextFile.of(selection.target),
+            depth=arguments.depth,
+            tokenizer=arguments.tokenizer,
+            token_budget=arguments.token_budget,
+            dependencies=[ContextFile.of(item) for item in page.items],
+            dependency_tokens=selection.dependency_tokens,
+            omitted=[OmittedFile(path=item.path, tokens=item.tokens) for item in selection.omitted],
+            ambiguous=[
+                Ambiguity(name=a.name, candidates=list(a.candidates)) for a in selection.ambiguous
             ],
-            "otherMatches": list(selection.other_matches),
-        }
-        return ToolResult.success(
-            guard_output(
-                _markdown(class_name, selection, depth, tokenizer, budget),
-                levers="a tokenBudget, a smaller depth, or includeSource=false",
-            ),
-            structured,
+            other_matches=list(selection.other_matches),
+            page=page.info(),
         )
+        return ToolResult.success(text, answer)
 
 
 def _markdown(
-    class_name: str,
-    selection: ContextSelection,
-    depth: int,
-    tokenizer: str,
-    budget: int | None,
+    arguments: ContextArguments, selection: ContextSelection, page: Page[SelectedFile]
 ) -> str:
+    depth, tokenizer, budget = arguments.depth, arguments.tokenizer, arguments.token_budget
     target = selection.target
-    out = [f"# Context for `{class_name}`\n\nTarget: `{target.path}` ({target.tokens} tokens).\n"]
+    chosen = f", declaration `{target.symbol}`" if target.symbol else ""
+    if target.lines is not None:
+        chosen += f" at lines {target.lines[0]}-{target.lines[1]}"
+    out = [
+        f"# Context for `{arguments.class_name}`\n\n"
+        f"Target: `{target.path}`{chosen} ({target.tokens} tokens).\n"
+    ]
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
-        out.append(f"Also matched (not chosen; first by sorted path wins): {shown}.\n")
+        out.append(
+            "Also matched (not chosen; top-level before nested, main before test sources): "
+            f"{shown}.\n"
+        )
     if not selection.dependencies and not selection.omitted:
         out.append(f"\nNo project dependencies within depth {depth}.\n")
     if selection.dependencies:
         budget_text = f" of a {budget} token budget" if budget is not None else ""
         out.append(
-            f"\n{len(selection.dependencies)} dependencies, nearest first, "
-            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}:\n\n"
+            f"\n{len(selection.dependencies)} dependencies, nearest and most used first, "
+            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}{page.notice}:\n\n"
         )
-        out.append(
-            markdown_table(
-                ("#", "File", "Level", "Tokens", "Declares"),
-                [
-                    (n, item.path, item.level, item.tokens, ", ".join(item.declarations))
-                    for n, item in enumerate(selection.dependencies, start=1)
-                ],
+        out.append(shortened_note(page, "dependencies"))
+        if page.items:
+            out.append(
+                markdown_table(
+                    ("#", "File", "Level", "Found by", "Uses", "Tokens", "Declares"),
+                    [
+                        (
+                            page.offset + n,
+                            item.path,
+                            item.level,
+                            item.rule,
+                            item.uses if item.uses else "0 (import only)",
+                            item.tokens,
+                            ", ".join(item.declarations),
+                        )
+                        for n, item in enumerate(page.items, start=1)
+                    ],
+                )
             )
-        )
     if selection.omitted and not selection.dependencies:
         first = selection.omitted[0]
+        smallest = min(selection.omitted, key=lambda item: item.tokens)
+        also = (
+            f"; the smallest, `{smallest.path}`, needs {smallest.tokens}"
+            if smallest is not first
+            else ""
+        )
         out.append(
             f"\nNo dependency fits the {budget} token budget: the nearest, `{first.path}`, "
-            f"alone needs {first.tokens} {tokenizer} tokens.\n"
+            f"alone needs {first.tokens} {tokenizer} tokens{also}.\n"
         )
     if selection.omitted:
         out.append(
-            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order): "
+            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order, "
+            "with their cost): "
             + ", ".join(f"`{item.path}` ({item.tokens})" for item in selection.omitted)
             + "\n"
         )
@@ -226,7 +240,7 @@ def _markdown(
             + ", ".join(f"`{c}`" for c in ambiguity.candidates)
             + "; import it explicitly to resolve it.\n"
         )
-    for item in selection.dependencies:
+    for item in page.items:
         if item.source is not None:
             fence = "`" * max(3, _longest_backtick_run(item.source) + 1)
             out.append(

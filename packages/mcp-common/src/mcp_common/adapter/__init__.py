@@ -6,8 +6,6 @@
 """
 
 from mcp_common.adapter.cli import (
-    LIST_SEPARATOR,
-    TRANSPORTS,
     ServerApp,
     build_parser,
     build_server_for,
@@ -17,8 +15,6 @@ from mcp_common.adapter.cli import (
 from mcp_common.adapter.server import build_server, tool_to_mcp
 
 __all__ = [
-    "LIST_SEPARATOR",
-    "TRANSPORTS",
     "ServerApp",
     "build_parser",
     "build_server",

@@ -21,11 +21,11 @@ import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from mcp_common.arguments import ToolArguments
+from mcp_common.arguments import parse_arguments
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolDefinition
 from mcp_common.markdown import guard_output
-from mcp_common.masking import FailureMessage, mask_arguments, redact
+from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
 from mcp_common.result import ErrorCode, ToolError, ToolResult
 from mcp_common.tool import McpTool
 
@@ -80,11 +80,26 @@ def _error_result(
     return _text_result(text, is_error=True, structured=structured)
 
 
+def _mask_structured(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask_credentials(value)
+    if isinstance(value, Mapping):
+        return {key: _mask_structured(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mask_structured(item) for item in value]
+    return value
+
+
 def _to_mcp_result(definition: ToolDefinition, result: ToolResult) -> types.CallToolResult:
     if result.is_error:
         text = redact(result.text)
         return _error_result(definition, text, result.code or ErrorCode.FAILED, result.structured)
-    return _text_result(guard_output(result.text), is_error=False, structured=result.structured)
+    # answers are masked like failures (credentials only: an answer's paths are its content),
+    # so a tool that echoes its arguments or a file's text never hands a secret back
+    structured = _mask_structured(result.structured) if result.structured is not None else None
+    return _text_result(
+        guard_output(mask_credentials(result.text)), is_error=False, structured=structured
+    )
 
 
 class _ToolRunner:
@@ -109,7 +124,8 @@ class _ToolRunner:
         context = ToolContext(forward_progress)
 
         def run() -> object:
-            return self.tool.call(ToolArguments(raw_arguments, self.definition), context)
+            arguments = parse_arguments(raw_arguments, self.definition.arguments, tool=name)
+            return self.tool.call(arguments, context)
 
         try:
             result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)

@@ -26,7 +26,7 @@ class _RawToolCall(types.Request[dict[str, Any], Literal["tools/call"]]):
 
 @asynccontextmanager
 async def in_process_client(
-    target: ServerApp | Sequence[McpTool],
+    target: ServerApp[Any] | Sequence[McpTool],
     argv: Sequence[str] = (),
     *,
     environ: Mapping[str, str] | None = None,
@@ -56,7 +56,7 @@ async def wire_tools_list(client: Client) -> list[dict[str, Any]]:
 
 
 def fetch_tools_list(
-    target: ServerApp | Sequence[McpTool],
+    target: ServerApp[Any] | Sequence[McpTool],
     argv: Sequence[str] = (),
     *,
     environ: Mapping[str, str] | None = None,

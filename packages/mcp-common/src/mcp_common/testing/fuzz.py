@@ -144,7 +144,7 @@ class _LogLines(logging.Handler):
 
 
 def fuzz_tools(
-    target: ServerApp | Sequence[McpTool],
+    target: ServerApp[Any] | Sequence[McpTool],
     argv: Sequence[str] = (),
     *,
     forbidden: Sequence[str] = (),

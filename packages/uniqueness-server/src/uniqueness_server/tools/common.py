@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
-NULLS_PROPERTY: dict[str, Any] = {
-    "type": "string",
-    "enum": ["equal", "distinct"],
-    "description": "How missing values compare: equal (default; two missing values collide) or "
-    "distinct (SQL UNIQUE: a row with a missing key value never collides).",
-}
+from mcp_common import OneOf, Str
+from pydantic import Field
 
-STRING_LIST: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+from uniqueness_server.engine import Nulls
+
+NullsChoice = Annotated[Str, OneOf(Nulls)]
+"""How missing values compare: ``equal`` or ``distinct``."""
+
+
+def nulls_field() -> Str:
+    """The ``nulls`` argument both key tools share."""
+    result: Str = Field(
+        Nulls.EQUAL.value,
+        description="How missing values compare: equal (default; two missing values collide) "
+        "or distinct (SQL UNIQUE: a row with a missing key value never collides).",
+    )
+    return result
 
 
 def names(columns: tuple[str, ...] | list[str]) -> str:

@@ -2,57 +2,101 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from mcp_common import (
-    PAGE_SCHEMA,
+    Between,
+    Clamp,
+    Int,
+    Offset,
     Page,
+    PageInfo,
     Pagination,
+    StrList,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
     front_matter,
     guard_output,
     markdown_table,
-    object_schema,
 )
+from pydantic import Field
 
 from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, find_keys
-from uniqueness_server.tools.common import NULLS_PROPERTY, STRING_LIST, names
-from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
+from uniqueness_server.tools.common import NullsChoice, names, nulls_field
+from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_KEYS = 10
 MAX_KEYS = 1000
 
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "source": {"type": "string"},
-        "rows": {"type": "integer"},
-        "maxColumns": {"type": "integer"},
-        "nulls": {"type": "string", "enum": ["equal", "distinct"]},
-        "searchedColumns": STRING_LIST,
-        "keys": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "columns": STRING_LIST,
-                    "hasMissing": {"type": "boolean"},
-                    "averageLength": {"type": "number"},
-                },
-                "required": ["columns", "hasMissing", "averageLength"],
-            },
-        },
-        "page": PAGE_SCHEMA,
-        "candidatesChecked": {"type": "integer"},
-        "fullChecks": {"type": "integer"},
-        "notes": STRING_LIST,
-    },
-    "required": ["source", "rows", "maxColumns", "nulls", "searchedColumns", "keys", "page"],
-}
+
+class FindKeysArguments(SourceArguments):
+    """The source, the columns to search among and the largest key size."""
+
+    columns: StrList | None = Field(
+        None,
+        description="Columns to search among (default all), matched case-insensitively "
+        '(e.g. ["id", "email", "country"]).',
+    )
+    max_columns: Annotated[Int, Between(1, MAX_KEY_COLUMNS)] = Field(
+        3, description=f"Largest key size searched, 1..{MAX_KEY_COLUMNS} (default 3)."
+    )
+    nulls: NullsChoice = nulls_field()
+    limit: Annotated[Int, Clamp(1, MAX_KEYS)] = Pagination.limit_field(
+        DEFAULT_KEYS, MAX_KEYS, "keys"
+    )
+    offset: Offset = Pagination.offset_field("keys")
+
+
+class KeyFacts(StructuredResult):
+    """One minimal key and the facts it is ranked by."""
+
+    columns: list[str]
+    has_missing: bool
+    average_length: float
+
+    @classmethod
+    def of(cls, key: Key) -> KeyFacts:
+        """The facts of one found key."""
+        return cls(
+            columns=list(key.columns),
+            has_missing=key.has_missing,
+            average_length=key.average_length,
+        )
+
+
+class KeysAnswer(StructuredResult):
+    """The answer of ``find_keys``: one page of the ranked keys and how the search went."""
+
+    source: str
+    rows: int
+    max_columns: int
+    nulls: Nulls
+    searched_columns: list[str]
+    keys: list[KeyFacts]
+    page: PageInfo
+    candidates_checked: int
+    full_checks: int
+    notes: list[str]
+
+    @classmethod
+    def of(cls, search: KeySearch, nulls: Nulls, page: Page[KeyFacts]) -> KeysAnswer:
+        """The answer for one search and one page of its keys."""
+        return cls(
+            source=search.source,
+            rows=search.rows,
+            max_columns=search.max_columns,
+            nulls=nulls,
+            searched_columns=list(search.searched_columns),
+            keys=list(page.items),
+            page=page.info(),
+            candidates_checked=search.candidates_checked,
+            full_checks=search.full_checks,
+            notes=list(search.notes),
+        )
+
 
 DEFINITION = ToolDefinition(
     name="find_keys",
@@ -60,66 +104,25 @@ DEFINITION = ToolDefinition(
         "Find every minimal unique column combination (candidate key) of a data file or "
         "database table up to maxColumns columns, ranked best first."
     ),
-    input_schema=object_schema(
-        {
-            **SOURCE_PROPERTIES,
-            "columns": {
-                **STRING_LIST,
-                "description": "Columns to search among (default all), matched "
-                'case-insensitively (e.g. ["id", "email", "country"]).',
-            },
-            "maxColumns": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_KEY_COLUMNS,
-                "description": f"Largest key size searched, 1..{MAX_KEY_COLUMNS} (default 3).",
-            },
-            "nulls": NULLS_PROPERTY,
-            **Pagination.schema(DEFAULT_KEYS, MAX_KEYS, "keys"),
-        }
-    ),
+    arguments=FindKeysArguments,
     annotations=ToolAnnotations.read_only_tool(title="Find the keys of a data set"),
-    output_schema=OUTPUT_SCHEMA,
-    deprecated_aliases=dict(SOURCE_ALIASES),
+    result=KeysAnswer,
 )
 
 
-def structured(search: KeySearch, nulls: Nulls, page: Page[Key]) -> dict[str, Any]:
-    """The answer as data for programs."""
-    return {
-        "source": search.source,
-        "rows": search.rows,
-        "maxColumns": search.max_columns,
-        "nulls": nulls.value,
-        "searchedColumns": list(search.searched_columns),
-        "keys": [
-            {
-                "columns": list(k.columns),
-                "hasMissing": k.has_missing,
-                "averageLength": k.average_length,
-            }
-            for k in page.items
-        ],
-        "page": page.structured(),
-        "candidatesChecked": search.candidates_checked,
-        "fullChecks": search.full_checks,
-        "notes": list(search.notes),
-    }
-
-
-def markdown(search: KeySearch, nulls: Nulls, page: Page[Key]) -> str:
+def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
     """The answer for a model to read."""
     parts = [
         front_matter(
             {
-                "source": search.source,
-                "rows": search.rows,
+                "source": answer.source,
+                "rows": answer.rows,
                 "keysFound": page.total,
-                "maxColumns": search.max_columns,
-                "nulls": nulls.value,
+                "maxColumns": answer.max_columns,
+                "nulls": answer.nulls.value,
             }
         ),
-        f"\n# Keys of {search.source}{page.notice}\n\n",
+        f"\n# Keys of {answer.source}{page.notice}\n\n",
     ]
     if page.total:
         parts.append(
@@ -133,20 +136,20 @@ def markdown(search: KeySearch, nulls: Nulls, page: Page[Key]) -> str:
                         "yes" if k.has_missing else "no",
                         k.average_length,
                     )
-                    for i, k in enumerate(page.items, start=1)
+                    for i, k in enumerate(answer.keys, start=1)
                 ],
             )
         )
     else:
         parts.append(
-            f"No combination of up to {search.max_columns} of the {len(search.searched_columns)} "
+            f"No combination of up to {answer.max_columns} of the {len(answer.searched_columns)} "
             "searched columns is unique.\n"
         )
-    for note in search.notes:
+    for note in answer.notes:
         parts.append(f"\nNote: {note}.\n")
     parts.append(
-        f"\nSearched {len(search.searched_columns)} columns; {search.candidates_checked} "
-        f"combinations decided, {search.full_checks} of them by a full scan.\n"
+        f"\nSearched {len(answer.searched_columns)} columns; {answer.candidates_checked} "
+        f"combinations decided, {answer.full_checks} of them by a full scan.\n"
     )
     return guard_output("".join(parts), levers="a smaller limit or fewer columns")
 
@@ -162,18 +165,21 @@ class FindKeysTool:
         """The tool's definition."""
         return DEFINITION
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: FindKeysArguments, context: ToolContext) -> ToolResult:
         """Search the keys of the requested source."""
-        columns = arguments.optional_string_list("columns")
-        max_columns = arguments.optional_bounded_int("maxColumns", 3, 1, MAX_KEY_COLUMNS)
-        nulls = Nulls(arguments.optional_enum("nulls", [n.value for n in Nulls], "equal"))
-        pagination = Pagination.read(arguments, DEFAULT_KEYS, MAX_KEYS)
+        nulls = Nulls(arguments.nulls)
         table = self._sources.open(arguments, context)
         try:
             search = find_keys(
-                table, columns=columns, max_columns=max_columns, nulls=nulls, context=context
+                table,
+                columns=arguments.columns,
+                max_columns=arguments.max_columns,
+                nulls=nulls,
+                context=context,
             )
         finally:
             table.close()
-        page = pagination.apply(search.keys)
-        return ToolResult.success(markdown(search, nulls, page), structured(search, nulls, page))
+        keys = [KeyFacts.of(key) for key in search.keys]
+        page = Pagination(arguments.limit, arguments.offset).apply(keys)
+        answer = KeysAnswer.of(search, nulls, page)
+        return ToolResult.success(markdown(answer, page), answer)

@@ -2,55 +2,75 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from mcp_common import (
-    PAGE_SCHEMA,
+    Clamp,
+    Int,
+    Offset,
     Page,
+    PageInfo,
     Pagination,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
     front_matter,
     guard_output,
     markdown_table,
-    object_schema,
 )
 
-from uniqueness_server.engine import ColumnProfile, Profile, profile_columns
-from uniqueness_server.tools.common import STRING_LIST, shown
-from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
+from uniqueness_server.engine import ColumnProfile, profile_columns
+from uniqueness_server.tools.common import shown
+from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_COLUMNS = 100
 MAX_COLUMNS = 1000
 
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "source": {"type": "string"},
-        "rows": {"type": "integer"},
-        "columns": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "type": {"type": "string"},
-                    "missing": {"type": "integer"},
-                    "distinct": {"type": "integer"},
-                    "distinctExact": {"type": "boolean"},
-                    "averageLength": {"type": "number"},
-                    "samples": STRING_LIST,
-                },
-                "required": ["name", "type", "missing", "distinct", "distinctExact", "samples"],
-            },
-        },
-        "page": PAGE_SCHEMA,
-    },
-    "required": ["source", "rows", "columns", "page"],
-}
+
+class ListColumnsArguments(SourceArguments):
+    """The source, and which page of its columns to list."""
+
+    limit: Annotated[Int, Clamp(1, MAX_COLUMNS)] = Pagination.limit_field(
+        DEFAULT_COLUMNS, MAX_COLUMNS, "columns"
+    )
+    offset: Offset = Pagination.offset_field("columns")
+
+
+class ColumnFacts(StructuredResult):
+    """One column: its inferred type, missing and distinct counts, and sample values."""
+
+    name: str
+    type: str
+    missing: int
+    distinct: int
+    distinct_exact: bool
+    average_length: float
+    samples: list[str]
+
+    @classmethod
+    def of(cls, column: ColumnProfile) -> ColumnFacts:
+        """The facts of one profiled column."""
+        return cls(
+            name=column.name,
+            type=column.type,
+            missing=column.missing,
+            distinct=column.distinct,
+            distinct_exact=column.distinct_exact,
+            average_length=column.average_length,
+            samples=list(column.samples),
+        )
+
+
+class ColumnsAnswer(StructuredResult):
+    """The answer of ``list_columns``: the source's row count and one page of its columns."""
+
+    source: str
+    rows: int
+    columns: list[ColumnFacts]
+    page: PageInfo
+
 
 DEFINITION = ToolDefinition(
     name="list_columns",
@@ -58,47 +78,23 @@ DEFINITION = ToolDefinition(
         "List the columns of a data file or database table with inferred type, missing-value "
         "count, approximate distinct count, sample values and the row count."
     ),
-    input_schema=object_schema(
-        {**SOURCE_PROPERTIES, **Pagination.schema(DEFAULT_COLUMNS, MAX_COLUMNS, "columns")}
-    ),
+    arguments=ListColumnsArguments,
     annotations=ToolAnnotations.read_only_tool(title="List columns"),
-    output_schema=OUTPUT_SCHEMA,
-    deprecated_aliases=dict(SOURCE_ALIASES),
+    result=ColumnsAnswer,
 )
 
 
-def structured(profile: Profile, page: Page[ColumnProfile]) -> dict[str, Any]:
-    """The answer as data for programs."""
-    return {
-        "source": profile.source,
-        "rows": profile.rows,
-        "columns": [
-            {
-                "name": c.name,
-                "type": c.type,
-                "missing": c.missing,
-                "distinct": c.distinct,
-                "distinctExact": c.distinct_exact,
-                "averageLength": c.average_length,
-                "samples": list(c.samples),
-            }
-            for c in page.items
-        ],
-        "page": page.structured(),
-    }
-
-
-def markdown(profile: Profile, page: Page[ColumnProfile]) -> str:
+def markdown(answer: ColumnsAnswer, page: Page[ColumnFacts]) -> str:
     """The answer for a model to read."""
-    exact = all(c.distinct_exact for c in page.items)
+    exact = all(c.distinct_exact for c in answer.columns)
     text = (
-        front_matter({"source": profile.source, "rows": profile.rows, "columns": page.total})
-        + f"\n# Columns of {profile.source}{page.notice}\n\n"
+        front_matter({"source": answer.source, "rows": answer.rows, "columns": page.total})
+        + f"\n# Columns of {answer.source}{page.notice}\n\n"
         + markdown_table(
             ["column", "type", "missing", "distinct" if exact else "distinct (approx.)", "samples"],
             [
                 (c.name, c.type, c.missing, c.distinct, ", ".join(shown(s) for s in c.samples))
-                for c in page.items
+                for c in answer.columns
             ],
         )
     )
@@ -116,13 +112,16 @@ class ListColumnsTool:
         """The tool's definition."""
         return DEFINITION
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: ListColumnsArguments, context: ToolContext) -> ToolResult:
         """Profile the columns of the requested source."""
-        pagination = Pagination.read(arguments, DEFAULT_COLUMNS, MAX_COLUMNS)
         table = self._sources.open(arguments, context)
         try:
             profile = profile_columns(table)
         finally:
             table.close()
-        page = pagination.apply(profile.columns)
-        return ToolResult.success(markdown(profile, page), structured(profile, page))
+        columns = [ColumnFacts.of(column) for column in profile.columns]
+        page = Pagination(arguments.limit, arguments.offset).apply(columns)
+        answer = ColumnsAnswer(
+            source=profile.source, rows=profile.rows, columns=list(page.items), page=page.info()
+        )
+        return ToolResult.success(markdown(answer, page), answer)

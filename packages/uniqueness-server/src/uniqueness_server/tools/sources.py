@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated
 
-from mcp_common import AllowedPaths, ErrorCode, ToolArguments, ToolContext, ToolError
+from mcp_common import (
+    AllowedPaths,
+    Arguments,
+    Between,
+    Deprecated,
+    ErrorCode,
+    Int,
+    OneOf,
+    Str,
+    ToolContext,
+    ToolError,
+)
+from pydantic import Field
 
 from uniqueness_server.engine import (
     DEFAULT_MAX_LINE_BYTES,
@@ -19,49 +31,45 @@ from uniqueness_server.engine import (
 MAX_HEADER_ROW = 1_000_000
 _DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
-SOURCE_PROPERTIES: dict[str, dict[str, Any]] = {
-    "path": {
-        "type": "string",
-        "description": "Data file to read, inside the allowed directories (e.g. data/orders.csv).",
-    },
-    "database": {
-        "type": "string",
-        "description": "Name of a database connection configured on the server (instead of path).",
-    },
-    "table": {
-        "type": "string",
-        "description": "Table (or schema.table) to read from the named database.",
-    },
-    "query": {
-        "type": "string",
-        "description": "A single read-only SELECT to read from the named database "
-        "(instead of table).",
-    },
-    "headerRow": {
-        "type": "integer",
-        "minimum": 0,
-        "description": "1-based line (or sheet row) holding the column names; 0 = no header, "
-        "columns named column1, column2, … (default 1; csv, tsv, xlsx).",
-    },
-    "format": {
-        "type": "string",
-        "enum": list(FORMAT_CHOICES),
-        "description": "File format; auto (default) detects it from the content and the name.",
-    },
-    "delimiter": {
-        "type": "string",
-        "description": "Field delimiter of a csv file (a character, or tab); sniffed when absent.",
-    },
-    "maxLineBytes": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": MAX_LINE_BYTES_LIMIT,
-        "description": "Longest line a csv/tsv file may hold, in bytes (default "
-        f"{DEFAULT_MAX_LINE_BYTES:,}); a longer line is an error naming it, never a skipped row.",
-    },
-}
 
-SOURCE_ALIASES = {"file": "path", "columns_row": "headerRow"}
+class SourceArguments(Arguments):
+    """The source arguments every tool shares: a confined file path or a named database."""
+
+    path: Annotated[Str | None, Deprecated("file")] = Field(
+        None,
+        description="Data file to read, inside the allowed directories (e.g. data/orders.csv).",
+    )
+    database: Str | None = Field(
+        None,
+        description="Name of a database connection configured on the server (instead of path).",
+    )
+    table: Str | None = Field(
+        None, description="Table (or schema.table) to read from the named database."
+    )
+    query: Str | None = Field(
+        None,
+        description="A single read-only SELECT to read from the named database (instead of table).",
+    )
+    header_row: Annotated[Int | None, Between(0, MAX_HEADER_ROW), Deprecated("columns_row")] = (
+        Field(
+            None,
+            description="1-based line (or sheet row) holding the column names; 0 = no header, "
+            "columns named column1, column2, … (default 1; csv, tsv, xlsx).",
+        )
+    )
+    format: Annotated[Str, OneOf(FORMAT_CHOICES)] = Field(
+        "auto",
+        description="File format; auto (default) detects it from the content and the name.",
+    )
+    delimiter: Str | None = Field(
+        None,
+        description="Field delimiter of a csv file (a character, or tab); sniffed when absent.",
+    )
+    max_line_bytes: Annotated[Int | None, Between(1, MAX_LINE_BYTES_LIMIT)] = Field(
+        None,
+        description="Longest line a csv/tsv file may hold, in bytes (default "
+        f"{DEFAULT_MAX_LINE_BYTES:,}); a longer line is an error naming it, never a skipped row.",
+    )
 
 
 def _delimiter(value: str | None) -> str | None:
@@ -77,26 +85,24 @@ class SourceOpener:
     allowed: AllowedPaths
     databases: DatabaseRegistry
 
-    def open(self, arguments: ToolArguments, context: ToolContext) -> Table:
+    def open(self, arguments: SourceArguments, context: ToolContext) -> Table:
         """The table the call's source arguments describe (the caller closes it)."""
-        path = arguments.optional_string("path")
-        database = arguments.optional_string("database")
-        table = arguments.optional_string("table")
-        query = arguments.optional_string("query")
-        header_row = arguments.optional_bounded_int("headerRow", 1, 0, MAX_HEADER_ROW)
-        fmt = arguments.optional_enum("format", FORMAT_CHOICES, "auto")
-        delimiter = _delimiter(arguments.optional_string("delimiter"))
-        max_line_bytes = arguments.optional_bounded_int(
-            "maxLineBytes", DEFAULT_MAX_LINE_BYTES, 1, MAX_LINE_BYTES_LIMIT
-        )
+        path, database = arguments.path, arguments.database
+        table, query = arguments.table, arguments.query
         if (path is None) == (database is None):
             raise ToolError(
                 "give exactly one source: path (a file) or database (with table or query)",
                 ErrorCode.INVALID_ARGUMENT,
             )
         if database is not None:
-            for name in ("headerRow", "format", "delimiter", "maxLineBytes"):
-                if arguments.is_given(name):
+            file_only = {
+                "headerRow": arguments.header_row is not None,
+                "format": arguments.format != "auto",
+                "delimiter": arguments.delimiter is not None,
+                "maxLineBytes": arguments.max_line_bytes is not None,
+            }
+            for name, given in file_only.items():
+                if given:
                     raise ToolError(
                         f"{name} applies to files, not to database sources",
                         ErrorCode.INVALID_ARGUMENT,
@@ -111,9 +117,9 @@ class SourceOpener:
         return open_file(
             real,
             label=self.allowed.display(real),
-            fmt=fmt,
-            header_row=header_row,
-            delimiter=delimiter,
-            max_line_bytes=max_line_bytes,
+            fmt=arguments.format,
+            header_row=1 if arguments.header_row is None else arguments.header_row,
+            delimiter=_delimiter(arguments.delimiter),
+            max_line_bytes=arguments.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
             context=context,
         )

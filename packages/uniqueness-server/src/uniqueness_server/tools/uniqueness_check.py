@@ -2,72 +2,107 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from mcp_common import (
-    PAGE_SCHEMA,
+    Bool,
+    Clamp,
+    Deprecated,
+    Int,
+    NonEmpty,
+    Offset,
     Page,
+    PageInfo,
     Pagination,
+    StrList,
+    StructuredResult,
     ToolAnnotations,
-    ToolArguments,
     ToolContext,
     ToolDefinition,
     ToolResult,
     front_matter,
     guard_output,
     markdown_table,
-    object_schema,
 )
+from pydantic import Field
 
-from uniqueness_server.engine import CheckResult, Nulls, check_uniqueness
+from uniqueness_server.engine import CheckResult, DuplicateGroup, Nulls, check_uniqueness
 from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
-from uniqueness_server.tools.common import NULLS_PROPERTY, STRING_LIST, names, shown
-from uniqueness_server.tools.sources import SOURCE_ALIASES, SOURCE_PROPERTIES, SourceOpener
+from uniqueness_server.tools.common import NullsChoice, names, nulls_field, shown
+from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_GROUPS = 5
 MAX_GROUPS = 100
 
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "source": {"type": "string"},
-        "columns": STRING_LIST,
-        "unique": {"type": "boolean"},
-        "nulls": {"type": "string", "enum": ["equal", "distinct"]},
-        "rows": {"type": "integer"},
-        "distinctKeys": {"type": "integer"},
-        "duplicateGroups": {"type": "integer"},
-        "duplicateRows": {"type": "integer"},
-        "rowsWithMissing": {"type": "integer"},
-        "duplicates": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "values": {"type": "array", "items": {"type": ["string", "null"]}},
-                    "count": {"type": "integer"},
-                    "rows": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["values", "count", "rows"],
-            },
-        },
-        "page": PAGE_SCHEMA,
-        "betterOptions": {"type": "array", "items": STRING_LIST},
-        "minimal": {"type": ["boolean", "null"]},
-    },
-    "required": [
-        "source",
-        "columns",
-        "unique",
-        "nulls",
-        "rows",
-        "distinctKeys",
-        "duplicateGroups",
-        "duplicateRows",
-        "duplicates",
-        "betterOptions",
-    ],
-}
+
+class CheckArguments(SourceArguments):
+    """The source, the candidate key and how to compare missing values."""
+
+    columns: Annotated[StrList, NonEmpty(), Deprecated("columns_name")] = Field(
+        description="Columns forming the candidate key, matched case-insensitively "
+        '(e.g. ["year1", "hlpi_name"]).'
+    )
+    nulls: NullsChoice = nulls_field()
+    better_options: Bool = Field(
+        True,
+        description="When the columns are unique, also find their minimal unique subsets "
+        "(default true).",
+    )
+    limit: Annotated[Int, Clamp(1, MAX_GROUPS)] = Pagination.limit_field(
+        DEFAULT_GROUPS, MAX_GROUPS, "duplicate groups"
+    )
+    offset: Offset = Pagination.offset_field("duplicate groups")
+
+
+class DuplicateFacts(StructuredResult):
+    """One key value shared by several rows: the value, how many rows, which rows."""
+
+    values: list[str | None]
+    count: int
+    rows: list[int]
+
+    @classmethod
+    def of(cls, group: DuplicateGroup) -> DuplicateFacts:
+        """The facts of one duplicate group."""
+        return cls(values=list(group.values), count=group.count, rows=list(group.rows))
+
+
+class CheckAnswer(StructuredResult):
+    """The answer of ``uniqueness_check``: the verdict, its counts and its evidence."""
+
+    source: str
+    columns: list[str]
+    unique: bool
+    nulls: Nulls
+    rows: int
+    distinct_keys: int
+    duplicate_groups: int
+    duplicate_rows: int
+    rows_with_missing: int
+    duplicates: list[DuplicateFacts]
+    page: PageInfo
+    better_options: list[list[str]]
+    minimal: bool | None
+
+    @classmethod
+    def of(cls, result: CheckResult, nulls: Nulls, page: Page[DuplicateGroup]) -> CheckAnswer:
+        """The answer for one check and one page of its duplicate groups."""
+        return cls(
+            source=result.source,
+            columns=list(result.columns),
+            unique=result.unique,
+            nulls=nulls,
+            rows=result.rows,
+            distinct_keys=result.distinct_keys,
+            duplicate_groups=result.duplicate_groups,
+            duplicate_rows=result.duplicate_rows,
+            rows_with_missing=result.rows_with_missing,
+            duplicates=[DuplicateFacts.of(group) for group in page.items],
+            page=page.info(),
+            better_options=[list(option) for option in result.better_options],
+            minimal=result.minimal,
+        )
+
 
 DEFINITION = ToolDefinition(
     name="uniqueness_check",
@@ -75,110 +110,71 @@ DEFINITION = ToolDefinition(
         "Check whether a set of columns identifies every row of a data file or database table, "
         "showing duplicate groups with their row numbers and the minimal unique subsets."
     ),
-    input_schema=object_schema(
-        {
-            **SOURCE_PROPERTIES,
-            "columns": {
-                **STRING_LIST,
-                "description": "Columns forming the candidate key, matched case-insensitively "
-                '(e.g. ["year1", "hlpi_name"]).',
-            },
-            "nulls": NULLS_PROPERTY,
-            "betterOptions": {
-                "type": "boolean",
-                "description": "When the columns are unique, also find their minimal unique "
-                "subsets (default true).",
-            },
-            **Pagination.schema(DEFAULT_GROUPS, MAX_GROUPS, "duplicate groups"),
-        },
-        required=("columns",),
-    ),
+    arguments=CheckArguments,
     annotations=ToolAnnotations.read_only_tool(title="Check a candidate key"),
-    output_schema=OUTPUT_SCHEMA,
-    deprecated_aliases={**SOURCE_ALIASES, "columns_name": "columns"},
+    result=CheckAnswer,
 )
 
 
-def structured(result: CheckResult, nulls: Nulls, page: Page[Any]) -> dict[str, Any]:
-    """The answer as data for programs (the output schema's shape)."""
-    return {
-        "source": result.source,
-        "columns": list(result.columns),
-        "unique": result.unique,
-        "nulls": nulls.value,
-        "rows": result.rows,
-        "distinctKeys": result.distinct_keys,
-        "duplicateGroups": result.duplicate_groups,
-        "duplicateRows": result.duplicate_rows,
-        "rowsWithMissing": result.rows_with_missing,
-        "duplicates": [
-            {"values": list(g.values), "count": g.count, "rows": list(g.rows)}
-            for g in result.examples
-        ],
-        "page": page.structured(),
-        "betterOptions": [list(option) for option in result.better_options],
-        "minimal": result.minimal,
-    }
-
-
-def markdown(result: CheckResult, nulls: Nulls, page: Page[Any]) -> str:
+def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
     """The answer for a model to read."""
-    verdict = "unique" if result.unique else "NOT unique"
+    verdict = "unique" if answer.unique else "NOT unique"
+    columns = tuple(answer.columns)
     parts = [
         front_matter(
             {
-                "source": result.source,
-                "columns": names(result.columns),
-                "unique": result.unique,
-                "rows": result.rows,
-                "distinctKeys": result.distinct_keys,
-                "duplicateGroups": result.duplicate_groups,
-                "nulls": nulls.value,
+                "source": answer.source,
+                "columns": names(columns),
+                "unique": answer.unique,
+                "rows": answer.rows,
+                "distinctKeys": answer.distinct_keys,
+                "duplicateGroups": answer.duplicate_groups,
+                "nulls": answer.nulls.value,
             }
         ),
-        f"\n# {names(result.columns)}: {verdict}\n\n",
+        f"\n# {names(columns)}: {verdict}\n\n",
     ]
-    if result.unique:
-        parts.append(
-            f"No two of the {result.rows} rows share a value of ({names(result.columns)})."
-        )
-        if result.rows_with_missing and nulls is Nulls.DISTINCT:
+    if answer.unique:
+        parts.append(f"No two of the {answer.rows} rows share a value of ({names(columns)}).")
+        if answer.rows_with_missing and answer.nulls is Nulls.DISTINCT:
             parts.append(
-                f" {result.rows_with_missing} rows have a missing key value and never collide "
+                f" {answer.rows_with_missing} rows have a missing key value and never collide "
                 "(nulls=distinct)."
             )
         parts.append("\n")
     else:
         parts.append(
-            f"{result.duplicate_groups} key values are shared by {result.duplicate_rows} of "
-            f"{result.rows} rows ({result.distinct_keys} distinct keys).\n\n"
+            f"{answer.duplicate_groups} key values are shared by {answer.duplicate_rows} of "
+            f"{answer.rows} rows ({answer.distinct_keys} distinct keys).\n\n"
             f"## Duplicate groups{page.notice}\n\n"
         )
-        headers = [*result.columns, "rows sharing it"]
-        if result.row_numbers:
+        # database sources carry no row numbers: their groups list none
+        row_numbers = any(group.rows for group in answer.duplicates)
+        headers = [*columns, "rows sharing it"]
+        if row_numbers:
             headers.append("row numbers (1-based data rows)")
         table_rows: list[list[object]] = []
-        for group in result.examples:
+        for group in answer.duplicates:
             row: list[object] = [shown(v) for v in group.values]
             row.append(group.count)
-            if result.row_numbers:
+            if row_numbers:
                 numbers = ", ".join(map(str, group.rows))
                 row.append(numbers + (", …" if group.count > len(group.rows) else ""))
             table_rows.append(row)
         parts.append(markdown_table(headers, table_rows))
-    if result.unique and result.minimal is None and len(result.columns) > MAX_BETTER_OPTION_COLUMNS:
+    if answer.unique and answer.minimal is None and len(columns) > MAX_BETTER_OPTION_COLUMNS:
         parts.append(
             f"\nSmaller keys were not searched: more than {MAX_BETTER_OPTION_COLUMNS} columns.\n"
         )
-    if result.minimal is not None:
+    if answer.minimal is not None:
         parts.append("\n## Smaller keys inside these columns\n\n")
-        if result.minimal:
+        if answer.minimal:
             parts.append("None: every column is needed; the key is already minimal.\n")
         else:
             parts.append(
                 markdown_table(
                     ["minimal unique subset", "columns"],
-                    [(names(option), len(option)) for option in result.better_options],
+                    [(names(option), len(option)) for option in answer.better_options],
                 )
             )
     return guard_output("".join(parts), levers="a smaller limit or fewer columns")
@@ -195,26 +191,24 @@ class UniquenessCheckTool:
         """The tool's definition."""
         return DEFINITION
 
-    def call(self, arguments: ToolArguments, context: ToolContext) -> ToolResult:
+    def call(self, arguments: CheckArguments, context: ToolContext) -> ToolResult:
         """Check the requested columns of the requested source."""
-        columns = arguments.required_string_list("columns")
-        nulls = Nulls(arguments.optional_enum("nulls", [n.value for n in Nulls], "equal"))
-        better = arguments.optional_boolean("betterOptions", True)
-        pagination = Pagination.read(arguments, DEFAULT_GROUPS, MAX_GROUPS)
+        nulls = Nulls(arguments.nulls)
         table = self._sources.open(arguments, context)
         try:
             result = check_uniqueness(
                 table,
-                columns,
+                arguments.columns,
                 nulls=nulls,
-                better_options=better,
-                limit=pagination.limit,
-                offset=pagination.offset,
+                better_options=arguments.better_options,
+                limit=arguments.limit,
+                offset=arguments.offset,
                 context=context,
             )
         finally:
             table.close()
-        page: Page[Any] = Page(
-            result.examples, result.duplicate_groups, pagination.offset, pagination.limit
+        page: Page[DuplicateGroup] = Page(
+            result.examples, result.duplicate_groups, arguments.offset, arguments.limit
         )
-        return ToolResult.success(markdown(result, nulls, page), structured(result, nulls, page))
+        answer = CheckAnswer.of(result, nulls, page)
+        return ToolResult.success(markdown(answer, page), answer)

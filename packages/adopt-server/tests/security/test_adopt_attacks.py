@@ -1,0 +1,249 @@
+"""Adversarial regressions replayed against the real ``adopt-server`` over stdio.
+
+A repository is anybody's content, and a prompt-injected agent chooses the arguments. Each
+test plants what such an attacker could (symlinks in the repository, decoy workspaces, URL
+forms git reads differently) and asserts the exact harm did not happen: files outside the
+checkout are byte for byte unchanged, nothing is cloned from outside ``--workspace-root``,
+``~/.claude.json`` is as it was, every refusal names its rule, and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from adopt_testkit import POM, git
+from conftest import AdoptEnv
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import result_text
+
+pytestmark = pytest.mark.e2e
+
+SERVER = Path(sys.executable).parent / "adopt-server"
+PRE_COMMIT = "repos:\n  - repo: local\n    hooks: []\n"
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every entry under ``folder`` with its bytes (a symlink by its target)."""
+    entries: dict[str, bytes] = {}
+    for path in sorted(folder.rglob("*")):
+        key = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            entries[key] = b"-> " + os.fsencode(path.readlink())
+        elif path.is_file():
+            entries[key] = path.read_bytes()
+        else:
+            entries[key] = b"<dir>"
+    return entries
+
+
+def repository(where: Path, name: str, files: Mapping[str, str], links: Mapping[str, Path]) -> Path:
+    """A bare repository ``where/<name>.git`` whose ``main`` holds ``files`` and the symlinks
+    ``links`` (path in the repository -> target), committed as symlinks."""
+    work = where / f"{name}-seed"
+    work.mkdir(parents=True)
+    git(work, "init", "-q", "--initial-branch=main")
+    for relative, text in files.items():
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).write_text(text, encoding="utf-8")
+    for relative, target in links.items():
+        (work / relative).parent.mkdir(parents=True, exist_ok=True)
+        (work / relative).symlink_to(target)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "seed")
+    bare = where / f"{name}.git"
+    git(where, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+@asynccontextmanager
+async def server(env: AdoptEnv, root: Path) -> AsyncIterator[Client]:
+    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
+    params = StdioServerParameters(
+        command=str(SERVER),
+        args=["--workspace-root", str(root), "--log-file", str(env.root / "server.log")],
+        env=dict(os.environ),
+        cwd=str(env.root),
+    )
+    async with Client(params) as client:
+        yield client
+
+
+def failures(result: Any) -> dict[str, str]:
+    """Repository name -> failure text, from a batch report."""
+    document = result.structured_content
+    assert document is not None, result_text(result)
+    entries = document.get("repositories", [document])
+    return {Path(e["repositoryUrl"]).name: e["failure"] or "" for e in entries}
+
+
+@pytest.fixture
+def world(adopt_env: AdoptEnv) -> tuple[Path, Path]:
+    """``root`` (the server's workspace root, holding the repositories to adopt) and
+    ``outside`` (files an attacker wants rewritten), side by side."""
+    root = adopt_env.root / "root"
+    outside = adopt_env.root / "outside"
+    (root / "repos").mkdir(parents=True)
+    outside.mkdir()
+    return root, outside
+
+
+def test_symlinked_files_in_a_repository_never_let_the_adoption_write_outside(
+    adopt_env: AdoptEnv, world: tuple[Path, Path]
+) -> None:
+    root, outside = world
+    for name, text in {
+        "victim.md": "# mine\n",
+        "pom.xml": POM,
+        "build.gradle": "plugins {}\n",
+        "config.yaml": PRE_COMMIT,
+        "mcp.json": "{}\n",
+        "script.sh": "#!/bin/sh\nexit 0\n",
+        "mvnw": f"#!/bin/sh\ntouch {outside}/mvnw-ran\n",
+    }.items():
+        (outside / name).write_text(text, encoding="utf-8")
+    (outside / "mvnw").chmod(0o755)
+    for folder in ("github", "workflows", "claude"):
+        (outside / folder).mkdir()
+    plain = {"README.md": "# r\n"}
+    python = {"pyproject.toml": '[project]\nname = "r"\n'}
+    cases: dict[str, tuple[dict[str, str], dict[str, Path]]] = {
+        "claude-md": (plain, {"CLAUDE.md": outside / "victim.md"}),
+        "claude-md-dangling": (plain, {"CLAUDE.md": outside / "created.md"}),
+        "agents-md": (plain, {"AGENTS.md": outside / "victim.md"}),
+        "pom": ({}, {"pom.xml": outside / "pom.xml"}),
+        "gradle": ({}, {"build.gradle": outside / "build.gradle"}),
+        "gradle-kts": ({}, {"build.gradle.kts": outside / "build.gradle"}),
+        "pre-commit": (python, {".pre-commit-config.yaml": outside / "config.yaml"}),
+        "github-dir": (plain, {".github": outside / "github"}),
+        "github-workflows": (plain, {".github/workflows": outside / "workflows"}),
+        "github-script": (plain, {".github/claude-md-guard.sh": outside / "script.sh"}),
+        "claude-dir": (plain, {".claude": outside / "claude"}),
+        "mcp-json": (plain, {".mcp.json": outside / "mcp.json"}),
+        "wrapper": ({"pom.xml": POM}, {"mvnw": outside / "mvnw"}),
+    }
+    urls = [
+        str(repository(root / "repos", name, files, links))
+        for name, (files, links) in cases.items()
+    ]
+    into_git = repository(root / "repos", "into-git", plain, {"CLAUDE.md": Path(".git/config")})
+    good = repository(root / "repos", "good", plain, {})
+    before = snapshot(outside)
+
+    async def scenario() -> tuple[Any, Any, Any]:
+        async with server(adopt_env, root) as client:
+            attacked = await client.call_tool(
+                "adopt_repo",
+                {"repositoryUrls": urls, "dryRun": True, "assets": True, "workspace": "ws"},
+            )
+            dotgit = await client.call_tool(
+                "adopt_repo", {"repositoryUrl": str(into_git), "dryRun": True, "workspace": "g"}
+            )
+            after = await client.call_tool(
+                "adopt_repo", {"repositoryUrl": str(good), "dryRun": True, "assets": True}
+            )
+            return attacked, dotgit, after
+
+    attacked, dotgit, after = anyio.run(scenario)
+    assert attacked.is_error
+    refused = failures(attacked)
+    assert set(refused) == {f"{name}.git" for name in cases}
+    for name, failure in refused.items():
+        assert "symlink leads outside the checkout" in failure, f"{name}: {failure}"
+        assert str(outside) not in failure, f"{name}: an absolute path in the failure"
+    assert snapshot(outside) == before, "a file outside the checkout was written"
+    assert not (outside / "mvnw-ran").exists()
+    assert dotgit.is_error
+    assert "symlink leads into the checkout's .git directory" in failures(dotgit)["into-git.git"]
+    config = (root / "g" / "into-git" / ".git" / "config").read_text(encoding="utf-8")
+    assert "AGENTS.md" not in config, ".git/config was rewritten as CLAUDE.md"
+    assert not after.is_error, result_text(after)
+
+
+def test_file_urls_cannot_reach_outside_the_workspace_root_through_decoys(
+    adopt_env: AdoptEnv, world: tuple[Path, Path]
+) -> None:
+    root, outside = world
+    secret = repository(outside, "secret", {"SECRET.txt": "outside\n"}, {})
+    good = repository(root / "repos", "good", {"README.md": "# r\n"}, {})
+    decoy_dotdot = f"%2e%2e/{outside.name}/secret.git"
+    decoy_host = f"localhost{secret}"
+    attacks = {
+        f"file://{root}/%2e%2e/{outside.name}/secret.git": "'..' segments are not allowed",
+        f"file://{root}/%2E%2e/{outside.name}/secret.git": "'..' segments are not allowed",
+        f"file://localhost{secret}": "is outside the allowed directories",
+        f"file://%6cocalhost{secret}": "is outside the allowed directories",
+        f"file://evil.example{secret}": "host must be empty or localhost",
+        f"file://{root}%2F..%2F{outside.name}/secret.git": "'..' segments are not allowed",
+    }
+
+    async def scenario() -> tuple[list[Any], dict[str, Any], Any]:
+        async with server(adopt_env, root) as client:
+            decoys = [
+                await client.call_tool(
+                    "adopt_repo",
+                    {"repositoryUrl": str(good), "workspace": workspace, "dryRun": True},
+                )
+                for workspace in (decoy_dotdot, decoy_host)
+            ]
+            answers = {
+                url: await client.call_tool("adopt_repo", {"repositoryUrl": url, "dryRun": True})
+                for url in attacks
+            }
+            after = await client.call_tool(
+                "verify_adoption", {"repositoryUrl": f"file://localhost{good}", "workspace": "v"}
+            )
+            return decoys, answers, after
+
+    decoys, answers, after = anyio.run(scenario)
+    assert (root / decoy_dotdot).is_dir(), "the decoy is in place"
+    assert (root / decoy_host).is_dir(), "the decoy is in place"
+    assert all(not d.is_error for d in decoys), [result_text(d) for d in decoys]
+    for url, rule in attacks.items():
+        answer = answers[url]
+        assert answer.is_error, url
+        assert rule in result_text(answer), f"{url}: {result_text(answer)}"
+    assert not [p for p in root.rglob("SECRET.txt")], "the outside repository was cloned"
+    assert "not adopted" in result_text(after), "the server keeps serving a good URL"
+
+
+def test_claude_json_is_byte_for_byte_unchanged_after_runs(
+    adopt_env: AdoptEnv, world: tuple[Path, Path]
+) -> None:
+    root, outside = world
+    config = adopt_env.home / ".claude.json"
+    original = b'{"theme":"dark","projects":{"/x":{"a":1}}}'
+    config.write_bytes(original)
+    home_before = sorted(p.name for p in adopt_env.home.iterdir())
+    seen = adopt_env.root / "claude-saw.json"
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_SNAPSHOT", str(seen))
+    (outside / "victim.md").write_text("# mine\n", encoding="utf-8")
+    good = repository(root / "repos", "good", {"README.md": "# r\n"}, {})
+    failing = repository(
+        root / "repos", "failing", {"README.md": "# r\n"}, {"AGENTS.md": outside / "victim.md"}
+    )
+
+    async def scenario() -> tuple[Any, Any]:
+        async with server(adopt_env, root) as client:
+            ok = await client.call_tool("adopt_repo", {"repositoryUrl": str(good), "dryRun": True})
+            failed = await client.call_tool(
+                "adopt_repo", {"repositoryUrl": str(failing), "dryRun": True}
+            )
+            return ok, failed
+
+    ok, failed = anyio.run(scenario)
+    assert not ok.is_error, result_text(ok)
+    assert failed.is_error
+    assert "conform" in failures(failed)["failing.git"], "it failed after the trust step"
+    trusted_while_running = json.loads(seen.read_text(encoding="utf-8"))["projects"]
+    assert any(p.endswith("/failing") for p in trusted_while_running), "claude ran trusted"
+    assert config.read_bytes() == original, "~/.claude.json changed"
+    assert sorted(p.name for p in adopt_env.home.iterdir()) == home_before, "HOME changed"

@@ -1,0 +1,124 @@
+"""mcp_common.workspace on small workspaces written for each test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp_common.workspace import (
+    WorkspaceError,
+    find_root,
+    import_contracts,
+    root_members,
+    sync_root_members,
+    workspace_packages,
+)
+
+
+def _workspace(tmp_path: Path, root_text: str, members: dict[str, str]) -> Path:
+    (tmp_path / "pyproject.toml").write_text(root_text, encoding="utf-8")
+    for name, body in members.items():
+        package = tmp_path / "packages" / name
+        (package / "src" / name.replace("-", "_")).mkdir(parents=True)
+        (package / "src" / name.replace("-", "_") / "__init__.py").write_text("")
+        (package / "pyproject.toml").write_text(
+            f'[project]\nname = "{name}"\nversion = "0"\n{body}', encoding="utf-8"
+        )
+    return tmp_path
+
+
+ROOT_TEXT = """[project]
+name = "root"
+version = "0"
+dependencies = [
+    "a-lib",
+]
+
+[tool.uv.workspace]
+members = ["packages/*"]
+
+[tool.uv.sources]
+a-lib = { workspace = true }
+
+[tool.ruff]
+line-length = 100
+"""
+
+
+def test_order_is_dependencies_first_then_by_name(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {
+            "b-server": 'dependencies = ["z-lib>=1"]\n',
+            "a-server": 'dependencies = ["z-lib"]\n',
+            "z-lib": "",
+        },
+    )
+    packages = workspace_packages(root)
+    assert [p.distribution for p in packages] == ["z-lib", "a-server", "b-server"]
+    assert packages[1].workspace_dependencies == ("z-lib",)
+
+
+def test_sync_rewrites_only_the_member_lists(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path, ROOT_TEXT, {"a-lib": "", "new-server": 'dependencies = ["a-lib"]\n'}
+    )
+    sync_root_members(root)
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert root_members(root) == (
+        ["a-lib", "new-server"],
+        {"a-lib": {"workspace": True}, "new-server": {"workspace": True}},
+    )
+    assert text.endswith("new-server = { workspace = true }\n\n[tool.ruff]\nline-length = 100\n")
+    assert text.startswith('[project]\nname = "root"\n')
+
+
+def test_a_declared_core_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": '[tool.mcp-tools]\ncore = ["engine"]\n'})
+    with pytest.raises(WorkspaceError, match=r"a_lib\.engine, which does not exist"):
+        workspace_packages(root)
+
+
+def test_a_package_without_one_import_package_is_refused(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
+    (root / "packages" / "a-lib" / "src" / "other").mkdir()
+    (root / "packages" / "a-lib" / "src" / "other" / "__init__.py").write_text("")
+    with pytest.raises(WorkspaceError, match="exactly one package"):
+        workspace_packages(root)
+
+
+def test_the_root_is_found_from_below_and_its_absence_is_named(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    root = _workspace(tmp_path / "ws", ROOT_TEXT, {"a-lib": ""})
+    assert find_root(root / "packages" / "a-lib" / "src") == root
+    with pytest.raises(WorkspaceError, match=r"no pyproject.toml with a \[tool.uv.workspace\]"):
+        find_root(tmp_path)
+
+
+def test_contracts_name_every_root_core_and_sdk_package(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {
+            "a-lib": '[tool.mcp-tools]\nmcp-sdk = ["adapter"]\n',
+            "b-server": 'dependencies = ["a-lib"]\n[tool.mcp-tools]\ncore = ["engine"]\n',
+        },
+    )
+    for package, sub in (("a_lib", "adapter"), ("b_server", "engine"), ("b_server", "tools")):
+        (root / "packages" / package.replace("_", "-") / "src" / package / sub).mkdir()
+        (
+            root / "packages" / package.replace("_", "-") / "src" / package / sub / "__init__.py"
+        ).touch()
+    config = import_contracts(workspace_packages(root))
+    assert "root_packages = \n\ta_lib\n\tb_server\n" in config
+    assert "\ta_lib.adapter.** -> mcp\n" in config
+    core = config.split("[importlinter:contract:core]", 1)[1]
+    assert "source_modules = \n\tb_server.engine\n" in core
+    assert "forbidden_modules = \n\ta_lib.adapter\n\tb_server.tools\n\tmcp\n\tmcp_types\n" in core
+
+
+def test_contracts_need_a_core_to_protect(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
+    with pytest.raises(WorkspaceError, match="no package declares a core"):
+        import_contracts(workspace_packages(root))
