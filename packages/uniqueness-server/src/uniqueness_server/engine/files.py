@@ -39,6 +39,7 @@ from uniqueness_server.engine.records import cell_text, find_records, flatten_re
 from uniqueness_server.engine.runner import DuckDbRunner, duckdb_error
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server.engine.yaml12 import load_yaml
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
@@ -149,7 +150,7 @@ def _load(
         return _xlsx(runner, data, header_row, label)
     text = decode_prefix(data, label, complete=True)
     try:
-        document = yaml.safe_load(text) if kind is Format.YAML else parse_toon(text)
+        document = load_yaml(text) if kind is Format.YAML else parse_toon(text)
     except yaml.YAMLError as exc:
         raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc
     names, rows = flatten_records(find_records(document, label))
