@@ -204,3 +204,32 @@ def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> Non
     got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
     assert got == expected
     assert ("k5",) not in {k.columns for k in search.keys}
+
+
+def test_keys_are_ranked_by_plausibility_with_reasons(tmp_path: Path) -> None:
+    # (sku, unit_price) is unique only because prices are nearly all different
+    lines = ["order_number,line_no,sku,unit_price,note"]
+    for order in range(40):
+        for line in range(1, 4):
+            sku = f"SKU-{(order * 3 + line) % 25:04d}"
+            price = f"{(order * 37 + line * 101) % 997 + 0.25:.2f}"
+            lines.append(f"SO-{order:05d},{line},{sku},{price},note {order} {line} of the order")
+    path = tmp_path / "lines.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = open_file(path, label="lines.csv")
+    try:
+        every = find_keys(table, max_columns=2)
+        plausible = find_keys(table, max_columns=2, plausible_only=True)
+    finally:
+        table.close()
+    assert every.keys[0].columns == ("order_number", "line_no")
+    assert every.keys[0].confidence == "high"
+    price_keys = [k for k in every.keys if "unit_price" in k.columns]
+    assert price_keys
+    assert all(k.confidence == "low" for k in price_keys)
+    assert any("unit_price holds numbers" in r for r in price_keys[0].reasons)
+    note_keys = [k for k in every.keys if k.columns == ("note",)]
+    assert note_keys[0].confidence == "low"
+    assert all(k.confidence != "low" for k in plausible.keys)
+    assert plausible.implausible_left_out == len(every.keys) - len(plausible.keys) > 0
+    assert ("order_number", "line_no") in {k.columns for k in plausible.keys}
