@@ -68,7 +68,7 @@ class SourceArguments(Arguments):
     max_line_bytes: Annotated[Int | None, Between(1, MAX_LINE_BYTES_LIMIT)] = Field(
         None,
         description="Longest line a csv/tsv file may hold, in bytes (default "
-        f"{DEFAULT_MAX_LINE_BYTES:,}); a longer line is an error naming it, never a skipped row.",
+        f"{DEFAULT_MAX_LINE_BYTES}); a longer line is an error naming it, never a skipped row.",
     )
 
 
