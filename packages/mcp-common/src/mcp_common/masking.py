@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 # Every pattern below is linear in the text: quantifiers that could overlap are bounded or
@@ -116,14 +116,51 @@ def _masked_assignment(match: re.Match[str]) -> str:
     return f"{match[key]}{quote}***{quote}"
 
 
+# Every match of the two key patterns starts with one of these words (in any case). Python's re
+# tries each alternative of a case-insensitive pattern at every position of the text, which
+# made masking a 100 KB answer take a second; trying the pattern only where one of these
+# words starts gives the same matches at a fraction of the cost.
+_KEY_STARTS = (
+    "pass", "pwd", "secret", "token", "credential", "api", "access", "private", "client",
+    "auth", "encryption", "signing", "master",
+)  # fmt: skip
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _sub_at_key_starts(
+    pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str
+) -> str:
+    """``pattern.sub(replace, text)`` for a pattern whose matches start at a key word."""
+    lowered = text.translate(_ASCII_LOWER)  # same length: only ASCII letters change
+    starts: set[int] = set()
+    for word in _KEY_STARTS:
+        found = lowered.find(word)
+        while found != -1:
+            starts.add(found)
+            found = lowered.find(word, found + 1)
+    if not starts:
+        return text
+    parts, done = [], 0
+    for start in sorted(starts):
+        if start < done:
+            continue
+        match = pattern.match(text, start)
+        if match is not None and match.end() > match.start():
+            parts += [text[done : match.start()], replace(match)]
+            done = match.end()
+    parts.append(text[done:])
+    return "".join(parts)
+
+
 def mask_credentials(text: str) -> str:
     """Mask URL user-info, secret assignments (``password: x``, ``"token": "x"``,
     ``api_key=x``), authorization headers, private keys and well-known token shapes."""
     text = _PRIVATE_KEY.sub("-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----", text)
-    text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
-    text = _URL_LOOSE_PASSWORD.sub(lambda m: f"{m['scheme']}***@", text)
-    text = _SECRET_ASSIGNMENT.sub(_masked_assignment, text)
-    text = _AUTHORIZATION.sub(lambda m: f"{m['key']}***", text)
+    if "://" in text:
+        text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
+        text = _URL_LOOSE_PASSWORD.sub(lambda m: f"{m['scheme']}***@", text)
+    text = _sub_at_key_starts(_SECRET_ASSIGNMENT, _masked_assignment, text)
+    text = _sub_at_key_starts(_AUTHORIZATION, lambda m: f"{m['key']}***", text)
     text = _BEARER.sub(lambda m: f"{m['key']}***", text)
     return _KNOWN_TOKEN.sub("***", text)
 
