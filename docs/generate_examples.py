@@ -329,7 +329,10 @@ def main() -> None:
                 {"path": "orders.csv", "columns": ["order_number"], "limit": 3},
                 "examples/data/orders.csv",
             ),
-            Example("find_keys", {"path": "orders.csv", "maxColumns": 2, "limit": 3}),
+            Example(
+                "find_keys",
+                {"path": "orders.csv", "maxColumns": 2, "plausibleOnly": True, "limit": 3},
+            ),
             Example("list_columns", {"path": "orders.csv"}),
         ],
     )

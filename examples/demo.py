@@ -213,8 +213,8 @@ async def demo(scratch: Path) -> Outcome:
             ),
             Call(
                 "find_keys",
-                {"path": "orders.csv", "maxColumns": 2},
-                "every minimal key of up to two columns, best first",
+                {"path": "orders.csv", "maxColumns": 2, "plausibleOnly": True},
+                "the minimal keys of up to two columns that are plausible identifiers, best first",
             ),
         ],
         outcome,

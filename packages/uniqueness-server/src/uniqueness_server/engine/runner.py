@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import duckdb
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 
+from uniqueness_server.engine.limits import overlong_line
+
 _POLL_SECONDS = 0.2
 
 
@@ -98,6 +100,7 @@ def watching(
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
 _ORIGINAL = re.compile(r"Original Line: (.*)")
 _FOUND = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_LINE_SIZE = re.compile(r"Maximum line size of (\d+) bytes exceeded\. Actual Size: ?(\d+) bytes")
 
 
 def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
@@ -108,6 +111,11 @@ def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
     if "Invalid unicode" in text or "invalid utf" in text.lower():
         return ToolError(
             f"{where} is not valid UTF-8; re-encode the file as UTF-8", ErrorCode.INVALID_ARGUMENT
+        )
+    too_long = _LINE_SIZE.search(text)
+    if too_long and line:
+        return overlong_line(
+            label, int(line.group(1)), int(too_long.group(2)), int(too_long.group(1))
         )
     found = _FOUND.search(text)
     if found:
