@@ -89,13 +89,52 @@ def open_file(
     delimiter: str | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     context: ToolContext | None = None,
+    descriptor: int | None = None,
 ) -> Table:
     """``path`` (already confined by the caller) as a table of text columns.
+
+    ``descriptor``, when given, is an open descriptor of ``path`` made by the caller's
+    confinement: every read then goes through it (``/proc/self/fd/N``), never through the name,
+    so nothing swapped in at ``path`` after the check is read. The table closes it.
 
     ``header_row`` is the 1-based physical line (or ``.xlsx`` row) holding the column names;
     0 means no header (columns ``column1…``). ``label`` is how messages name the file.
     A delimited line longer than ``max_line_bytes`` is an error, never a skipped row.
     """
+    source = path if descriptor is None else _through(descriptor, path.name)
+    try:
+        return _open_table(
+            path, source, label, fmt, header_row, delimiter, max_line_bytes, context, descriptor
+        )
+    except BaseException:
+        if descriptor is not None:
+            source.unlink(missing_ok=True)
+            source.parent.rmdir()
+            os.close(descriptor)
+        raise
+
+
+def _through(descriptor: int, name: str) -> Path:
+    """A private path named ``name`` that reads the file open at ``descriptor``: a symlink to
+    ``/proc/self/fd/<descriptor>`` in a fresh directory only this process may read, so
+    readers see the file's own name and suffix but always reach the checked file."""
+    holder = Path(tempfile.mkdtemp(prefix="uniqueness-source-"))
+    link = holder / name
+    os.symlink(f"/proc/self/fd/{descriptor}", link)
+    return link
+
+
+def _open_table(
+    path: Path,
+    source: Path,
+    label: str,
+    fmt: str,
+    header_row: int,
+    delimiter: str | None,
+    max_line_bytes: int,
+    context: ToolContext | None,
+    descriptor: int | None,
+) -> Table:
     if not path.exists():
         raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
     if not path.is_file():
@@ -109,8 +148,8 @@ def open_file(
         raise ToolError(
             f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
         )
-    compressed = is_gzip(path)
-    kind = detect_format(path, compressed, fmt)
+    compressed = is_gzip(source)
+    kind = detect_format(source, compressed, fmt)
     if kind not in _WITH_HEADER_ROW and header_row != 1:
         raise ToolError(
             f"headerRow applies to csv, tsv and xlsx sources, not {kind.value}",
@@ -124,10 +163,14 @@ def open_file(
     connection = new_connection()
     runner = DuckDbRunner(connection, context or ToolContext(), label)
     try:
-        names = _load(runner, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
+        names = _load(
+            runner, source, compressed, kind, header_row, delimiter, label, max_line_bytes
+        )
     except BaseException:
         runner.close()
         raise
+    if descriptor is not None:
+        runner.hold(descriptor, source)
     return Table(runner=runner, label=label, names=tuple(names))
 
 

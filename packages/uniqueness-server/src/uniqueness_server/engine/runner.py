@@ -7,10 +7,12 @@ thread (a blocked query never reaches Python code that could poll the flag itsel
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Protocol
 
 import duckdb
@@ -144,6 +146,12 @@ class DuckDbRunner:
         self._context = context
         self._label = label
         self.progress = Progress(context)
+        self._held: list[tuple[int, Path]] = []
+
+    def hold(self, descriptor: int, link: Path) -> None:
+        """Keep ``descriptor`` open while the connection lives (its reads go through ``link``,
+        a symlink to it alone in a private directory, removed on close)."""
+        self._held.append((descriptor, link))
 
     @property
     def dialect(self) -> str:
@@ -182,5 +190,10 @@ class DuckDbRunner:
             raise duckdb_error(exc, self._label) from exc
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and the descriptors it read through."""
         self._connection.close()
+        for descriptor, link in self._held:
+            link.unlink(missing_ok=True)
+            link.parent.rmdir()
+            os.close(descriptor)
+        self._held.clear()

@@ -122,4 +122,7 @@ class SourceOpener:
             delimiter=_delimiter(arguments.delimiter),
             max_line_bytes=arguments.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
             context=context,
+            # readers go through this descriptor, never the name: a symlink swapped in at the
+            # path after the check is never followed
+            descriptor=self.allowed.open_descriptor(real),
         )
