@@ -7,23 +7,8 @@ import time
 
 import httpx
 
-from .e2e_support import HttpServers
+from .e2e_support import HEADERS, INITIALIZE, HttpServers
 
-HEADERS = {
-    "accept": "application/json, text/event-stream",
-    "content-type": "application/json",
-    "mcp-protocol-version": "2025-06-18",
-}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
 PING = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .e2e_support import HttpServers
+from .e2e_support import HEADERS, INITIALIZE, HttpServers
 from .raw_stdio import RawStdioServer
 
 STOPPED = "slow: stopped at step 1 of 2 after cancellation"
@@ -90,21 +90,6 @@ def test_a_tool_ignoring_cancellation_does_not_keep_the_process_alive(tmp_path: 
         server.stop()
 
 
-HEADERS = {
-    "accept": "application/json, text/event-stream",
-    "content-type": "application/json",
-    "mcp-protocol-version": "2025-06-18",
-}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"},
-    },
-}
 SLOW_CALL = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -11,7 +11,6 @@ References are identifier nodes of code, a dotted name (``N.T``, ``Alias.T``) ke
 from __future__ import annotations
 
 import re
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -35,17 +34,9 @@ _NAMESPACES = frozenset({"namespace_declaration", "file_scoped_namespace_declara
 _CHAINS = frozenset({"qualified_name", "member_access_expression", "alias_qualified_name"})
 _DOTTED = re.compile(r"[A-Za-z_@][\w]*(?:\.[A-Za-z_@][\w]*)+")
 
-_QUERY_LOCK = threading.Lock()
-_QUERIES: dict[str, tree_sitter.Query] = {}
-
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
-    with _QUERY_LOCK:
-        query = _QUERIES.get(language.name)
-        if query is None:
-            query = tree_sitter.Query(language.grammar_language(), "(identifier) @name")
-            _QUERIES[language.name] = query
-        return query
+    return language.query("(identifier) @name")
 
 
 def _text(node: tree_sitter.Node | None) -> str:

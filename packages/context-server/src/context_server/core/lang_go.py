@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -27,20 +26,9 @@ from context_server.core.languages import SourceLanguage
 _MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.MULTILINE)
 _TEST_SUFFIX = "_test.go"
 
-_QUERY_LOCK = threading.Lock()
-_QUERIES: dict[str, tree_sitter.Query] = {}
-
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
-    with _QUERY_LOCK:
-        query = _QUERIES.get(language.name)
-        if query is None:
-            query = tree_sitter.Query(
-                language.grammar_language(),
-                "(identifier) @name (type_identifier) @name (package_identifier) @name",
-            )
-            _QUERIES[language.name] = query
-        return query
+    return language.query("(identifier) @name (type_identifier) @name (package_identifier) @name")
 
 
 def _text(node: tree_sitter.Node | None) -> str:

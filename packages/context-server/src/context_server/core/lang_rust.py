@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import threading
 import tomllib
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -32,21 +31,11 @@ _PATH = re.compile(r"[\w]+(?:::[\w]+)+")
 _ROOTS = ("lib.rs", "main.rs")
 _ANCHORS = frozenset({"crate", "super", "self"})
 
-_QUERY_LOCK = threading.Lock()
-_QUERIES: dict[str, tree_sitter.Query] = {}
-
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
-    with _QUERY_LOCK:
-        query = _QUERIES.get(language.name)
-        if query is None:
-            query = tree_sitter.Query(
-                language.grammar_language(),
-                "(identifier) @name (type_identifier) @name (crate) @name (super) @name"
-                " (self) @name",
-            )
-            _QUERIES[language.name] = query
-        return query
+    return language.query(
+        "(identifier) @name (type_identifier) @name (crate) @name (super) @name (self) @name"
+    )
 
 
 def _text(node: tree_sitter.Node | None) -> str:

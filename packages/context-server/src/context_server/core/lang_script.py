@@ -13,7 +13,6 @@ outside the project: no edge.
 from __future__ import annotations
 
 import posixpath
-import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -51,22 +50,14 @@ _VARIABLES = frozenset({"lexical_declaration", "variable_declaration"})
 _NAMES = ("identifier", "type_identifier", "shorthand_property_identifier")
 _MAX_EXTENDS = 8
 
-_QUERY_LOCK = threading.Lock()
-_QUERIES: dict[str, tree_sitter.Query] = {}
-
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
     """One query per grammar: every name node and every ``require``/``import()`` call."""
-    with _QUERY_LOCK:
-        query = _QUERIES.get(language.name)
-        if query is None:
-            grammar = language.grammar_language()
-            patterns = " ".join(
-                f"({kind}) @name" for kind in _NAMES if grammar.id_for_node_kind(kind, True)
-            )
-            query = tree_sitter.Query(grammar, f"{patterns} (call_expression) @call")
-            _QUERIES[language.name] = query
-        return query
+    grammar = language.grammar_language()
+    patterns = " ".join(
+        f"({kind}) @name" for kind in _NAMES if grammar.id_for_node_kind(kind, True)
+    )
+    return language.query(f"{patterns} (call_expression) @call")
 
 
 def module_name(relative: str) -> str:

@@ -42,7 +42,18 @@ class SourceLanguage:
         """The tree-sitter language object of this grammar (shared, immutable)."""
         return _grammar(self)
 
+    def query(self, source: str) -> tree_sitter.Query:
+        """The compiled tree-sitter query ``source`` for this grammar, compiled once."""
+        with _QUERY_LOCK:
+            compiled = _QUERIES.get((self.name, source))
+            if compiled is None:
+                compiled = tree_sitter.Query(self.grammar_language(), source)
+                _QUERIES[(self.name, source)] = compiled
+            return compiled
 
+
+_QUERY_LOCK = threading.Lock()
+_QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
 _SCRIPT_CONFIGS = ("tsconfig.json", "jsconfig.json")
 LANGUAGES: tuple[SourceLanguage, ...] = (
     SourceLanguage("java", "Java", (".java",), tree_sitter_java.language),
