@@ -138,9 +138,9 @@ def test_a_line_over_the_message_limit_is_refused_with_its_id(
         assert "larger than the 100,000 byte limit" in error["error"]["message"]
         assert "--max-message-bytes" in error["error"]["message"]
     small_limit.send_line("[" * (2 * LIMIT))  # no id anywhere: answered with id null
-    error = small_limit.receive()
-    assert error is not None
-    assert (error["id"], error["error"]["code"]) == (None, -32700)
+    anonymous = small_limit.receive()
+    assert anonymous is not None
+    assert (anonymous["id"], anonymous["error"]["code"]) == (None, -32700)
     # a message just under the limit is served as usual
     small_limit.send_line(echo_line(13, LIMIT - 200))
     assert small_limit.reply_to(13)["result"]["content"][0]["text"] == "z" * (LIMIT - 200)
