@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from datasketches import update_theta_sketch
+from datasketches import update_theta_sketch  # type: ignore[import-untyped]  # no type hints shipped
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.check import check_uniqueness
@@ -195,8 +195,9 @@ def _sqlite(
     )
     rows, missing = counts
     if not sketch.is_estimation_mode():
-        eligible = rows - missing if nulls is Nulls.DISTINCT else rows
-        return exact(f"all {eligible:,} comparable rows fit in the sketch; checked exactly")
+        return exact(
+            f"the sketch kept every distinct key ({sketch.get_num_retained():,}); checked exactly"
+        )
     method = (
         f"Apache DataSketches Theta sketch (k = {SKETCH_KEYS:,}) of the key values' text, "
         "one pass streaming the rows"

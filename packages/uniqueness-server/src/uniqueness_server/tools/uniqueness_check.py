@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from statistics import NormalDist
 from typing import Annotated
 
 from mcp_common import (
@@ -96,11 +97,13 @@ class EstimateFacts(StructuredResult):
         """The estimate of an approximate answer; ``None`` when the exact check answered."""
         if approximation.exact or approximation.estimate is None:
             return None
+        # two-sided coverage of a normal distribution at that many standard deviations
+        coverage = 100.0 * (2.0 * NormalDist().cdf(approximation.sigmas) - 1.0)
         return cls(
             distinct_keys=approximation.estimate,
             lower_bound=approximation.lower or 0,
             upper_bound=approximation.upper or 0,
-            confidence=f"{approximation.sigmas:g} sigma (about 99.7 %)",
+            confidence=f"{coverage:.1f} % ({approximation.sigmas:g} sigma)",
             sketch_keys=approximation.sketch_keys,
         )
 
@@ -244,8 +247,8 @@ def estimate_markdown(answer: CheckAnswer, estimate: EstimateFacts) -> str:
     spread = estimate.upper_bound - estimate.lower_bound
     return (
         f"No duplicates were found, but the check was approximate. Estimated distinct keys: "
-        f"{estimate.distinct_keys:,} (between {estimate.lower_bound:,} and "
-        f"{estimate.upper_bound:,} at {estimate.confidence}) in {answer.rows:,} rows, so up to "
+        f"{estimate.distinct_keys:,} in {answer.rows:,} rows; at {estimate.confidence} "
+        f"confidence between {estimate.lower_bound:,} and {estimate.upper_bound:,}, so up to "
         f"{spread:,} rows may still repeat a key.\n\nMethod: {answer.method}. Call again "
         "without `approximate` for the exact answer, its duplicate groups and smaller keys.\n"
     )
