@@ -39,14 +39,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from datasketches import update_theta_sketch  # type: ignore[import-untyped]  # no type hints shipped
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.check import check_uniqueness
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.database import SqlRunner
 from uniqueness_server.engine.model import Approximation, CheckResult, Nulls
-from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import any_missing, column_list, has_duplicates_query, not_missing
 from uniqueness_server.engine.table import Table
 
@@ -108,22 +106,21 @@ def approximate_check(
         )
         return replace(result, approximation=Approximation(method=method, exact=True))
 
+    dialect = table.runner.dialect
+    if dialect not in ("duckdb", "postgresql", "sqlite"):
+        raise ToolError(
+            f"approximate mode is not available for {dialect} sources (files, PostgreSQL and "
+            "SQLite only); call again without approximate",
+            ErrorCode.UNSUPPORTED,
+        )
     head = f"(SELECT * FROM {table.relation} LIMIT {HEAD_ROWS}) head"
     if table.query(has_duplicates_query(table, positions, nulls, head)):
         return exact(f"the first {HEAD_ROWS:,} rows already repeat a key value; checked exactly")
     table.runner.progress.report(5.0, "sketching the key values")
-    if isinstance(table.runner, DuckDbRunner):
-        rows, missing, hashes = _duckdb_sketch(table, positions, nulls)
-    elif table.runner.dialect == "postgresql":
-        rows, missing, hashes = _postgres_sketch(table, positions, nulls)
-    elif isinstance(table.runner, SqlRunner) and table.runner.dialect == "sqlite":
+    if dialect == "sqlite":
         return _sqlite(table, positions, nulls, exact)
-    else:
-        raise ToolError(
-            f"approximate mode is not available for {table.runner.dialect} sources; "
-            "call again without approximate",
-            ErrorCode.UNSUPPORTED,
-        )
+    sketch = _duckdb_sketch if dialect == "duckdb" else _postgres_sketch
+    rows, missing, hashes = sketch(table, positions, nulls)
     eligible = rows - missing if nulls is Nulls.DISTINCT else rows
     if eligible <= SKETCH_KEYS or len(hashes) < SKETCH_KEYS:
         return exact(f"all {eligible:,} comparable rows fit in the sketch; checked exactly")
@@ -131,7 +128,7 @@ def approximate_check(
         return exact("two rows in the sketch share a key hash; checked exactly")
     theta = hashes[-1] / _HASH_RANGE
     estimate, low, high = kmv_bounds(SKETCH_KEYS - 1, theta)
-    hashed = "DuckDB hash" if isinstance(table.runner, DuckDbRunner) else "hashtextextended"
+    hashed = "DuckDB hash" if dialect == "duckdb" else "hashtextextended"
     method = (
         f"K-minimum-values sketch of the {SKETCH_KEYS:,} smallest 64-bit key hashes "
         f"({hashed}) in one pass"
@@ -177,6 +174,9 @@ def _sqlite(
     exact: Exact,
 ) -> CheckResult:
     """SQLite has no hash function: stream the key values once through a Theta sketch."""
+    # imported here: only SQLite sources need it, and server start-up stays lean
+    from datasketches import update_theta_sketch  # type: ignore[import-untyped]
+
     assert isinstance(table.runner, SqlRunner)
     sketch = update_theta_sketch(lg_k=SKETCH_KEYS.bit_length() - 1)
     counts = [0, 0]  # rows, rows with a missing key value
