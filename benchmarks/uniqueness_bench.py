@@ -253,14 +253,20 @@ print(json.dumps({"seconds": seconds, "rss_kb": peak_kb, "unique": result.unique
                   "lower": a and a.lower, "upper": a and a.upper}))
 """
 
-# the floor of any one-pass answer on a file: DuckDB alone reading the key's two columns
+# the floor of any one-pass answer on a file: DuckDB alone reading and hashing the key (as
+# text, like the engine; counts alone would come from Parquet metadata)
 CHILD_SCAN_FLOOR = """
 import json, sys, time
 import duckdb
 path = sys.argv[1]
-reader = "read_parquet(?)" if path.endswith(".parquet") else "read_csv(?, all_varchar = true)"
+reader = "read_csv(?, all_varchar = true)"
+if path.endswith(".parquet"):
+    reader = ("(SELECT CAST(region AS VARCHAR) AS region, CAST(day AS VARCHAR) AS day "
+              "FROM read_parquet(?))")
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")  # stdout carries only the report
 start = time.perf_counter()
-duckdb.connect().execute(f"SELECT count(region), count(day) FROM {reader}", [path]).fetchall()
+con.execute(f"SELECT max(hash(region, day)) FROM {reader}", [path]).fetchall()
 print(json.dumps({"seconds": time.perf_counter() - start}))
 """
 
@@ -508,8 +514,9 @@ def print_approximate(report: dict[str, Any]) -> None:
         )
         if side["floor_s"] is not None:
             print(
-                f"| same file, DuckDB alone reading the two key columns (the floor of any "
-                f"one-pass answer) | {side['approximate_s']:.2f} s | {side['floor_s']:.2f} s | "
+                "| same file, DuckDB alone reading and hashing the key, "
+                "`max(hash(region, day))` (the floor of any one-pass answer) | "
+                f"{side['approximate_s']:.2f} s | {side['floor_s']:.2f} s | "
                 f"{side['approximate_s'] / side['floor_s']:.2f}x the floor | (reported) |",
                 flush=True,
             )

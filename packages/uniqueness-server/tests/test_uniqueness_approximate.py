@@ -239,3 +239,33 @@ def test_kmv_bounds_hold_the_true_count_of_generated_key_sets(seed: int) -> None
     assert low <= distinct <= high
     assert math.isclose(estimate, distinct, rel_tol=0.012)
     assert (high - low) / estimate < 0.025
+
+
+def test_a_large_file_is_sketched_from_the_lowest_sixteenth_of_the_hashes(tmp_path: Path) -> None:
+    """1.2 million rows: the pre-filtered pass alone fills the sketch (no second pass)."""
+    rows = 1_200_000
+    path = tmp_path / "large.parquet"
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT i AS id, CASE WHEN i < 600000 THEN i ELSE i - 500000 END AS half "
+            f"FROM range({rows}) t(i)) TO '{path}' (FORMAT parquet)"
+        )
+    tools = tools_for(tmp_path)
+    answer = call(
+        tools["uniqueness_check"], {"path": "large.parquet", "columns": ["id"], "approximate": True}
+    ).structured
+    assert answer is not None
+    assert answer["verdict"] == "probably unique"
+    assert answer["estimate"]["lowerBound"] <= rows <= answer["estimate"]["upperBound"]
+    assert answer["estimate"]["lowerBound"] > rows * 0.98
+    exact = call(
+        tools["uniqueness_check"], {"path": "large.parquet", "columns": ["half"]}
+    ).structured
+    approximate = call(
+        tools["uniqueness_check"],
+        {"path": "large.parquet", "columns": ["half"], "approximate": True},
+    ).structured
+    assert exact is not None
+    assert approximate is not None
+    assert exact["duplicateGroups"] == 500_000
+    same_answer({**exact, "markdown": ""}, {**approximate, "markdown": ""})
