@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ import duckdb
 import pytest
 import sqlalchemy as sa
 from mcp_common import ErrorCode, ToolError
+from uniqueness_server.engine import DatabaseRegistry, approximate_check
 from uniqueness_server.engine.approximate import SKETCH_KEYS, kmv_bounds
 from uniqueness_testkit import call, tools_for
 
@@ -269,3 +271,22 @@ def test_a_large_file_is_sketched_from_the_lowest_sixteenth_of_the_hashes(tmp_pa
     assert approximate is not None
     assert exact["duplicateGroups"] == 500_000
     same_answer({**exact, "markdown": ""}, {**approximate, "markdown": ""})
+
+
+def test_a_streamed_sqlite_sketch_stops_at_the_statement_timeout(tmp_path: Path) -> None:
+    """300 million generated rows stream through the Theta sketch until the 0.5 s limit."""
+    path = tmp_path / "empty.db"
+    sqlite3.connect(path).close()
+    registry = DatabaseRegistry.from_options([f"db=sqlite:///{path}?statement_timeout=500ms"])
+    slow = (
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 300000000) "
+        "SELECT i FROM r"
+    )
+    table = registry.open("db", query=slow)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ToolError, match=r"longer than the statement timeout of 0\.5 s"):
+            approximate_check(table, ["i"])
+    finally:
+        table.close()
+    assert time.monotonic() - started < 15
