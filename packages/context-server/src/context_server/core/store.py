@@ -1,0 +1,561 @@
+"""The on-disk index store: parsed files and resolved graphs that outlive the process.
+
+A restarted server reads each project's facts back instead of parsing every file again. The
+store is one SQLite file per project root (named by a hash of the root's real path) in a
+cache directory outside every project. Rows are keyed by the file's root-relative path and
+checked against its size and ``mtime_ns``; each row keeps the SHA-256 of the content, so a
+file whose stat changed but whose bytes did not (a checkout, a copy) is recognised without
+parsing it. A resolved graph is kept per language selection, keyed by the content of every
+source and module-resolution config, so an unchanged project needs no resolution either.
+
+The cache directory may be reachable by others, so its contents are untrusted input: the
+directory must be a real directory (not a symlink) owned by this user and writable by no
+one else (it is created 0700), a store file must be a regular file owned by this user, and
+every row is JSON decoded into the fact types with every field's type checked. Anything
+unexpected (a foreign or corrupt file, another format or version, a bad row) is reported
+with a warning and ignored or rebuilt; the answer never depends on the store being sound.
+Writes are SQLite transactions, so a crash leaves the previous state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import platformdirs
+
+from context_server.core.extraction import Declaration, Import, SourceFacts
+from context_server.core.languages import LANGUAGES
+from context_server.core.resolution import Ambiguity, Edge, FileDependencies
+
+FORMAT = 1
+"""The layout of a store file; another number in a file means it is rebuilt."""
+STORE_SUFFIX = ".sqlite3"
+# What decoding a malformed row may raise (deep nesting included).
+_MALFORMED = (ValueError, TypeError, KeyError, IndexError, RecursionError)
+_LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
+_KINDS = frozenset({"type", "member"})
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, module TEXT NOT NULL,"
+    " facts TEXT, problem TEXT)",
+    "CREATE TABLE IF NOT EXISTS graphs (languages TEXT PRIMARY KEY, signature TEXT NOT NULL,"
+    " direct TEXT NOT NULL)",
+)
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What the index knows of one source file: its stat signature, the SHA-256 of its
+    content (empty when it was never read), the module name it was parsed under, and its
+    facts or the reason it was skipped."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+    module: str
+    facts: SourceFacts | None
+    problem: str | None
+
+
+def default_directory() -> Path:
+    """The store directory when none is configured: the user's cache directory
+    (``$XDG_CACHE_HOME/mcp-tools/context-server``, ``~/.cache/…`` without it)."""
+    return Path(platformdirs.user_cache_dir("mcp-tools")) / "context-server"
+
+
+def fingerprint() -> str:
+    """What the stored facts depend on besides the files: the store format, the parser and
+    grammar versions, and the source of the indexing code itself (so any change to the
+    extraction, even without a version bump, invalidates what it produced)."""
+    digest = hashlib.sha256(f"format {FORMAT}\n".encode())
+    distributions = sorted(
+        {"tree-sitter"}
+        | {language.grammar.__module__.split(".")[0].replace("_", "-") for language in LANGUAGES}
+    )
+    for name in distributions:
+        digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
+    core = Path(__file__).parent
+    for module in sorted(core.glob("*.py")):
+        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class IndexStore:
+    """The store directory: hands out one :class:`RootStore` per project root.
+
+    Nothing touches the disk before the first :meth:`open`. A directory that is unsafe
+    (a symlink, owned by someone else, writable by group or others, inside ``outside``)
+    is refused with a warning, and the index then lives in memory only.
+    """
+
+    def __init__(self, directory: Path, outside: Sequence[Path] = ()) -> None:
+        self.directory = directory
+        self._outside = tuple(outside)
+        self._usable: bool | None = None
+        self._fingerprint = ""
+        self._lock = threading.Lock()
+
+    def open(self, root: Path) -> RootStore | None:
+        """The store of the project at ``root`` (a real path), or None if the store cannot
+        be used (the reason was logged)."""
+        with self._lock:
+            if self._usable is None:
+                self._usable = self._prepare()
+            if not self._usable:
+                return None
+        name = hashlib.sha256(str(root).encode()).hexdigest()[:32] + STORE_SUFFIX
+        return RootStore.open(self.directory / name, root, self._fingerprint)
+
+    def _prepare(self) -> bool:
+        directory = Path(os.path.abspath(os.path.expanduser(self.directory)))
+        real = Path(os.path.realpath(directory))
+        inside = next((r for r in self._outside if real.is_relative_to(r)), None)
+        if inside is not None:
+            return _refuse(directory, "it lies inside an allowed directory (a project)")
+        try:
+            # mode 0700 for every directory created here (the umask may only remove bits)
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            info = os.lstat(directory)
+        except OSError as exc:
+            return _refuse(directory, exc.strerror or str(exc))
+        if stat.S_ISLNK(info.st_mode):
+            return _refuse(directory, "it is a symlink")
+        if not stat.S_ISDIR(info.st_mode):
+            return _refuse(directory, "it is not a directory")
+        if info.st_uid != os.geteuid():
+            return _refuse(directory, "it is owned by another user")
+        if info.st_mode & 0o022:
+            return _refuse(directory, "group or others may write to it")
+        self.directory = directory
+        try:
+            self._fingerprint = fingerprint()
+        except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+            return _refuse(directory, f"the indexing code's version is unknown ({exc})")
+        return True
+
+
+def _refuse(directory: Path, reason: str) -> bool:
+    _log.warning("index store %s not used: %s; the index is kept in memory only", directory, reason)
+    return False
+
+
+class RootStore:
+    """The stored index of one project root: its files' facts and its resolved graphs.
+
+    Every method catches the store's own failures: a read gives nothing, a write is
+    dropped, and after a failure the store of this root is no longer used.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._connection: sqlite3.Connection | None = connection
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path, root: Path, fingerprint: str) -> RootStore | None:
+        """The store file ``path`` for ``root``; a foreign, corrupt or outdated one is
+        rebuilt, an unsafe one (a symlink, not a regular file, another owner) refused."""
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        except OSError as exc:
+            _log.warning("index store file %s not used: %s", path, exc.strerror or exc)
+            return None
+        if info is not None:
+            if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+                _log.warning("index store file %s not used: it is not a regular file", path)
+                return None
+            if info.st_uid != os.geteuid():
+                _log.warning("index store file %s not used: it is owned by another user", path)
+                return None
+        for attempt in range(2):
+            connection = None
+            level = logging.WARNING
+            try:
+                if info is None:
+                    _create(path)
+                connection = _connect(path)
+                outdated = _outdated(connection, root, fingerprint)
+                if outdated is None:
+                    return cls(path, connection)
+                level, reason = outdated
+            except sqlite3.Error as exc:
+                reason = f"it is unreadable ({exc})"
+            except OSError as exc:
+                reason = str(exc.strerror or exc)
+            if connection is not None:
+                connection.close()
+            if attempt == 0 and info is not None:
+                _log.log(level, "index store file %s rebuilt: %s", path, reason)
+            try:
+                _remove(path)
+            except OSError as exc:
+                reason = str(exc.strerror or exc)
+                break
+            info = None
+        _log.warning("index store file %s not used: %s", path, reason)
+        return None
+
+    def files(self) -> dict[str, FileRecord]:
+        """Every well-formed stored file record; malformed rows are dropped with a warning."""
+        rows = self._read("SELECT path, size, mtime_ns, digest, module, facts, problem FROM files")
+        found: dict[str, FileRecord] = {}
+        bad = 0
+        for row in rows:
+            try:
+                path, record = _record(row)
+            except _MALFORMED:
+                bad += 1
+                continue
+            found[path] = record
+        if bad:
+            _log.warning("index store %s: %d malformed rows ignored (re-parsed)", self.path, bad)
+        return found
+
+    def save(self, changed: Mapping[str, FileRecord], gone: Iterable[str]) -> None:
+        """Write ``changed`` records and forget the ``gone`` paths, in one transaction."""
+        rows = [
+            (
+                path,
+                record.size,
+                record.mtime_ns,
+                record.digest,
+                record.module,
+                None if record.facts is None else _encode_facts(record.facts),
+                record.problem,
+            )
+            for path, record in changed.items()
+        ]
+        removed = [(path,) for path in gone]
+        if not rows and not removed:
+            return
+
+        def write(connection: sqlite3.Connection) -> None:
+            connection.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            )
+            connection.executemany("DELETE FROM files WHERE path = ?", removed)
+
+        self._write(write)
+
+    def graph(
+        self, languages: str, signature: str, paths: Sequence[str]
+    ) -> dict[str, FileDependencies] | None:
+        """The stored direct dependencies of ``paths`` for the language selection
+        ``languages``, if they were resolved from sources with this ``signature``."""
+        rows = self._read("SELECT signature, direct FROM graphs WHERE languages = ?", (languages,))
+        if not rows or rows[0][0] != signature:
+            return None
+        try:
+            return _decode_graph(rows[0][1], paths)
+        except _MALFORMED:
+            _log.warning("index store %s: malformed graph ignored (resolved again)", self.path)
+            return None
+
+    def save_graph(
+        self, languages: str, signature: str, direct: Mapping[str, FileDependencies]
+    ) -> None:
+        """Keep the direct dependencies of every file, resolved from ``signature``."""
+        encoded = _encode_graph(direct)
+        self._write(
+            lambda connection: connection.execute(
+                "INSERT OR REPLACE INTO graphs VALUES (?, ?, ?)", (languages, signature, encoded)
+            )
+        )
+
+    def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            if self._connection is None:
+                return []
+            try:
+                return self._connection.execute(query, parameters).fetchall()
+            except sqlite3.Error as exc:
+                # a store that cannot be read is removed: the next process starts it afresh
+                self._fail("unreadable", exc)
+                with contextlib.suppress(OSError):
+                    _remove(self.path)
+                return []
+
+    def _write(self, action: Any) -> None:
+        with self._lock:
+            if self._connection is None:
+                return
+            try:
+                with self._connection:
+                    action(self._connection)
+            except sqlite3.Error as exc:
+                self._fail("not written", exc)
+
+    def _fail(self, what: str, exc: sqlite3.Error) -> None:
+        _log.warning(
+            "index store %s %s (%s); the index of this project is kept in memory only",
+            self.path,
+            what,
+            exc,
+        )
+        assert self._connection is not None
+        self._connection.close()
+        self._connection = None
+
+
+def _create(path: Path) -> None:
+    """A new empty store file (SQLite starts an empty file afresh), readable by its owner
+    only; never through a symlink."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # nofollow: never open a store file through a symlink put there after the check
+    uri = f"file:{quote(str(path))}?mode=rwc&nofollow=1"
+    connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    for pragma in (
+        "PRAGMA trusted_schema = OFF",
+        "PRAGMA cell_size_check = ON",
+        "PRAGMA mmap_size = 0",
+    ):
+        connection.execute(pragma)
+    return connection
+
+
+def _outdated(
+    connection: sqlite3.Connection, root: Path, fingerprint: str
+) -> tuple[int, str] | None:
+    """Why the store cannot serve (with the log level that deserves), or None if it is ours
+    and up to date (an empty new file is made so)."""
+    tables = {
+        name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if not tables:
+        with connection:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            connection.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [("format", str(FORMAT)), ("root", str(root)), ("fingerprint", fingerprint)],
+            )
+        return None
+    if tables != {"meta", "files", "graphs"}:
+        return logging.WARNING, "its tables are not an index store's"
+    meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    if meta == {"format": str(FORMAT), "root": str(root), "fingerprint": fingerprint}:
+        return None
+    # an upgrade outdates every store: worth a note, not a warning
+    return logging.INFO, "it was written for another project or version"
+
+
+def _remove(path: Path) -> None:
+    for leftover in (path, path.with_name(path.name + "-journal")):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(leftover)
+
+
+# encoding ----------------------------------------------------------------------------------
+# Records are JSON in columns (one list per field), so decoding and checking a file's facts
+# are a few passes in C over flat lists rather than a Python call per item.
+_STR = frozenset({str})
+_INT = frozenset({int})
+_BOOL = frozenset({bool})
+_STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
+
+
+def _encode_facts(facts: SourceFacts) -> str:
+    declarations = facts.declarations
+    return json.dumps(
+        [
+            facts.language,
+            facts.package,
+            facts.module,
+            [item.target for item in facts.imports],
+            [item.alias for item in facts.imports],
+            [item.wildcard for item in facts.imports],
+            [d.simple_name for d in declarations],
+            [d.qualified_name for d in declarations],
+            [d.kind for d in declarations],
+            [d.nested for d in declarations],
+            [n for d in declarations for n in (*d.lines, *d.span)],
+            sorted(facts.local_names),
+            list(facts.references),
+            list(facts.uses),
+            list(facts.supertypes),
+        ],
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
+    path, size, mtime_ns, digest, module, facts, problem = row
+    if not (_all(_STR, [path, digest, module]) and _all(_INT, [size, mtime_ns])):
+        raise ValueError("bad file row")
+    if (facts is None) == (problem is None) or not (problem is None or _is_str(problem)):
+        raise ValueError("a file row holds facts or a problem")
+    decoded = None if facts is None else _decode_facts(facts, module)
+    return path, FileRecord(size, mtime_ns, digest, module, decoded, problem)
+
+
+def _decode_facts(text: object, module: str) -> SourceFacts:
+    if not isinstance(text, str):
+        raise ValueError("facts are not text")
+    (
+        language,
+        package,
+        stored_module,
+        targets,
+        aliases,
+        wildcards,
+        simple,
+        qualified,
+        kinds,
+        nested,
+        places,
+        local_names,
+        references,
+        uses,
+        supertypes,
+    ) = _list(json.loads(text))
+    if language not in _LANGUAGE_NAMES or stored_module != module or not _is_str(package):
+        raise ValueError("bad facts header")
+    imported = len(_list(targets))
+    if not (
+        _all(_STR, targets)
+        and _all(_STR_OR_NONE, aliases, imported)
+        and _all(_BOOL, wildcards, imported)
+    ):
+        raise ValueError("bad imports")
+    declared = len(_list(simple))
+    if not (
+        _all(_STR, simple)
+        and _all(_STR, qualified, declared)
+        and _all(_STR, kinds, declared)
+        and set(kinds) <= _KINDS
+        and _all(_BOOL, nested, declared)
+        and _all(_INT, places, 4 * declared)
+    ):
+        raise ValueError("bad declarations")
+    if not (_all(_STR, local_names) and _all(_STR, references) and _all(_STR, supertypes)):
+        raise ValueError("bad names")
+    counted = _all(_INT, uses) and len(uses) in (0, len(references))
+    if not (counted and min(uses, default=1) > 0):
+        raise ValueError("bad use counts")
+    return SourceFacts(
+        language=language,
+        package=package,
+        imports=tuple(map(Import, targets, aliases, wildcards)),
+        declarations=tuple(
+            map(
+                Declaration,
+                simple,
+                qualified,
+                kinds,
+                nested,
+                zip(places[0::4], places[1::4], strict=True),
+                zip(places[2::4], places[3::4], strict=True),
+            )
+        ),
+        local_names=frozenset(local_names),
+        references=tuple(references),
+        module=module,
+        uses=tuple(uses),
+        supertypes=tuple(supertypes),
+    )
+
+
+def _encode_graph(direct: Mapping[str, FileDependencies]) -> str:
+    paths = list(direct)
+    number = {path: n for n, path in enumerate(paths)}
+    rules = sorted({edge.rule for dependencies in direct.values() for edge in dependencies.edges})
+    rule_number = {rule: n for n, rule in enumerate(rules)}
+    return json.dumps(
+        {
+            "paths": paths,
+            "rules": rules,
+            "direct": [
+                [
+                    [
+                        n
+                        for e in item.edges
+                        for n in (number[e.target], rule_number[e.rule], e.uses)
+                    ],
+                    [[a.name, list(a.candidates)] for a in item.ambiguous],
+                    list(item.shadowed),
+                ]
+                for item in direct.values()
+            ],
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def _decode_graph(text: object, paths: Sequence[str]) -> dict[str, FileDependencies]:
+    if not isinstance(text, str):
+        raise ValueError("graph is not text")
+    value = json.loads(text)
+    stored, rules, direct = value["paths"], value["rules"], value["direct"]
+    if stored != list(paths) or not _all(_STR, rules) or len(_list(direct)) != len(paths):
+        raise ValueError("graph of other files")
+    graph: dict[str, FileDependencies] = {}
+    for path, item in zip(paths, direct, strict=True):
+        edges, ambiguous, shadowed = _list(item)
+        if not (_all(_INT, edges) and len(edges) % 3 == 0):
+            raise ValueError("bad edges")
+        targets, kinds, uses = edges[0::3], edges[1::3], edges[2::3]
+        if targets and not (
+            min(targets) >= 0
+            and max(targets) < len(paths)
+            and min(kinds) >= 0
+            and max(kinds) < len(rules)
+            and min(uses) >= 0
+        ):
+            raise ValueError("edge out of range")
+        found = tuple(
+            map(Edge, map(paths.__getitem__, targets), map(rules.__getitem__, kinds), uses)
+        )
+        unresolved: list[Ambiguity] = []
+        for entry in _list(ambiguous):
+            name, candidates = _list(entry)
+            if not (_is_str(name) and _all(_STR, candidates)):
+                raise ValueError("bad ambiguity")
+            unresolved.append(Ambiguity(name, tuple(candidates)))
+        if not _all(_STR, shadowed):
+            raise ValueError("bad shadowed names")
+        graph[path] = FileDependencies(found, tuple(unresolved), tuple(shadowed))
+    return graph
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    return value
+
+
+def _is_str(value: object) -> bool:
+    return type(value) is str
+
+
+def _all(types: frozenset[type], value: object, length: int | None = None) -> bool:
+    """Whether ``value`` is a list (of ``length`` items, if given) of exactly these types
+    (``type`` rather than ``isinstance``: a bool is no int here, a subclass no str)."""
+    return (
+        isinstance(value, list)
+        and (length is None or len(value) == length)
+        and set(map(type, value)) <= types
+    )

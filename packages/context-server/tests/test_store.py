@@ -1,0 +1,255 @@
+"""The on-disk index store: a new process starts warm, a changed file re-parses alone, and a
+store that is corrupt, foreign, symlinked or misplaced is ignored with a warning, never
+trusted, never written inside the project."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from conftest import write_project
+from context_server.core.index import IndexCache, ProjectIndex
+from context_server.core.languages import LANGUAGES
+from context_server.core.store import STORE_SUFFIX, IndexStore
+from mcp_common import AllowedPaths
+
+FILES = {
+    "src/app/Main.java": "package app;\nclass Main { Service service; Helper helper; }\n",
+    "src/app/Service.java": "package app;\nclass Service { Repository repository; }\n",
+    "src/app/Repository.java": "package app;\nclass Repository {}\n",
+    "src/app/Helper.java": "package app;\nclass Helper {}\n",
+    "lib/util.py": "from lib.model import Model\n\ndef make():\n    return Model()\n",
+    "lib/model.py": "class Model:\n    pass\n",
+    "lib/__init__.py": "",
+}
+SOURCES = len(FILES)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return write_project(tmp_path / "proj", FILES)
+
+
+@pytest.fixture
+def store_dir(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "context-server"
+
+
+def build(root: Path, store_dir: Path | None) -> ProjectIndex:
+    """One index build in a fresh cache: what a newly started server does first."""
+    store = IndexStore(store_dir, outside=[root]) if store_dir is not None else None
+    return IndexCache(store).build(root, LANGUAGES, AllowedPaths([root]))
+
+
+def graph(index: ProjectIndex) -> dict[str, list[tuple[str, str, int]]]:
+    return {
+        path: [(e.target, e.rule, e.uses) for e in index.resolver.direct(path).edges]
+        for path in index.sources
+    }
+
+
+def snapshot(root: Path) -> set[str]:
+    return {str(path.relative_to(root)) for path in root.rglob("*")}
+
+
+def store_file(store_dir: Path) -> Path:
+    (found,) = store_dir.glob("*" + STORE_SUFFIX)
+    return found
+
+
+def test_a_new_process_starts_from_the_store(root: Path, store_dir: Path) -> None:
+    before = snapshot(root)
+    first = build(root, store_dir)
+    assert (first.statistics.parsed, first.statistics.restored) == (SOURCES, 0)
+    assert not first.statistics.graph_restored
+    second = build(root, store_dir)
+    assert (second.statistics.parsed, second.statistics.restored) == (0, SOURCES)
+    assert second.statistics.graph_restored
+    assert graph(second) == graph(first) == graph(build(root, None))
+    assert second.resolver.direct("src/app/Main.java").files == (
+        "src/app/Service.java",
+        "src/app/Helper.java",
+    )
+    assert second.sources == first.sources
+    assert snapshot(root) == before, "the store wrote inside the project"
+    assert stat.S_IMODE(os.stat(store_dir).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(store_file(store_dir)).st_mode) == 0o600
+
+
+def test_a_changed_file_re_parses_alone(root: Path, store_dir: Path) -> None:
+    build(root, store_dir)
+    (root / "src/app/Helper.java").write_text(
+        "package app;\nclass Helper { Repository repository; }\n", encoding="utf-8"
+    )
+    changed = build(root, store_dir)
+    assert (changed.statistics.parsed, changed.statistics.restored) == (1, SOURCES - 1)
+    assert not changed.statistics.graph_restored
+    assert changed.resolver.direct("src/app/Helper.java").files == ("src/app/Repository.java",)
+    # the change itself was stored: the next process parses nothing
+    after = build(root, store_dir)
+    assert (after.statistics.parsed, after.statistics.restored) == (0, SOURCES)
+    assert after.statistics.graph_restored
+    assert graph(after) == graph(build(root, None))
+
+
+def test_a_touched_file_is_recognised_by_its_content(root: Path, store_dir: Path) -> None:
+    build(root, store_dir)
+    target = root / "src/app/Service.java"
+    os.utime(target, ns=(1_000_000_000, 1_000_000_000))
+    touched = build(root, store_dir)
+    assert (touched.statistics.parsed, touched.statistics.restored) == (0, SOURCES)
+    assert touched.statistics.graph_restored
+
+
+def test_deleted_and_added_files_are_followed(root: Path, store_dir: Path) -> None:
+    build(root, store_dir)
+    (root / "src/app/Helper.java").unlink()
+    (root / "src/app/Extra.java").write_text("package app;\nclass Extra { Main main; }\n")
+    index = build(root, store_dir)
+    assert (index.statistics.parsed, index.statistics.restored) == (1, SOURCES - 1)
+    assert "src/app/Helper.java" not in index.sources
+    assert index.resolver.direct("src/app/Extra.java").files == ("src/app/Main.java",)
+    rows = sqlite3.connect(store_file(store_dir)).execute("SELECT path FROM files").fetchall()
+    assert ("src/app/Helper.java",) not in rows
+    assert ("src/app/Extra.java",) in rows
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty-tables"])
+def test_a_corrupt_store_is_rebuilt_with_a_warning(
+    root: Path, store_dir: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    expected = graph(build(root, store_dir))
+    path = store_file(store_dir)
+    if damage == "garbage":
+        path.write_bytes(b"this is not a database" * 100)
+    elif damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 3])
+    else:
+        with sqlite3.connect(path) as connection:
+            connection.execute("DROP TABLE graphs")
+    with caplog.at_level(logging.WARNING):
+        index = build(root, store_dir)
+    assert graph(index) == expected
+    assert index.statistics.parsed == SOURCES
+    assert f"index store file {path} rebuilt" in caplog.text
+    again = build(root, store_dir)
+    assert (again.statistics.parsed, again.statistics.restored) == (0, SOURCES)
+
+
+def test_malformed_rows_are_never_trusted(
+    root: Path, store_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    expected = graph(build(root, store_dir))
+    path = store_file(store_dir)
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "UPDATE files SET facts = ? WHERE path = 'src/app/Main.java'",
+            # well formed but for one declaration kind the index does not know
+            (
+                '["java","app","",[],[],[],["Main"],["app.Main"],["bogus"],[false],[1,2,0,9],'
+                "[],[],[],[]]",
+            ),
+        )
+        connection.execute(
+            "UPDATE files SET facts = ? WHERE path = 'lib/model.py'", ("[" * 100_000,)
+        )
+        connection.execute(
+            "UPDATE graphs SET direct = replace(direct, '[[', '[[999999,')",
+        )
+    with caplog.at_level(logging.WARNING):
+        index = build(root, store_dir)
+    assert (index.statistics.parsed, index.statistics.restored) == (2, SOURCES - 2)
+    assert not index.statistics.graph_restored
+    assert graph(index) == expected
+    assert "2 malformed rows ignored" in caplog.text
+
+
+def test_a_store_of_another_version_or_root_is_rebuilt(
+    root: Path, store_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    build(root, store_dir)
+    path = store_file(store_dir)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE meta SET value = 'older' WHERE key = 'fingerprint'")
+    with caplog.at_level(logging.INFO):
+        assert build(root, store_dir).statistics.parsed == SOURCES
+    assert "written for another project or version" in caplog.text
+    # a store file copied over another root's name answers for nothing of that root
+    other = write_project(
+        tmp_path / "other", {"src/app/Main.java": "package app;\nclass Main {}\n"}
+    )
+    build(other, store_dir)
+    other_file = next(p for p in store_dir.glob("*" + STORE_SUFFIX) if p != path)
+    other_file.write_bytes(path.read_bytes())
+    index = build(other, store_dir)
+    assert (index.statistics.parsed, index.statistics.restored) == (1, 0)
+    assert list(index.sources) == ["src/app/Main.java"]
+
+
+def test_an_unsafe_store_directory_is_refused(
+    root: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    for directory, reason in [
+        (shared, "group or others may write to it"),
+        (link, "it is a symlink"),
+        (root / ".cache", "it lies inside an allowed directory"),
+    ]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            index = build(root, directory)
+        assert index.statistics.parsed == SOURCES
+        assert reason in caplog.text, directory
+        assert graph(index) == graph(build(root, None))
+    assert list(shared.iterdir()) == []
+    assert list(elsewhere.iterdir()) == []
+    assert not (root / ".cache").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory away needs root")
+def test_a_store_directory_of_another_user_is_refused(
+    root: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    foreign = tmp_path / "foreign"
+    foreign.mkdir(mode=0o700)
+    os.chown(foreign, 65534, 65534)
+    with caplog.at_level(logging.WARNING):
+        index = build(root, foreign)
+    assert index.statistics.parsed == SOURCES
+    assert "it is owned by another user" in caplog.text
+    assert list(foreign.iterdir()) == []
+
+
+def test_a_symlinked_store_file_is_never_followed(
+    root: Path, store_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    build(root, store_dir)
+    path = store_file(store_dir)
+    victim = tmp_path / "victim.sqlite3"
+    path.rename(victim)
+    before = victim.read_bytes()
+    path.symlink_to(victim)
+    with caplog.at_level(logging.WARNING):
+        index = build(root, store_dir)
+    assert index.statistics.parsed == SOURCES
+    assert "it is not a regular file" in caplog.text
+    assert victim.read_bytes() == before
+    assert path.is_symlink()
+
+
+def test_without_a_store_nothing_is_written(root: Path, tmp_path: Path) -> None:
+    before = {str(p) for p in tmp_path.rglob("*")}
+    assert build(root, None).statistics.parsed == SOURCES
+    assert build(root, None).statistics.parsed == SOURCES
+    assert {str(p) for p in tmp_path.rglob("*")} == before
