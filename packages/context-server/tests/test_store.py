@@ -8,6 +8,7 @@ import logging
 import os
 import sqlite3
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from conftest import write_project
 from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.languages import LANGUAGES
 from context_server.core.store import STORE_SUFFIX, IndexStore
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp_common import AllowedPaths
 
 FILES = {
@@ -248,8 +251,93 @@ def test_a_symlinked_store_file_is_never_followed(
     assert path.is_symlink()
 
 
+def test_stores_left_unused_for_a_month_are_removed(
+    root: Path, store_dir: Path, tmp_path: Path
+) -> None:
+    build(root, store_dir)
+    used = store_file(store_dir)
+    month = 31 * 24 * 3600
+    abandoned = store_dir / ("0" * 32 + STORE_SUFFIX)
+    abandoned.write_bytes(b"")
+    unrelated = store_dir / "notes.txt"
+    unrelated.write_text("kept")
+    for path in (abandoned, unrelated):
+        os.utime(path, (1_000, os.stat(path).st_mtime - month))
+    assert build(root, store_dir).statistics.restored == SOURCES
+    assert sorted(p.name for p in store_dir.iterdir()) == sorted([used.name, unrelated.name])
+
+
 def test_without_a_store_nothing_is_written(root: Path, tmp_path: Path) -> None:
     before = {str(p) for p in tmp_path.rglob("*")}
     assert build(root, None).statistics.parsed == SOURCES
     assert build(root, None).statistics.parsed == SOURCES
     assert {str(p) for p in tmp_path.rglob("*")} == before
+
+
+COMMAND = Path(sys.executable).with_name("context-server")
+
+
+async def _serve_once(root: Path, log_file: Path, *flags: str) -> dict[str, list[str]]:
+    """Start the real server, ask for the project tree, stop it; each file's dependencies."""
+    params = StdioServerParameters(
+        command=str(COMMAND),
+        args=["--allowed-dir", str(root), "--log-file", str(log_file), *flags],
+        cwd=str(root),
+    )
+    async with Client(params) as client:
+        tree = await client.call_tool("project_tree", {"path": ".", "format": "json"})
+        assert not tree.is_error
+        assert tree.structured_content is not None
+        nodes = tree.structured_content["nodes"]
+        return {node["path"]: node["dependencies"] for node in nodes if node["type"] == "file"}
+
+
+def _index_line(log_file: Path) -> str:
+    (line,) = [line for line in log_file.read_text().splitlines() if "indexed " in line]
+    return line.split("indexed ", 1)[1]
+
+
+@pytest.mark.e2e
+@pytest.mark.anyio
+async def test_a_restarted_server_answers_from_the_store(
+    root: Path, store_dir: Path, tmp_path: Path
+) -> None:
+    assert COMMAND.is_file(), f"{COMMAND} is not installed; run uv sync"
+    before = snapshot(root)
+    flag = ("--index-store-dir", str(store_dir))
+    logs = [tmp_path / f"server{n}.log" for n in range(5)]
+    first = await _serve_once(root, logs[0], *flag)
+    assert _index_line(logs[0]).endswith(
+        f": {SOURCES} files parsed, 0 reused, 0 restored from the index store, graph rebuilt, "
+        "0 skipped"
+    )
+    assert first["src/app/Main.java"] == ["src/app/Service.java", "src/app/Helper.java"]
+    second = await _serve_once(root, logs[1], *flag)
+    assert second == first
+    assert _index_line(logs[1]).endswith(
+        f": 0 files parsed, 0 reused, {SOURCES} restored from the index store, graph restored, "
+        "0 skipped"
+    )
+    (root / "src/app/Repository.java").write_text(
+        "package app;\nclass Repository { Helper helper; }\n", encoding="utf-8"
+    )
+    third = await _serve_once(root, logs[2], *flag)
+    assert third["src/app/Repository.java"] == ["src/app/Helper.java"]
+    assert {k: v for k, v in third.items() if k != "src/app/Repository.java"} == {
+        k: v for k, v in first.items() if k != "src/app/Repository.java"
+    }
+    assert _index_line(logs[2]).endswith(
+        f": 1 files parsed, 0 reused, {SOURCES - 1} restored from the index store, "
+        "graph rebuilt, 0 skipped"
+    )
+    assert snapshot(root) == before, "the server wrote inside the project"
+    # disabled: nothing read from the store, nothing written to it
+    written = store_file(store_dir).stat().st_mtime_ns
+    await _serve_once(root, logs[3], *flag, "--no-index-store")
+    assert f": {SOURCES} files parsed, 0 reused, 0 restored" in _index_line(logs[3])
+    assert store_file(store_dir).stat().st_mtime_ns == written
+    # a store made unreadable is ignored with a warning on the log, the answer still right
+    store_file(store_dir).write_bytes(b"\0garbage" * 512)
+    fifth = await _serve_once(root, logs[4], *flag)
+    assert fifth == third
+    assert "WARNING context_server.core.store: index store file" in logs[4].read_text()

@@ -25,9 +25,11 @@ import importlib.metadata
 import json
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,9 @@ from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 FORMAT = 1
 """The layout of a store file; another number in a file means it is rebuilt."""
 STORE_SUFFIX = ".sqlite3"
+RETENTION_SECONDS = 30 * 24 * 3600
+"""A store file not opened for this long (a project gone or no longer served) is removed."""
+_STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
 # What decoding a malformed row may raise (deep nesting included).
 _MALFORMED = (ValueError, TypeError, KeyError, IndexError, RecursionError)
 _LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
@@ -143,11 +148,32 @@ class IndexStore:
         if info.st_mode & 0o022:
             return _refuse(directory, "group or others may write to it")
         self.directory = directory
+        _remove_stale(directory)
         try:
             self._fingerprint = fingerprint()
         except (OSError, importlib.metadata.PackageNotFoundError) as exc:
             return _refuse(directory, f"the indexing code's version is unknown ({exc})")
         return True
+
+
+def _remove_stale(directory: Path) -> None:
+    """Remove the store files nobody opened for :data:`RETENTION_SECONDS` (each open marks
+    its file), so stores of deleted or abandoned projects do not pile up."""
+    oldest = time.time() - RETENTION_SECONDS
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            info = entry.stat(follow_symlinks=False)
+            if (
+                _STORE_NAME.fullmatch(entry.name)
+                and stat.S_ISREG(info.st_mode)
+                and info.st_uid == os.geteuid()
+                and info.st_mtime < oldest
+            ):
+                _remove(Path(entry.path))
 
 
 def _refuse(directory: Path, reason: str) -> bool:
@@ -194,6 +220,7 @@ class RootStore:
                 connection = _connect(path)
                 outdated = _outdated(connection, root, fingerprint)
                 if outdated is None:
+                    os.utime(path)  # in use: not stale
                     return cls(path, connection)
                 level, reason = outdated
             except sqlite3.Error as exc:
