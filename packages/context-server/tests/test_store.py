@@ -311,7 +311,7 @@ async def test_a_restarted_server_answers_from_the_store(
         f": {SOURCES} files parsed, 0 reused, 0 restored from the index store, graph rebuilt, "
         "0 skipped"
     )
-    assert first["src/app/Main.java"] == ["src/app/Service.java", "src/app/Helper.java"]
+    assert first["src/app/Main.java"] == ["src/app/Helper.java", "src/app/Service.java"]
     second = await _serve_once(root, logs[1], *flag)
     assert second == first
     assert _index_line(logs[1]).endswith(

@@ -225,8 +225,14 @@ class RootStore:
                 level, reason = outdated
             except sqlite3.Error as exc:
                 reason = f"it is unreadable ({exc})"
+                if not _damaged(exc):
+                    # busy (another server writing it) or an I/O error: left as it is
+                    if connection is not None:
+                        connection.close()
+                    break
             except OSError as exc:
                 reason = str(exc.strerror or exc)
+                break
             if connection is not None:
                 connection.close()
             if attempt == 0 and info is not None:
@@ -314,10 +320,11 @@ class RootStore:
             try:
                 return self._connection.execute(query, parameters).fetchall()
             except sqlite3.Error as exc:
-                # a store that cannot be read is removed: the next process starts it afresh
                 self._fail("unreadable", exc)
-                with contextlib.suppress(OSError):
-                    _remove(self.path)
+                if _damaged(exc):
+                    # removed, so that the next process starts it afresh
+                    with contextlib.suppress(OSError):
+                        _remove(self.path)
                 return []
 
     def _write(self, action: Any) -> None:
@@ -342,6 +349,11 @@ class RootStore:
         self._connection = None
 
 
+def _damaged(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says the file is no sound database (rather than busy or unreadable)."""
+    return getattr(exc, "sqlite_errorcode", None) in {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
 def _create(path: Path) -> None:
     """A new empty store file (SQLite starts an empty file afresh), readable by its owner
     only; never through a symlink."""
@@ -352,7 +364,7 @@ def _create(path: Path) -> None:
 def _connect(path: Path) -> sqlite3.Connection:
     # nofollow: never open a store file through a symlink put there after the check
     uri = f"file:{quote(str(path))}?mode=rwc&nofollow=1"
-    connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    connection = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=False)
     for pragma in (
         "PRAGMA trusted_schema = OFF",
         "PRAGMA cell_size_check = ON",
@@ -389,7 +401,10 @@ def _outdated(
 
 
 def _remove(path: Path) -> None:
-    for leftover in (path, path.with_name(path.name + "-journal")):
+    for leftover in [
+        path,
+        *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm")),
+    ]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(leftover)
 
