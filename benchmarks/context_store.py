@@ -16,8 +16,9 @@ the server's own log line (``indexed …: N files parsed, … restored from the 
   and hashed, nothing parsed.
 
 "Whole process" adds the interpreter's start-up and imports (what a client waiting for a
-restarted server sees before its first answer). Peak RSS is the process's own high-water mark. The figures are wall-clock times on whatever
-machine runs this; compare the ratios to the cold baseline measured in the same run.
+restarted server sees before its first answer). Peak RSS is the process's own high-water
+mark. The figures are wall-clock times on whatever machine runs this; compare the ratios to
+the cold baseline measured in the same run.
 """
 
 from __future__ import annotations
