@@ -17,8 +17,9 @@ the server's own log line (``indexed …: N files parsed, … restored from the 
 
 "Whole process" adds the interpreter's start-up and imports (what a client waiting for a
 restarted server sees before its first answer). Peak RSS is the process's own high-water
-mark. The figures are wall-clock times on whatever machine runs this; compare the ratios to
-the cold baseline measured in the same run.
+mark. Restarts are ranked by CPU time (the stable figure on a shared machine) for the
+median. Wall times depend on the machine's load; compare the ratios to the cold baseline
+measured in the same run.
 """
 
 from __future__ import annotations
@@ -72,14 +73,15 @@ def worker(root: Path, store: str, calls: int) -> dict[str, Any]:
         for t in tools_from_settings(ContextSettings(**flags))
         if t.definition.name == "project_tree"
     ]
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(calls):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         result = invoke(tree, {"path": str(root)})
         seconds.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
         assert not result.is_error, result.text
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": seconds, "index": lines.lines, "peak_mb": peak}
+    return {"seconds": seconds, "cpu": cpu, "index": lines.lines, "peak_mb": peak}
 
 
 def _run(root: Path, store: str, calls: int = 1) -> dict[str, Any]:
@@ -92,13 +94,13 @@ def _run(root: Path, store: str, calls: int = 1) -> dict[str, Any]:
     return result
 
 
-def _row(phase: str, run: dict[str, Any], cold: float, call: int = 0) -> str:
-    seconds = run["seconds"][call]
+def _row(phase: str, run: dict[str, Any], cold: dict[str, Any], call: int = 0) -> str:
+    seconds, cpu = run["seconds"][call], run["cpu"][call]
     line = run["index"][call] if call < len(run["index"]) else "(from memory)"
     process = "" if call else f"{run['process']:.2f}"
     return (
-        f"| {phase} | {seconds:.2f} | {cold / seconds:.1f}x | {process} | {line} "
-        f"| {run['peak_mb']:.0f} |"
+        f"| {phase} | {seconds:.2f} | {cpu:.2f} | {cold['cpu'][0] / cpu:.1f}x | {process} "
+        f"| {line} | {run['peak_mb']:.0f} |"
     )
 
 
@@ -120,14 +122,14 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(options.repo, root, ignore=shutil.ignore_patterns(".git"), symlinks=True)
         store = str(Path(scratch) / "store")
         cold = _run(root, "none")
-        base = cold["seconds"][0]
+        base = cold
         rows = [
             _row("cold, no store", cold, base),
             _row("cold, empty store", _run(root, store), base),
         ]
         restarts = sorted(
             (_run(root, store, calls=2) for _ in range(options.restarts)),
-            key=lambda run: float(run["seconds"][0]),
+            key=lambda run: float(run["cpu"][0]),
         )
         middle = restarts[len(restarts) // 2]
         rows.append(_row("restart (median)", middle, base))
@@ -143,13 +145,19 @@ def main(argv: list[str] | None = None) -> int:
             os.utime(path, (later, later))
         rows.append(_row("every file touched", _run(root, store), base))
     print(f"# context-server index store on {options.repo.name} ({len(sources)} source files)\n")
-    print("| Phase | Call (s) | vs cold | Whole process (s) | What the index did | Peak RSS (MB) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "| Phase | Call wall (s) | Call CPU (s) | vs cold (CPU) | Whole process wall (s) "
+        "| What the index did | Peak RSS (MB) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(rows))
-    restart = float(middle["seconds"][0])
-    verdict = "met" if restart < GOAL_SECONDS else "MISSED"
-    measured = ", ".join(f"{run['seconds'][0]:.2f}" for run in restarts)
-    print(f"\nRestart goal (< {GOAL_SECONDS:.0f} s): {verdict} ({restart:.2f} s; {measured})")
+    wall, cpu = float(middle["seconds"][0]), float(middle["cpu"][0])
+    verdict = "met" if wall < GOAL_SECONDS else "missed"
+    measured = ", ".join(f"{run['seconds'][0]:.2f}/{run['cpu'][0]:.2f}" for run in restarts)
+    print(
+        f"\nRestart goal (first call < {GOAL_SECONDS:.0f} s wall): {verdict} here "
+        f"({wall:.2f} s wall, {cpu:.2f} s CPU; every restart wall/CPU: {measured})"
+    )
     return 0
 
 
