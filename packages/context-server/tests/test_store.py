@@ -11,6 +11,7 @@ import stat
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import write_project
 from context_server.core.index import IndexCache, ProjectIndex
@@ -150,19 +151,21 @@ def test_malformed_rows_are_never_trusted(
     expected = graph(build(root, store_dir))
     path = store_file(store_dir)
     with sqlite3.connect(path) as connection:
+        # well formed but for one declaration kind the index does not know
+        bogus = ("java", "app", "", [], [], [], ["Main"], ["app.Main"], ["bogus"], [False])
         connection.execute(
             "UPDATE files SET facts = ? WHERE path = 'src/app/Main.java'",
-            # well formed but for one declaration kind the index does not know
-            (
-                '["java","app","",[],[],[],["Main"],["app.Main"],["bogus"],[false],[1,2,0,9],'
-                "[],[],[],[]]",
-            ),
+            (msgspec.msgpack.encode((*bogus, [1, 2, 0, 9], [], [], [], [])),),
         )
         connection.execute(
-            "UPDATE files SET facts = ? WHERE path = 'lib/model.py'", ("[" * 100_000,)
+            "UPDATE files SET facts = ? WHERE path = 'lib/model.py'", (b"\xdc\xff\xff" * 9,)
         )
+        # an edge to a file number past the end of the graph's file list
+        (direct,) = connection.execute("SELECT direct FROM graphs").fetchone()
+        paths, rules, files = msgspec.msgpack.decode(direct)
+        files[0][0][0:3] = [len(paths) + 5, 0, 1]
         connection.execute(
-            "UPDATE graphs SET direct = replace(direct, '[[', '[[999999,')",
+            "UPDATE graphs SET direct = ?", (msgspec.msgpack.encode((paths, rules, files)),)
         )
     with caplog.at_level(logging.WARNING):
         index = build(root, store_dir)
