@@ -15,7 +15,7 @@ from mcp_common.paths import PathRefusedError
 from context_server.core.extraction import SourceFacts, extract
 from context_server.core.languages import SourceLanguage, language_of
 from context_server.core.resolution import Resolver
-from context_server.core.store import FileRecord, IndexStore, RootStore
+from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import FileEntry, Listing, Problem, walk_project
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
@@ -183,15 +183,16 @@ class IndexCache:
             stats.graph_reused = True
         else:
             configs = _read_configs(config_files, allowed)
-            if disk is None:
-                resolver = Resolver(sources, configs)
-            else:
+            direct = None
+            content = ""
+            if disk is not None:
                 content = _content_signature(key, sources, fresh, configs)
                 direct = disk.graph(",".join(key), content, list(sources))
-                resolver = Resolver(sources, configs, direct)
                 stats.graph_restored = direct is not None
-                if direct is None:
-                    disk.save_graph(",".join(key), content, resolver.resolved())
+            with collector_paused():
+                resolver = Resolver(sources, configs, direct)
+            if disk is not None and direct is None:
+                disk.save_graph(",".join(key), content, resolver.resolved())
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)

@@ -253,7 +253,7 @@ class RootStore:
         rows = self._read("SELECT path, size, mtime_ns, digest, module, facts, problem FROM files")
         found: dict[str, FileRecord] = {}
         bad = 0
-        with _collector_paused():
+        with collector_paused():
             for row in rows:
                 try:
                     path, record = _record(row)
@@ -300,7 +300,7 @@ class RootStore:
         if not rows or rows[0][0] != signature:
             return None
         try:
-            with _collector_paused():
+            with collector_paused():
                 return _decode_graph(rows[0][1], paths)
         except _MALFORMED:
             _log.warning("index store %s: malformed graph ignored (resolved again)", self.path)
@@ -354,9 +354,9 @@ class RootStore:
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No garbage collection while a store is decoded: it makes a million acyclic objects,
-    and the collector's passes over them cost a third of the time."""
+def collector_paused() -> Iterator[None]:
+    """No garbage collection inside: for work making a million acyclic objects (decoding a
+    store, building a resolver), whose passes of the collector cost a third of its time."""
     enabled = gc.isenabled()
     gc.disable()
     try:
