@@ -9,6 +9,7 @@ import os
 import sqlite3
 import stat
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import msgspec
@@ -268,6 +269,20 @@ def test_stores_left_unused_for_a_month_are_removed(
         os.utime(path, (1_000, os.stat(path).st_mtime - month))
     assert build(root, store_dir).statistics.restored == SOURCES
     assert sorted(p.name for p in store_dir.iterdir()) == sorted([used.name, unrelated.name])
+
+
+def test_two_servers_filling_one_store_at_once(
+    root: Path, store_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # two caches with their own store connections: two worker processes of one server
+    expected = graph(build(root, None))
+    with caplog.at_level(logging.WARNING), ThreadPoolExecutor(2) as pool:
+        built = list(pool.map(lambda _: build(root, store_dir), range(2)))
+    assert [graph(index) for index in built] == [expected, expected]
+    assert caplog.text == ""
+    after = build(root, store_dir)
+    assert (after.statistics.parsed, after.statistics.restored) == (0, SOURCES)
+    assert graph(after) == expected
 
 
 def test_without_a_store_nothing_is_written(root: Path, tmp_path: Path) -> None:

@@ -400,14 +400,22 @@ def _outdated(
         name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
     }
     if not tables:
-        with connection:
+        # One explicit transaction (sqlite3 would commit each CREATE on its own), so another
+        # server process never sees half a schema; one making the same new store at this
+        # moment waits for it, and its statements then leave what the first one wrote.
+        connection.execute("BEGIN IMMEDIATE")
+        try:
             for statement in _SCHEMA:
                 connection.execute(statement)
             connection.executemany(
-                "INSERT INTO meta VALUES (?, ?)",
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
                 [("format", str(FORMAT)), ("root", str(root)), ("fingerprint", fingerprint)],
             )
-        return None
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        tables = {"meta", "files", "graphs"}
     if tables != {"meta", "files", "graphs"}:
         return logging.WARNING, "its tables are not an index store's"
     meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
