@@ -31,7 +31,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -222,7 +222,8 @@ class RootStore:
                 connection = _connect(path)
                 outdated = _outdated(connection, root, fingerprint)
                 if outdated is None:
-                    os.utime(path)  # in use: not stale
+                    with contextlib.suppress(OSError):
+                        os.utime(path)  # in use: not stale
                     return cls(path, connection)
                 level, reason = outdated
             except sqlite3.Error as exc:
@@ -331,7 +332,7 @@ class RootStore:
                         _remove(self.path)
                 return []
 
-    def _write(self, action: Any) -> None:
+    def _write(self, action: Callable[[sqlite3.Connection], object]) -> None:
         with self._lock:
             if self._connection is None:
                 return
