@@ -153,10 +153,12 @@ def test_malformed_rows_are_never_trusted(
     path = store_file(store_dir)
     with sqlite3.connect(path) as connection:
         # well formed but for one declaration kind the index does not know
-        bogus = ("java", "app", "", [], [], [], ["Main"], ["app.Main"], ["bogus"], [False])
+        declaration = {"simple_name": "Main", "qualified_name": "app.Main", "kind": "bogus"}
+        bogus = {"language": "java", "package": "app", "imports": [], "local_names": []}
+        bogus |= {"declarations": [declaration], "references": []}
         connection.execute(
             "UPDATE files SET facts = ? WHERE path = 'src/app/Main.java'",
-            (msgspec.msgpack.encode((*bogus, [1, 2, 0, 9], [], [], [], [])),),
+            (msgspec.msgpack.encode(bogus),),
         )
         connection.execute(
             "UPDATE files SET facts = ? WHERE path = 'lib/model.py'", (b"\xdc\xff\xff" * 9,)

@@ -34,13 +34,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
 import platformdirs
 
-from context_server.core.extraction import Declaration, Import, SourceFacts
+from context_server.core.extraction import SourceFacts
 from context_server.core.languages import LANGUAGES
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 
@@ -436,56 +436,21 @@ def _remove(path: Path) -> None:
 
 
 # encoding ----------------------------------------------------------------------------------
-# Records are MessagePack in columns (one list per field), decoded by msgspec straight into
-# the declared types (a bool is no int there, a kind outside the Literal is refused), so a
-# file's facts are checked in C; what a type cannot say (lengths, ranges) is checked after.
-_FactsRow = tuple[
-    str,  # language
-    str,  # package
-    str,  # module
-    list[str],  # import targets
-    list[str | None],  # import aliases
-    list[bool],  # wildcard imports
-    list[str],  # declared simple names
-    list[str],  # qualified names
-    list[Literal["type", "member"]],  # kinds
-    list[bool],  # nested
-    list[int],  # first line, last line, start byte, end byte of each declaration
-    list[str],  # local names
-    list[str],  # references
-    list[int],  # uses of each reference
-    list[str],  # supertypes
-]
+# Rows are MessagePack decoded by msgspec straight into the declared types (the fact
+# dataclasses' own annotations; a bool is no int there, a missing or mistyped field is
+# refused), in C; what a type cannot say (kinds, ranges, lengths) is checked after.
 _GraphRow = tuple[
     list[str],  # the source paths, in index order
     list[str],  # the rules named by number in the edges
     list[tuple[list[int], list[tuple[str, list[str]]], list[str]]],  # per path: edges, ...
 ]
 _ENCODER = msgspec.msgpack.Encoder()
-_FACTS = msgspec.msgpack.Decoder(_FactsRow)
+_FACTS = msgspec.msgpack.Decoder(SourceFacts)
 _GRAPH = msgspec.msgpack.Decoder(_GraphRow)
 
 
 def _encode_facts(facts: SourceFacts) -> bytes:
-    declarations = facts.declarations
-    row: _FactsRow = (
-        facts.language,
-        facts.package,
-        facts.module,
-        [item.target for item in facts.imports],
-        [item.alias for item in facts.imports],
-        [item.wildcard for item in facts.imports],
-        [d.simple_name for d in declarations],
-        [d.qualified_name for d in declarations],
-        [d.kind for d in declarations],  # type: ignore[misc]
-        [d.nested for d in declarations],
-        [n for d in declarations for n in (*d.lines, *d.span)],
-        sorted(facts.local_names),
-        list(facts.references),
-        list(facts.uses),
-        list(facts.supertypes),
-    )
-    return _ENCODER.encode(row)
+    return _ENCODER.encode(facts)
 
 
 def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
@@ -502,55 +467,15 @@ def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
 def _decode_facts(data: object, module: str) -> SourceFacts:
     if not isinstance(data, bytes):
         raise ValueError("facts are not bytes")
-    (
-        language,
-        package,
-        stored_module,
-        targets,
-        aliases,
-        wildcards,
-        simple,
-        qualified,
-        kinds,
-        nested,
-        places,
-        local_names,
-        references,
-        uses,
-        supertypes,
-    ) = _FACTS.decode(data)
-    if language not in _LANGUAGE_NAMES or stored_module != module:
+    facts = _FACTS.decode(data)
+    if facts.language not in _LANGUAGE_NAMES or facts.module != module:
         raise ValueError("facts of another language or module")
-    declared = len(simple)
-    if not (len(aliases) == len(wildcards) == len(targets)):
-        raise ValueError("bad imports")
-    if not (len(qualified) == len(kinds) == len(nested) == declared == len(places) // 4):
-        raise ValueError("bad declarations")
-    if len(places) % 4 or min(places, default=0) < 0:
-        raise ValueError("bad declaration places")
-    if len(uses) not in (0, len(references)) or min(uses, default=1) < 1:
+    for declaration in facts.declarations:
+        if declaration.kind not in _KINDS or min(*declaration.lines, *declaration.span) < 0:
+            raise ValueError("bad declaration")
+    if len(facts.uses) not in (0, len(facts.references)) or min(facts.uses, default=1) < 1:
         raise ValueError("bad use counts")
-    return SourceFacts(
-        language=language,
-        package=package,
-        imports=tuple(map(Import, targets, aliases, wildcards)),
-        declarations=tuple(
-            map(
-                Declaration,
-                simple,
-                qualified,
-                kinds,
-                nested,
-                zip(places[0::4], places[1::4], strict=True),
-                zip(places[2::4], places[3::4], strict=True),
-            )
-        ),
-        local_names=frozenset(local_names),
-        references=tuple(references),
-        module=module,
-        uses=tuple(uses),
-        supertypes=tuple(supertypes),
-    )
+    return facts
 
 
 def _encode_graph(direct: Mapping[str, FileDependencies]) -> bytes:
