@@ -142,12 +142,19 @@ class ContextService:
         )
         index = self.cache.build(root, languages, self.allowed, check_cancelled, progress, boundary)
         stats = index.statistics
-        _log.debug(
-            "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",
+        graph = "restored" if stats.graph_restored else "rebuilt"
+        graph = "reused" if stats.graph_reused else graph
+        # INFO when the index was built (parsed or read back from the store), DEBUG when it
+        # came from memory: a log line for every call would drown the rest
+        _log.log(
+            logging.INFO if stats.parsed or stats.restored else logging.DEBUG,
+            "indexed %s: %d files parsed, %d reused, %d restored from the index store, "
+            "graph %s, %d skipped",
             root,
             stats.parsed,
             stats.reused,
-            "reused" if stats.graph_reused else "rebuilt",
+            stats.restored,
+            graph,
             len(index.problems),
         )
         return index
