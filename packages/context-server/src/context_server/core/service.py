@@ -117,11 +117,20 @@ class ContextService:
         tokenizer: str = "cl100k",
         check_cancelled: Callable[[], None] = lambda: None,
         max_chars: int | None = None,
+        detail: str = "declarations",
     ) -> RepoMap:
         """The repository map of ``index`` within ``token_budget`` tokens of ``tokenizer``,
-        ranked towards ``focus`` (see :class:`context_server.core.repo_map.RepoMapper`)."""
+        ranked towards ``focus``, each entry showing ``detail`` of its file (see
+        :class:`context_server.core.repo_map.RepoMapper`)."""
         return self._maps.build(
-            index, counter(tokenizer), token_budget, focus, tokenizer, check_cancelled, max_chars
+            index,
+            counter(tokenizer),
+            token_budget,
+            focus,
+            tokenizer,
+            check_cancelled,
+            max_chars,
+            detail,
         )
 
     def index(
