@@ -55,7 +55,14 @@ _TYPE_WORDS = (
 )
 # Parts of a declaration that carry its name (a Java field's declarator, a Go spec).
 _NAMED_PARTS = frozenset(
-    {"variable_declarator", "variable_declaration", "type_spec", "var_spec", "const_spec"}
+    {
+        "variable_declarator",
+        "variable_declaration",
+        "type_spec",
+        "type_alias",
+        "var_spec",
+        "const_spec",
+    }
 )
 _FUNCTION_WORDS = ("function", "arrow", "lambda", "closure", "method")
 _BODY_SUFFIXES = ("_body", "block", "declaration_list", "field_declaration_list")
@@ -74,7 +81,9 @@ class OutlineItem:
     """One declaration: nesting ``depth`` (0 = top level), whether it is a ``type``, its
     signature on one line (no body), the first sentence of its documentation, its line,
     its name (``""`` when the grammar names it nowhere the outline looks) and the byte
-    offsets and lines (1-based, inclusive) of its whole definition."""
+    offsets and lines (1-based, inclusive) of its whole definition. ``receiver`` names the
+    type a method declared outside that type's body belongs to (a Go method's receiver, a
+    Rust ``impl``'s type), ``""`` otherwise."""
 
     depth: int
     type: bool
@@ -84,6 +93,7 @@ class OutlineItem:
     name: str = ""
     span: tuple[int, int] = (0, 0)
     lines: tuple[int, int] = (0, 0)
+    receiver: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +152,13 @@ def render_signatures(language: SourceLanguage, text: str) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _collect(node: tree_sitter.Node, source: bytes, depth: int, items: list[OutlineItem]) -> None:
+def _collect(
+    node: tree_sitter.Node,
+    source: bytes,
+    depth: int,
+    items: list[OutlineItem],
+    receiver: str = "",
+) -> None:
     comments: list[tree_sitter.Node] = []
     last_row = -2  # the last row of the comments and attributes gathered so far
     previous_end = -1  # the last row of the previous code node, for trailing comments
@@ -158,7 +174,7 @@ def _collect(node: tree_sitter.Node, source: bytes, depth: int, items: list[Outl
             continue
         if kind.startswith("preproc_"):
             # C#'s ``#if``/``#region``: what they enclose is declared at this level.
-            _collect(child, source, depth, items)
+            _collect(child, source, depth, items, receiver)
             comments = []
             continue
         if kind in _ATTACHED:
@@ -169,7 +185,8 @@ def _collect(node: tree_sitter.Node, source: bytes, depth: int, items: list[Outl
         definition = _inner(child)
         if definition is not None:
             adjacent = bool(comments) and child.start_point[0] <= last_row + 1
-            _add(child, definition, source, depth, items, comments if adjacent else [])
+            found = comments if adjacent else []
+            _add(child, definition, source, depth, items, found, receiver)
         comments = []
         last_row = -2
         previous_end = _last_row(child)
@@ -182,6 +199,7 @@ def _add(
     depth: int,
     items: list[OutlineItem],
     comments: list[tree_sitter.Node],
+    receiver: str,
 ) -> None:
     """Append the declaration ``definition`` (``child`` itself or the declaration it wraps)
     and, for a type, its members."""
@@ -205,10 +223,31 @@ def _add(
             _name(definition, source),
             (child.start_byte, child.end_byte),
             (child.start_point[0] + 1, child.end_point[0] + 1),
+            receiver or _type_name(definition.child_by_field_name("receiver"), source),
         )
     )
     if is_type and body is not None:
-        _collect(body, source, depth + 1, items)
+        owner = definition.child_by_field_name("type") if definition.type == "impl_item" else None
+        _collect(body, source, depth + 1, items, _type_name(owner, source))
+
+
+def _type_name(node: tree_sitter.Node | None, source: bytes) -> str:
+    """The name of the type ``node`` (a Go receiver, a Rust ``impl`` type) is about, without
+    pointers, paths or type arguments: the last type identifier before any ``<``/``[``."""
+    if node is None:
+        return ""
+    found = ""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if current.type in {"type_arguments", "type_parameters"}:
+            continue
+        if current.type == "type_identifier":
+            found = _text(current, source)
+            if current.parent is not None and current.parent.type == "generic_type":
+                break
+        pending.extend(reversed(current.named_children))
+    return found
 
 
 def _inner(node: tree_sitter.Node) -> tree_sitter.Node | None:

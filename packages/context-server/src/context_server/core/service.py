@@ -208,6 +208,10 @@ class ContextService:
         inside = [item for item in inside if scope is None or item.span[0] > scope[0]]
         direct = min((item.depth for item in inside), default=0)
         members = [item for item in inside if item.depth == direct]
+        if match.declaration is not None:
+            # Go methods and Rust ``impl`` blocks sit outside the type's own body.
+            owner_name = match.declaration.simple_name
+            members += [item for item in items if item.receiver == owner_name]
         chosen = [item for item in members if item.name == member]
         if not chosen:
             names = sorted({item.name for item in members if item.name})
