@@ -262,3 +262,13 @@ def test_a_typescript_class_member_is_a_target_in_signatures(project: Project) -
     [dependency] = short["dependencies"]
     assert dependency["tokens"] > 0
     assert "    total(entries: T[]): number\n" in dependency["source"]
+
+
+def test_a_doc_about_licences_is_kept_and_a_licence_header_is_not() -> None:
+    java = _language("java")
+    text = render_signatures(
+        java,
+        "/* Licensed under the Apache License 2.0. */\nclass Keys {\n"
+        "  /** Returns the licence key. Never null. */\n  String key() { return k; }\n}\n",
+    )
+    assert text == "class Keys\n    // Returns the licence key.\n    String key()\n"

@@ -69,7 +69,7 @@ _BODY_SUFFIXES = ("_body", "block", "declaration_list", "field_declaration_list"
 _SPACES = re.compile(r"\s+")
 _COMMENT_MARKS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//+!?|#+|\"\"\"|''')\s?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-_LICENCE = re.compile(r"copyright|licen[cs]e|spdx", re.IGNORECASE)
+_LICENCE = re.compile(r"copyright|spdx-license-identifier|licensed under", re.IGNORECASE)
 # C# XML documentation: a reference keeps its name, every other tag goes.
 _XML_REFERENCE = re.compile(r'<(?:see|seealso|paramref|typeparamref)\s+\w+="([^"]*)"\s*/>')
 _XML_TAG = re.compile(r'</?\w+(?:\s+\w+="[^"]*")*\s*/?>')
