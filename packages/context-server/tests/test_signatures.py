@@ -272,3 +272,16 @@ def test_a_doc_about_licences_is_kept_and_a_licence_header_is_not() -> None:
         "  /** Returns the licence key. Never null. */\n  String key() { return k; }\n}\n",
     )
     assert text == "class Keys\n    // Returns the licence key.\n    String key()\n"
+
+
+def test_a_barrel_file_shows_its_re_exports() -> None:
+    barrel = (
+        '// Re-exported for callers.\nexport { User, type Role } from "./user";\n'
+        'export * from "./role";\nexport * as money from "./money";\nconst local = 1;\n'
+        "export { local };\n"
+    )
+    assert render_signatures(_language("typescript"), barrel) == (
+        "// Re-exported for callers.\n"
+        'export { User, type Role } from "./user";\nexport * from "./role";\n'
+        'export * as money from "./money";\nconst local = 1;\nexport { local };\n'
+    )

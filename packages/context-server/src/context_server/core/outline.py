@@ -255,6 +255,11 @@ def _inner(node: tree_sitter.Node) -> tree_sitter.Node | None:
     decorated function), or None when it declares nothing."""
     if node.type not in _WRAPPERS:
         return node if _is_declaration(node.type) else None
+    if node.type == "export_statement" and (
+        node.child_by_field_name("source") is not None
+        or any(c.type in {"export_clause", "namespace_export"} for c in node.named_children)
+    ):
+        return node  # a re-export (``export { A } from "./a"``): part of the module's API
     inner = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
     if inner is None:
         value = node.child_by_field_name("value")
