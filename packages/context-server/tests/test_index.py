@@ -6,7 +6,6 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import pathspec
 import pytest
 from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.service import ContextService
@@ -179,54 +178,3 @@ def test_cancellation_stops_indexing(project: Project) -> None:
         service.index(str(root), "auto", context.check_cancelled, progress)
     assert reports == [(200, 450)]
 
-
-def test_joined_gitignore_patterns_decide_as_pathspec_does() -> None:
-    from context_server.core.walk import _Patterns
-
-    lines = [
-        "*.log",
-        "!keep.log",
-        "build/",
-        "/target/",
-        "out",
-        "docs/**/draft",
-        "[Bb]in/",
-        r"\#notes",
-        ".idea/*",
-        "!.idea/icon.svg",
-        "a?c",
-    ]
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    patterns = _Patterns.of(spec)
-    assert patterns.any_pattern is not None
-    paths = [
-        "x.log",
-        "keep.log",
-        "src/keep.log",
-        "src/x.log",
-        "build/",
-        "build",
-        "src/build/",
-        "target/",
-        "src/target/",
-        "out",
-        "out/",
-        "src/out/x.java",
-        "docs/a/b/draft",
-        "docs/draft",
-        "Bin/",
-        "bin/",
-        "bin",
-        "#notes",
-        "src/#notes",
-        ".idea/x.xml",
-        ".idea/icon.svg",
-        "abc",
-        "src/abc/",
-        "abcd",
-        "src/Main.java",
-        "README.md",
-    ]
-    assert [patterns.match(p) for p in paths] == [spec.match_file(p) for p in paths]
-    assert any(spec.match_file(p) for p in paths)
-    assert not all(spec.match_file(p) for p in paths)

@@ -14,7 +14,6 @@ skipped only next to a build file (``pom.xml``, ``build.gradle``, ``build.sbt``,
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,44 +108,7 @@ def sort_key(name: str) -> bytes:
 
 
 # (directory it applies below, relative to the walk root; prefix that path needs; patterns)
-_Spec = tuple[str, str, "_Patterns"]
-_PLAIN_FLAGS = re.compile("").flags
-
-
-@dataclass(frozen=True, slots=True)
-class _Patterns:
-    """The patterns of one ``.gitignore``, plus one regular expression joining them all: a
-    path none of them matches (nearly every path) is settled by a single search instead of
-    one per pattern; the few others are decided by ``pathspec`` (negations, directories)."""
-
-    spec: pathspec.GitIgnoreSpec
-    any_pattern: re.Pattern[str] | None
-
-    @classmethod
-    def of(cls, spec: pathspec.GitIgnoreSpec) -> _Patterns:
-        """``spec`` with its joined expression (None if the patterns cannot be joined)."""
-        regexes = [
-            regex
-            for pattern in spec.patterns
-            if isinstance(regex := getattr(pattern, "regex", None), re.Pattern)
-        ]
-        if any(regex.flags != _PLAIN_FLAGS for regex in regexes):
-            return cls(spec, None)
-        sources = [regex.pattern for regex in regexes]
-        # the one named group pathspec uses only marks a directory match: plain in the join
-        joined = "|".join(f"(?:{source.replace('(?P<ps_d>', '(?:')})" for source in sources)
-        if not sources or "(?P<" in joined or not all(isinstance(s, str) for s in sources):
-            return cls(spec, None)
-        try:
-            return cls(spec, re.compile(joined))
-        except re.error:
-            return cls(spec, None)
-
-    def match(self, path: str) -> bool:
-        """Whether the ``.gitignore`` ignores ``path`` (``/`` at the end for a directory)."""
-        if self.any_pattern is not None and self.any_pattern.search(path) is None:
-            return False
-        return self.spec.match_file(path)
+_Spec = tuple[str, str, pathspec.GitIgnoreSpec]
 
 
 def walk_project(
@@ -265,7 +227,7 @@ def _with_gitignore(
 
 def _read_gitignore(
     directory: str, allowed: AllowedPaths, problems: list[Problem], relative: str = ""
-) -> _Patterns | None:
+) -> pathspec.GitIgnoreSpec | None:
     ignore_file = os.path.join(directory, ".gitignore")
     if not os.path.lexists(ignore_file):
         return None
@@ -277,7 +239,7 @@ def _read_gitignore(
         return None
     try:
         text = data.decode("utf-8", errors="replace")
-        return _Patterns.of(pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
     except ValueError as exc:
         problems.append(Problem(shown, f"unusable: {exc}"))
         return None
@@ -286,7 +248,7 @@ def _read_gitignore(
 def _ignored(relative: str, is_dir: bool, specs: tuple[_Spec, ...]) -> bool:
     for base, prefix, spec in specs:
         local = prefix + (relative[len(base) + 1 :] if base else relative)
-        if spec.match(local + "/" if is_dir else local):
+        if spec.match_file(local + "/" if is_dir else local):
             return True
     return False
 
