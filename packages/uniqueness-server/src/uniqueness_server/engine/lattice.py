@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import combinations
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
@@ -37,7 +36,7 @@ VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes 
 
 
 def _mask(positions: Sequence[int]) -> int:
-    return sum(1 << p for p in positions)
+    return sum(map((1).__lshift__, positions))
 
 
 class UniquenessOracle:
@@ -69,12 +68,17 @@ class UniquenessOracle:
         self._search: str | None = None
         self._copied: set[int] = set()
         self._coded: dict[int, CodeMatrix] = {}
+        if stats is not None and stats.codes is not None:
+            # a wide source was coded whole by the statistics pass: no copy, no SQL checks
+            self._coded = dict.fromkeys(stats.codes.distinct, stats.codes)
         self.full_checks = 0
         self.decided = 0
 
     def record(self, positions: Sequence[int], unique: bool) -> None:
         """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
-        mask = _mask(positions)
+        self._remember(_mask(positions), unique)
+
+    def _remember(self, mask: int, unique: bool) -> None:
         self._memo[mask] = unique
         known = self._unique if unique else self._non_unique
         known.setdefault(mask.bit_count(), []).append(mask)
@@ -181,29 +185,38 @@ class UniquenessOracle:
             self._sample_sources = None  # samples of the old copy lack the new columns
         return self._search
 
+    def _all_coded(self, candidate: Sequence[int]) -> bool:
+        return all(map(self._coded.__contains__, candidate))
+
     def _decide_by_codes(
         self, open_: list[tuple[int, ...]], answers: dict[tuple[int, ...], bool]
     ) -> list[tuple[int, ...]]:
-        """Decide many candidates with vectorised checks over integer codes of the copy;
-        returns those the codes could not settle exactly."""
+        """Decide many candidates exactly with vectorised checks over integer codes of the
+        columns; returns those left (spanning columns coded in different passes)."""
         needed = sorted({p for c in open_ for p in c})
-        if self._rows * len(needed) > MAX_CELLS:
-            return open_
         fresh = [p for p in needed if p not in self._coded]
         if fresh:
-            stats = self._stats
-            known = {p: stats.distinct[p] if stats is not None else None for p in fresh}
-            matrix = CodeMatrix(self._table, self.search_relation(), fresh, self._nulls, known)
+            if self._rows * len(fresh) > MAX_CELLS:
+                return open_
+            matrix = CodeMatrix.encode(self._table, self.search_relation(), fresh)
             self._coded.update(dict.fromkeys(fresh, matrix))
         left: list[tuple[int, ...]] = []
+        pairs: dict[CodeMatrix, list[tuple[int, ...]]] = {}
         for c in open_:
             self._context.check_cancelled()
-            verdict = self._coded[c[0]].unique(c) if self._same_matrix(c) else None
-            if verdict is None:
+            if not self._same_matrix(c):
                 left.append(c)
+            elif len(c) == 2:
+                pairs.setdefault(self._coded[c[0]], []).append(c)
             else:
                 self.full_checks += 1
-                answers[c] = verdict
+                answers[c] = self._coded[c[0]].unique(c, self._nulls)
+        for matrix, group in pairs.items():
+            verdicts = matrix.unique_pairs(
+                [(c[0], c[1]) for c in group], self._nulls, self._context.check_cancelled
+            )
+            self.full_checks += len(group)
+            answers.update(zip(group, verdicts, strict=True))
         return left
 
     def _same_matrix(self, candidate: tuple[int, ...]) -> bool:
@@ -220,19 +233,21 @@ class UniquenessOracle:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
         open_: list[tuple[int, ...]] = []
-        for c in candidates:
-            known = self._known(_mask(c))
+        masks = [_mask(c) for c in candidates]
+        for c, mask in zip(candidates, masks, strict=True):
+            known = self._known(mask)
             if known is None and len(c) == 1:
                 known = self._single(c[0])
-            elif known is None and self._bounded_out(c):
-                known = False
+            elif known is None and not self._all_coded(c) and self._bounded_out(c):
+                known = False  # (coded candidates get the same bounds, vectorised)
             if known is None:
                 open_.append(c)
             else:
                 answers[c] = known
-        if open_:
+        coded = all(map(self._all_coded, open_))
+        if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
-        if len(open_) >= VECTOR_CANDIDATES:
+        if open_ and (coded or len(open_) >= VECTOR_CANDIDATES):
             open_ = self._decide_by_codes(open_, answers)
         for sample in self._samples() if open_ else []:
             for c in open_:
@@ -242,9 +257,9 @@ class UniquenessOracle:
         for c in open_:
             self.full_checks += 1
             answers[c] = self._unique_in(c, self.search_relation(c))
-        for c in candidates:
-            if _mask(c) not in self._memo:
-                self.record(c, answers[c])
+        for c, mask in zip(candidates, masks, strict=True):
+            if mask not in self._memo:
+                self._remember(mask, answers[c])
         self.decided += len(candidates)
         return [answers[c] for c in candidates]
 
@@ -289,13 +304,21 @@ def minimal_unique_sets(
 
 
 def _next_level(non_unique: set[tuple[int, ...]], order: Sequence[int]) -> list[tuple[int, ...]]:
-    """Sets one larger whose every one-smaller subset is non-unique (apriori generation)."""
-    result: list[tuple[int, ...]] = []
+    """Sets one larger whose every one-smaller subset is non-unique (apriori generation:
+    two non-unique sets sharing all but their last column are joined, in sorted order)."""
+    allowed = set(order)
+    extensions: dict[tuple[int, ...], list[int]] = {}
     for base in sorted(non_unique):
-        for p in order:
-            if p <= base[-1]:
-                continue
-            candidate = (*base, p)
-            if all(sub in non_unique for sub in combinations(candidate, len(base))):
-                result.append(candidate)
+        if base[-1] in allowed:
+            extensions.setdefault(base[:-1], []).append(base[-1])
+    result: list[tuple[int, ...]] = []
+    for prefix, lasts in extensions.items():
+        for i, first in enumerate(lasts):
+            for second in lasts[i + 1 :]:
+                candidate = (*prefix, first, second)
+                # the two subsets ending in first/second are non-unique by construction
+                if all(
+                    candidate[:k] + candidate[k + 1 :] in non_unique for k in range(len(prefix))
+                ):
+                    result.append(candidate)
     return result

@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.table import Table
@@ -72,6 +73,7 @@ class ColumnStats:
     distinct: tuple[int | None, ...]  # exact non-missing distinct values where counted
     hash_safe: frozenset[int]  # positions whose values have pairwise distinct 64-bit hashes
     head: HeadFacts | None = None
+    codes: CodeMatrix | None = None  # every searched column coded exactly (wide sources)
 
 
 def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
@@ -80,6 +82,10 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     sample's facts for files."""
     embedded = isinstance(table.runner, DuckDbRunner)
     exact = not embedded or len(positions) <= EXACT_DISTINCT_COLUMNS
+    if not exact:
+        coded = _coded_stats(table, positions)
+        if coded is not None:
+            return coded
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
@@ -121,6 +127,33 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
         tuple(distinct),
         frozenset(safe),
         head,
+    )
+
+
+def _coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
+    """Exact facts for a wide embedded source from one streamed pass that codes every
+    searched column (None when the source has too many cells to hold codes for)."""
+    lengths: dict[int, int] = {}
+    try:
+        codes = CodeMatrix.encode(table, table.relation, positions, lengths=lengths)
+    except TooManyCellsError:
+        return None
+    count = len(table.names)
+    missing, length = [0] * count, [0.0] * count
+    distinct: list[int | None] = [None] * count
+    for p in positions:
+        present = codes.rows - codes.missing[p]
+        missing[p] = codes.missing[p]
+        length[p] = lengths[p] / present if present else 0.0
+        distinct[p] = codes.distinct[p]
+    return ColumnStats(
+        codes.rows,
+        tuple(missing),
+        tuple(length),
+        tuple(d or 0 for d in distinct),
+        tuple(distinct),
+        frozenset(),
+        codes=codes,
     )
 
 
