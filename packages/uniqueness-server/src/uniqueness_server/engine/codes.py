@@ -37,7 +37,7 @@ from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.table import Table
 
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
-BATCH_ROWS = 16_384  # rows coded together (a group's dictionary indices fit in 16 bits)
+BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
 SAMPLE_ROWS = (1_024, 4_096)
 _SEED = 7
 _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
@@ -61,35 +61,32 @@ class CodeMatrix:
     ``distinct`` for a missing value.
     """
 
-    def __init__(self, rows: int, columns: dict[int, tuple[Codes, int]]) -> None:
-        """Hold ``columns``: per position, ``rows`` codes and the number of present values.
+    def __init__(
+        self,
+        rows: int,
+        distinct: dict[int, int],
+        blocks: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint32]],
+        where: dict[int, tuple[int, int]],
+    ) -> None:
+        """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
+        ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
 
-        Codes sit in two column-major blocks (16-bit and 32-bit), so gathering many
-        columns at some rows is one indexing operation per block.
+        Column-major blocks make gathering many columns at some rows one indexing
+        operation per block.
         """
         self.rows = rows
-        self.distinct = {p: distinct for p, (_, distinct) in columns.items()}
-        narrow = [p for p, (codes, _) in columns.items() if codes.dtype == np.uint16]
-        wide = [p for p in columns if p not in set(narrow)]
-        self._blocks: list[Codes] = [
-            np.empty((len(narrow), rows), dtype=np.uint16),
-            np.empty((len(wide), rows), dtype=np.uint32),
-        ]
-        self._where = {p: (0, i) for i, p in enumerate(narrow)}
-        self._where.update({p: (1, i) for i, p in enumerate(wide)})
-        self._codes: dict[int, Codes] = {}
+        self.distinct = distinct
+        self._blocks: tuple[Codes, Codes] = blocks
+        self._where = where
+        self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
         self.missing: dict[int, int] = {}
         self._largest: dict[int, int] = {}  # rows in the largest group of one present value
         self._pairs: dict[int, int] = {}  # row pairs sharing a present value
-        for p in list(columns):
-            codes, distinct = columns.pop(p)  # the caller's copy goes as the block fills
-            block, index = self._where[p]
-            self._blocks[block][index] = codes
-            self._codes[p] = self._blocks[block][index]
-            counts = np.bincount(codes, minlength=distinct + 1).astype(np.int64)
-            present = counts[:distinct]
-            self.missing[p] = int(counts[distinct])
-            self._largest[p] = int(present.max()) if distinct else 0
+        for p, codes in self._codes.items():
+            counts = np.bincount(codes, minlength=distinct[p] + 1).astype(np.int64)
+            present = counts[: distinct[p]]
+            self.missing[p] = int(counts[distinct[p]])
+            self._largest[p] = int(present.max()) if distinct[p] else 0
             self._pairs[p] = int((present * (present - 1) // 2).sum())
 
     @classmethod
@@ -110,30 +107,57 @@ class CodeMatrix:
         assert isinstance(table.runner, DuckDbRunner)
         ordered = list(positions)
         select = ", ".join(table.column(p) for p in ordered)
-        local: list[list[npt.NDArray[np.uint16]]] = [[] for _ in ordered]
+        # per group of rows, every column's indices into that group's own dictionaries (one
+        # large array per group, so memory goes back to the system as each is consumed)
+        local: list[npt.NDArray[np.uint16]] = []
         dictionaries: list[list[Any]] = [[] for _ in ordered]
         length_sums = [0] * len(ordered)
         rows = 0
         for group in _groups(table.runner.batches(f"SELECT {select} FROM {source}", BATCH_ROWS)):
-            rows += sum(batch.num_rows for batch in group)
+            size = sum(batch.num_rows for batch in group)
+            rows += size
             if rows * len(ordered) > max_cells:
                 raise TooManyCellsError
+            indices = np.empty((len(ordered), size), dtype=np.uint16)
             for i in range(len(ordered)):
                 column = pa.chunked_array([batch.column(i) for batch in group])
                 # one dictionary for the group's chunks; a missing value is an entry of it
                 encoded = pc.dictionary_encode(column, null_encoding="encode")
-                indices = [chunk.indices.to_numpy() for chunk in encoded.chunks]
-                local[i].append(np.concatenate(indices).astype(np.uint16))
+                start = 0
+                for chunk in encoded.chunks:
+                    indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
+                    start += len(chunk)
                 dictionaries[i].append(encoded.chunks[0].dictionary)
                 if lengths is not None and pa.types.is_string(column.type):
                     length_sums[i] += int(pc.sum(pc.utf8_length(column)).as_py() or 0)
-        columns: dict[int, tuple[Codes, int]] = {}
+            local.append(indices)
+        # each group dictionary's entries as codes of the whole column
+        mappings: list[list[npt.NDArray[np.int64]]] = []
+        distinct: dict[int, int] = {}
         for i, p in enumerate(ordered):
-            columns[p] = _unify(local[i], dictionaries[i], rows)
-            local[i], dictionaries[i] = [], []  # freed as we go: about one copy at a time
+            by_group, distinct[p] = _unify(dictionaries[i])
+            mappings.append(by_group)
+            dictionaries[i] = []
             if lengths is not None:
                 lengths[p] = length_sums[i]
-        return cls(rows, columns)
+        narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
+        wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
+        blocks = (
+            np.empty((len(narrow), rows), dtype=np.uint16),
+            np.empty((len(wide), rows), dtype=np.uint32),
+        )
+        where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
+        where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
+        start = 0
+        for g in range(len(local)):
+            indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
+            end = start + indices.shape[1]
+            for i, p in enumerate(ordered):
+                block, k = where[p]
+                blocks[block][k, start:end] = mappings[i][g][indices[i]]
+            start = end
+            del indices  # this group's indices are written: let their memory go
+        return cls(rows, distinct, blocks, where)
 
     def covers(self, positions: Sequence[int]) -> bool:
         """Whether every one of ``positions`` is coded here."""
@@ -224,7 +248,7 @@ class CodeMatrix:
                 break
             rows = np.sort(rng.choice(self.rows, size, replace=False))
             columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
-            sample = self._gather(columns, rows)  # one gather for every pair of the stage
+            sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
             for group in _by_pivot(a, ~settled):
                 check_cancelled()
                 pivot, partners = int(a[group[0]]), b[group]
@@ -288,25 +312,27 @@ class CodeMatrix:
         for start in range(0, len(partners), step):
             check_cancelled()
             live = np.arange(start, min(start + step, len(partners)))
-            codes_at = self._gather(partners[live], rows)
+            codes_at = self._gather(partners[live], rows, np.uint32)
             gap = 1
             while len(live):
-                first = np.flatnonzero(values[gap:] == values[:-gap])
-                if not len(first):
+                # rows ``gap`` apart in value order that share the pivot value
+                paired = values[gap:] == values[:-gap]
+                if not paired.any():
                     break
-                left, right = codes_at[:, first], codes_at[:, first + gap]
-                same = left == right
+                same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
                 if nulls is Nulls.DISTINCT:
-                    same &= left != missing[live][:, None]
+                    same &= codes_at[:, gap:] != missing[live][:, None]
                 hit = same.any(axis=1)
                 found[live[hit]] = True
                 live, codes_at = live[~hit], codes_at[~hit]
                 gap += 1
         return found
 
-    def _gather(self, columns: Ints, rows: Ints) -> Ints:
-        """Codes of ``columns`` (one row each) at ``rows``, as int64."""
-        out = np.empty((len(columns), len(rows)), dtype=np.int64)
+    def _gather(
+        self, columns: Ints, rows: Ints, dtype: type[np.integer[Any]] = np.int64
+    ) -> npt.NDArray[np.integer[Any]]:
+        """Codes of ``columns`` (one row each) at ``rows``."""
+        out = np.empty((len(columns), len(rows)), dtype=dtype)
         where = np.array([self._where[int(p)] for p in columns], dtype=np.int64).reshape(-1, 2)
         for block in (0, 1):
             mine = np.flatnonzero(where[:, 0] == block)
@@ -345,21 +371,14 @@ def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
         yield group
 
 
-def _unify(
-    local: Sequence[npt.NDArray[np.uint16]], dictionaries: Sequence[Any], rows: int
-) -> tuple[Codes, int]:
-    """One column's codes over all groups, from each group's own dictionary encoding (whose
-    entries include a missing value where the group has one)."""
+def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], int]:
+    """For each group's dictionary (whose entries include a missing value where the group
+    has one), its entries as codes of the whole column (missing = the number of present
+    values); and that number."""
     if not dictionaries:
-        return np.zeros(rows, dtype=np.uint16), 0
+        return [], 0
     combined = pc.dictionary_encode(pa.concat_arrays(dictionaries))
     distinct = len(combined.dictionary)
-    global_of_local = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
-    codes: Codes = np.empty(rows, dtype=np.uint16 if distinct < 2**16 else np.uint32)
-    row = offset = 0
-    for indices, dictionary in zip(local, dictionaries, strict=True):
-        size = len(dictionary)
-        codes[row : row + len(indices)] = global_of_local[offset : offset + size][indices]
-        row += len(indices)
-        offset += size
-    return codes, distinct
+    codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
+    cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
+    return list(np.split(codes, cuts)), distinct

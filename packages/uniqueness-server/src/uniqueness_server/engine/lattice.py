@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
@@ -37,6 +38,10 @@ VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes 
 
 def _mask(positions: Sequence[int]) -> int:
     return sum(map((1).__lshift__, positions))
+
+
+def _ascending(positions: tuple[int, ...]) -> bool:
+    return all(a < b for a, b in pairwise(positions))
 
 
 class UniquenessOracle:
@@ -60,10 +65,13 @@ class UniquenessOracle:
         self._columns = tuple(columns)
         self._stats = stats
         self._context = context
-        self._memo: dict[int, bool] = {}
-        # by set size: a unique subset must be smaller, a non-unique superset larger
+        # keyed by the sorted positions: masks of wide sets hash badly (2**p repeats its hash
+        # every 61 positions), which made lookups among many pairs crawl
+        self._memo: dict[tuple[int, ...], bool] = {}
+        # by set size: a unique subset must be smaller, a non-unique superset larger; unique
+        # sets are few and kept as bit masks, non-unique ones (most) as their sorted positions
         self._unique: dict[int, list[int]] = {}
-        self._non_unique: dict[int, list[int]] = {}
+        self._non_unique: dict[int, list[tuple[int, ...]]] = {}
         self._sample_sources: list[str] | None = None
         self._search: str | None = None
         self._copied: set[int] = set()
@@ -76,22 +84,27 @@ class UniquenessOracle:
 
     def record(self, positions: Sequence[int], unique: bool) -> None:
         """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
-        self._remember(_mask(positions), unique)
+        self._remember(tuple(sorted(positions)), unique)
 
-    def _remember(self, mask: int, unique: bool) -> None:
-        self._memo[mask] = unique
-        known = self._unique if unique else self._non_unique
-        known.setdefault(mask.bit_count(), []).append(mask)
+    def _remember(self, key: tuple[int, ...], unique: bool) -> None:
+        self._memo[key] = unique
+        if unique:
+            self._unique.setdefault(len(key), []).append(_mask(key))
+        else:
+            self._non_unique.setdefault(len(key), []).append(key)
 
-    def _known(self, mask: int) -> bool | None:
-        if mask in self._memo:
-            return self._memo[mask]
-        size = mask.bit_count()
-        for known_size, masks in self._unique.items():
-            if known_size < size and any(u & mask == u for u in masks):
+    def _known(self, key: tuple[int, ...]) -> bool | None:
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        size = len(key)
+        smaller = [masks for known_size, masks in self._unique.items() if known_size < size]
+        larger = [sets for known_size, sets in self._non_unique.items() if known_size > size]
+        if smaller or larger:
+            mask = _mask(key)
+            if any(u & mask == u for masks in smaller for u in masks):
                 return True
-        for known_size, masks in self._non_unique.items():
-            if known_size > size and any(n & mask == mask for n in masks):
+            if any(_mask(n) & mask == mask for sets in larger for n in sets):
                 return False
         return None
 
@@ -233,9 +246,9 @@ class UniquenessOracle:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
         open_: list[tuple[int, ...]] = []
-        masks = [_mask(c) for c in candidates]
-        for c, mask in zip(candidates, masks, strict=True):
-            known = self._known(mask)
+        keys = [c if _ascending(c) else tuple(sorted(c)) for c in candidates]
+        for c, key in zip(candidates, keys, strict=True):
+            known = self._known(key)
             if known is None and len(c) == 1:
                 known = self._single(c[0])
             elif known is None and not self._all_coded(c) and self._bounded_out(c):
@@ -257,9 +270,9 @@ class UniquenessOracle:
         for c in open_:
             self.full_checks += 1
             answers[c] = self._unique_in(c, self.search_relation(c))
-        for c, mask in zip(candidates, masks, strict=True):
-            if mask not in self._memo:
-                self._remember(mask, answers[c])
+        for c, key in zip(candidates, keys, strict=True):
+            if key not in self._memo:
+                self._remember(key, answers[c])
         self.decided += len(candidates)
         return [answers[c] for c in candidates]
 
