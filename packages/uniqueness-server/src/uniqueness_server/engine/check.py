@@ -15,8 +15,9 @@ from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import (
     duplicate_groups_statement,
-    duplicate_page_query,
+    duplicate_page_statement,
     examples_query,
+    page_rows_query,
     summary_query,
 )
 from uniqueness_server.engine.table import Table
@@ -39,7 +40,7 @@ def _embedded_groups(
 ) -> tuple[tuple[int, ...], list[DuplicateGroup]]:
     """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
     from a single pass over an embedded source (see :func:`duplicate_groups_statement`)."""
-    table.query(duplicate_groups_statement(table, positions, ROWS_PER_GROUP))
+    table.query(duplicate_groups_statement(table, positions))
     rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
         int(v)
         for v in table.query(
@@ -61,10 +62,19 @@ def _embedded_groups(
         dup_rows -= multi_missing_rows
     examples: list[DuplicateGroup] = []
     if dup_groups and limit > 0:
-        for row in table.query(duplicate_page_query(table, positions, nulls, limit, offset)):
-            values = tuple(shorten(v) for v in row[: len(positions)])
-            numbers = tuple(int(n) for n in row[len(positions) + 1])
-            examples.append(DuplicateGroup(values, int(row[len(positions)]), numbers))
+        table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
+        page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first, last
+        width = len(positions)
+        # a group of two rows is known by its first and last row; larger ones need a pass
+        listed: dict[int, tuple[int, ...]] = {}
+        if any(int(row[width]) > 2 for row in page):
+            for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP)):
+                listed[int(first)] = tuple(int(n) for n in numbers)
+        for row in page:
+            count, first, last = (int(v) for v in row[width:])
+            numbers = listed.get(first, (first, last))
+            examples.append(DuplicateGroup(tuple(shorten(v) for v in row[:width]), count, numbers))
+        table.query("DROP TABLE dup_page")
     table.query("DROP TABLE dup_groups")
     summary = (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows)
     return summary, examples

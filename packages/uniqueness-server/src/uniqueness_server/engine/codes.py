@@ -159,10 +159,6 @@ class CodeMatrix:
             del indices  # this group's indices are written: let their memory go
         return cls(rows, distinct, blocks, where)
 
-    def covers(self, positions: Sequence[int]) -> bool:
-        """Whether every one of ``positions`` is coded here."""
-        return all(p in self._codes for p in positions)
-
     # --- facts under a nulls mode -------------------------------------------------------
 
     def _card(self, p: int, nulls: Nulls) -> int:

@@ -9,7 +9,9 @@ counts (fewer possible key values than rows, or a group of equal values larger t
 columns' number of values, means a duplicate; see :mod:`.stats`), then duplicates in a sample
 of the rows and then in a ten times larger one (a duplicate in a sample is a duplicate in the
 data), and only then a full check. Full checks and samples read an in-memory copy of only the
-columns still undecided, so a wide source is never copied whole.
+columns still undecided, so a wide source is never copied whole. When many candidates are
+open, or when the statistics pass already coded a wide source, candidates are decided in bulk
+and exactly over integer codes of the columns instead (:mod:`.codes`).
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;

@@ -50,21 +50,21 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     )
 
 
-def duplicate_groups_statement(table: Table, positions: Sequence[int], rows_shown: int) -> str:
+def duplicate_groups_statement(table: Table, positions: Sequence[int]) -> str:
     """DuckDB only: one pass that stores, in the temp table ``dup_groups``, every key that
-    occurs more than once (its count ``n``, its first ``rows_shown`` row numbers ``first``
-    in ascending order, ``m`` > 0 when the key has a missing value, ``total`` = 0), plus one
-    row with ``total`` = 1 holding the row count ``n`` and the rows with a missing key
-    value ``m``.
+    occurs more than once (its count ``n``, its first and last row numbers, ``m`` > 0 when
+    the key has a missing value, ``total`` = 0), plus one row with ``total`` = 1 holding the
+    row count ``n`` and the rows with a missing key value ``m``.
 
-    Every key left out occurs exactly once, so this small table gives all the totals, and
-    a page of groups needs no further pass over the source.
+    Every key left out occurs exactly once, so this small table gives all the totals, the
+    order of the groups and, for a group of two rows, both its row numbers. (A list of row
+    numbers per group would cost a list for every key of the source.)
     """
     cols = column_list(table, positions)
     first = table.column(positions[0])
     return (
         "CREATE OR REPLACE TEMP TABLE dup_groups AS "
-        f"SELECT {cols}, COUNT(*) AS n, min(rn, {rows_shown}) AS first, "
+        f"SELECT {cols}, COUNT(*) AS n, MIN(rn) AS first, MAX(rn) AS last, "
         f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END) AS m, "
         f"grouping({first}) AS total "
         f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) numbered "
@@ -72,15 +72,32 @@ def duplicate_groups_statement(table: Table, positions: Sequence[int], rows_show
     )
 
 
-def duplicate_page_query(
+def duplicate_page_statement(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
 ) -> str:
     """One page of the groups :func:`duplicate_groups_statement` stored, in first-occurrence
-    order: key values, count, first row numbers."""
+    order, into the temp table ``dup_page``."""
     where = "total = 0 AND m = 0" if nulls is Nulls.DISTINCT else "total = 0"
     return (
-        f"SELECT {column_list(table, positions)}, n, first FROM dup_groups WHERE {where} "
-        f"ORDER BY first[1] LIMIT {limit} OFFSET {offset}"
+        f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {column_list(table, positions)}, "
+        f"n, first, last FROM dup_groups WHERE {where} ORDER BY first "
+        f"LIMIT {limit} OFFSET {offset}"
+    )
+
+
+def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
+    """DuckDB only: the first ``rows_shown`` row numbers of each group in ``dup_page``, from
+    one more pass over the rows between the page's first and last row numbers."""
+    cols = column_list(table, positions)
+    same = " AND ".join(
+        f"r.{table.column(p)} IS NOT DISTINCT FROM p.{table.column(p)}" for p in positions
+    )
+    return (
+        f"SELECT p.first, list(r.rn ORDER BY r.rn)[1:{rows_shown}] "
+        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) r "
+        f"JOIN dup_page p ON {same} "
+        "WHERE r.rn BETWEEN (SELECT MIN(first) FROM dup_page) AND (SELECT MAX(last) FROM dup_page) "
+        "GROUP BY p.first"
     )
 
 

@@ -1,13 +1,16 @@
 """Per-column facts that settle or bound key candidates before any multi-column scan.
 
-Everything here costs one pass over the source whatever its width: row and missing counts,
-value lengths and a HyperLogLog estimate for every column in one query of unfiltered
-aggregates, and exact distinct counts only for narrow searches (DuckDB's exact
-``COUNT(DISTINCT …)`` per column grows with the square of the column count). For files the
-first rows are copied once as a *head* sample; its exact per-column counts prove duplicates by
-pigeonhole (a group of equal values larger than the other columns' number of values must
-repeat a key), which is sound for the whole source because a duplicate in the head is a
-duplicate of the source.
+Everything here costs one pass over the source whatever its width. A wide embedded source
+(more searched columns than :data:`EXACT_DISTINCT_COLUMNS`) whose cells fit in memory as
+integer codes is streamed once and coded exactly (:mod:`.codes`): that pass gives exact row,
+missing and distinct counts and value lengths, and the codes then decide the search without
+another scan. Otherwise one query of unfiltered aggregates gives row and missing counts, value
+lengths and a HyperLogLog estimate for every column, with exact distinct counts only for narrow
+searches (DuckDB's exact ``COUNT(DISTINCT …)`` per column grows with the square of the column
+count). For files too large to code, the first rows are copied once as a *head* sample; its
+exact per-column counts prove duplicates by pigeonhole (a group of equal values larger than
+the other columns' number of values must repeat a key), which is sound for the whole source
+because a duplicate in the head is a duplicate of the source.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
