@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text
-from uniqueness_server.engine import Nulls, check_uniqueness, find_keys, open_file
+from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, open_file
 from uniqueness_server.engine.check import ROWS_PER_GROUP
 from uniqueness_server.engine.codes import SAMPLE_ROWS
-from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, column_stats
 
 
 def _pair_paths_table(seed: int) -> tuple[int, list[Row]]:
@@ -62,6 +62,26 @@ def test_wide_pair_search_matches_brute_force(tmp_path: Path, nulls: Nulls) -> N
     assert frozenset({0, 1}) in got  # the grid: decided by a sort of the combined codes
     assert frozenset({0, 2}) not in got  # its one repeat shares x
     assert frozenset({3}) not in got
+
+
+def test_wide_source_too_large_to_code_falls_back_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # past the cell budget the search uses the head-sample bounds and SQL checks instead
+    monkeypatch.setattr(codes, "MAX_CELLS", 1_000)
+    width, rows = _pair_paths_table(seed=5)
+    rows = rows[:600]
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        stats = column_stats(table, range(width))
+        search = find_keys(table, max_columns=2)
+    finally:
+        table.close()
+    assert stats.codes is None
+    expected = brute_force_keys(rows, range(width), 2, Nulls.EQUAL)
+    assert {frozenset(int(n[1:]) for n in key.columns) for key in search.keys} == expected
 
 
 def test_wide_search_of_three_columns_matches_brute_force(tmp_path: Path) -> None:

@@ -97,13 +97,15 @@ class CodeMatrix:
         positions: Sequence[int],
         *,
         lengths: dict[int, int] | None = None,
-        max_cells: int = MAX_CELLS,
+        max_cells: int | None = None,
     ) -> CodeMatrix:
         """Stream ``positions`` of ``source`` once and code them exactly by value.
 
         ``lengths``, when given, receives each column's total value length in characters.
-        Raises :class:`TooManyCellsError` once more than ``max_cells`` codes would be held.
+        Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
+        :data:`MAX_CELLS`) codes would be held.
         """
+        limit = MAX_CELLS if max_cells is None else max_cells
         assert isinstance(table.runner, DuckDbRunner)
         ordered = list(positions)
         select = ", ".join(table.column(p) for p in ordered)
@@ -116,7 +118,7 @@ class CodeMatrix:
         for group in _groups(table.runner.batches(f"SELECT {select} FROM {source}", BATCH_ROWS)):
             size = sum(batch.num_rows for batch in group)
             rows += size
-            if rows * len(ordered) > max_cells:
+            if rows * len(ordered) > limit:
                 raise TooManyCellsError
             indices = np.empty((len(ordered), size), dtype=np.uint16)
             for i in range(len(ordered)):

@@ -26,7 +26,7 @@ from itertools import pairwise
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
-from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix
+from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import has_duplicates_query
@@ -213,7 +213,10 @@ class UniquenessOracle:
         if fresh:
             if self._rows * len(fresh) > MAX_CELLS:
                 return open_
-            matrix = CodeMatrix.encode(self._table, self.search_relation(), fresh)
+            try:
+                matrix = CodeMatrix.encode(self._table, self.search_relation(), fresh)
+            except TooManyCellsError:
+                return open_
             self._coded.update(dict.fromkeys(fresh, matrix))
         left: list[tuple[int, ...]] = []
         pairs: dict[CodeMatrix, list[tuple[int, ...]]] = {}
