@@ -48,9 +48,19 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
                   "better": [list(o) for o in result.better_options]}))
 """
 
+# the process's own peak RSS: ru_maxrss survives exec, so a child would report its parent's
+# peak (e.g. after the parent generated data) if that was higher
+PEAK = """
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+"""
+
 # the check with its evidence: totals and the first page of duplicate groups
-CHILD_OURS_DUPLICATES = """
-import json, resource, sys, time
+CHILD_OURS_DUPLICATES = (
+    PEAK
+    + """
+import json, sys, time
 from pathlib import Path
 from uniqueness_server.engine import check_uniqueness, open_file
 path = Path(sys.argv[1])
@@ -59,11 +69,12 @@ table = open_file(path, label=path.name)
 result = check_uniqueness(table, ["region", "day"], better_options=False)
 table.close()
 seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+print(json.dumps({"seconds": seconds, "rss_kb": peak_kb(),
                   "unique": result.unique, "groups": result.duplicate_groups,
                   "rows": result.duplicate_rows,
                   "first": [[list(g.values), g.count, list(g.rows)] for g in result.examples[:2]]}))
 """
+)
 
 CHILD_BARE_CHECK = """
 import json, resource, sys, time
@@ -224,7 +235,9 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
 """
 
 # list_columns / find_keys on a wide file: wall and CPU time and peak RSS of one call
-CHILD_WIDE = """
+CHILD_WIDE = (
+    PEAK
+    + """
 import json, resource, sys, time
 from pathlib import Path
 from uniqueness_server.engine import find_keys, open_file, profile_columns
@@ -239,8 +252,9 @@ else:
 table.close()
 print(json.dumps({"seconds": time.perf_counter() - start,
                   "cpu": usage().ru_utime + usage().ru_stime - cpu,
-                  "rss_kb": usage().ru_maxrss, "found": found}))
+                  "rss_kb": peak_kb(), "found": found}))
 """
+)
 
 CHILD_OURS_PG = """
 import json, resource, sys, time
