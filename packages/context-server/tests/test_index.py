@@ -177,4 +177,3 @@ def test_cancellation_stops_indexing(project: Project) -> None:
     with pytest.raises(ToolCancelledError):
         service.index(str(root), "auto", context.check_cancelled, progress)
     assert reports == [(200, 450)]
-
