@@ -29,6 +29,7 @@ from pydantic import Field
 from uniqueness_server.engine import CheckResult, DuplicateGroup, Nulls, check_uniqueness
 from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field, shown
+from uniqueness_server.tools.metadata import Basis, DeclaredKeyFacts
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_GROUPS = 5
@@ -52,6 +53,11 @@ class CheckArguments(SourceArguments):
         DEFAULT_GROUPS, MAX_GROUPS, "duplicate groups"
     )
     offset: Offset = Pagination.offset_field("duplicate groups")
+    verify: Bool = Field(
+        False,
+        description="Scan the rows even when a key the database declares proves the columns "
+        "unique (default false: such an answer comes from the declaration, labelled so).",
+    )
 
 
 class DuplicateFacts(StructuredResult):
@@ -83,6 +89,14 @@ class CheckAnswer(StructuredResult):
     page: PageInfo
     better_options: list[list[str]]
     minimal: bool | None
+    basis: Basis = Field(
+        description="declared: a key the database declares proved the verdict (rows were "
+        "counted, not grouped); scanned: the rows were checked."
+    )
+    declared_key: DeclaredKeyFacts | None = Field(
+        description="A key the database declares within the columns (null if none)."
+    )
+    notes: list[str]
 
     @classmethod
     def of(cls, result: CheckResult, nulls: Nulls, page: Page[DuplicateGroup]) -> CheckAnswer:
@@ -101,6 +115,20 @@ class CheckAnswer(StructuredResult):
             page=page.info(),
             better_options=[list(option) for option in result.better_options],
             minimal=result.minimal,
+            basis="declared" if result.basis == "declared" else "scanned",
+            declared_key=(
+                DeclaredKeyFacts(
+                    kind=result.declared.kind,
+                    name=result.declared.name,
+                    columns=list(result.declared.columns),
+                    nulls_distinct=result.declared.nulls_distinct,
+                    proves_unique=list(result.declared_proves),
+                    caveat=result.declared.caveat,
+                )
+                if result.declared is not None
+                else None
+            ),
+            notes=list(result.notes),
         )
 
 
@@ -134,6 +162,17 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
         ),
         f"\n# {names(columns)}: {verdict}\n\n",
     ]
+    declared = answer.declared_key
+    if declared is not None:
+        named = f"{declared.kind}{' ' + declared.name if declared.name else ''}"
+        parts.append(
+            f"Declared by the database: {named} ({names(declared.columns)}) proves it under "
+            f"nulls={answer.nulls.value} (database metadata, not a scan; the rows were only "
+            "counted; pass verify to scan).\n\n"
+            if answer.basis == "declared"
+            else f"The database declares {named} ({names(declared.columns)}) within these "
+            "columns; this verdict comes from scanning the rows.\n\n"
+        )
     if answer.unique:
         parts.append(f"No two of the {answer.rows} rows share a value of ({names(columns)}).")
         if answer.rows_with_missing and answer.nulls is Nulls.DISTINCT:
@@ -162,6 +201,8 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
                 row.append(numbers + (", …" if group.count > len(group.rows) else ""))
             table_rows.append(row)
         parts.append(markdown_table(headers, table_rows))
+    for note in answer.notes:
+        parts.append(f"\nNote: {note}.\n")
     if answer.unique and answer.minimal is None and len(columns) > MAX_BETTER_OPTION_COLUMNS:
         parts.append(
             f"\nSmaller keys were not searched: more than {MAX_BETTER_OPTION_COLUMNS} columns.\n"
@@ -203,6 +244,7 @@ class UniquenessCheckTool:
                 better_options=arguments.better_options,
                 limit=arguments.limit,
                 offset=arguments.offset,
+                verify=arguments.verify,
                 context=context,
             )
         finally:
