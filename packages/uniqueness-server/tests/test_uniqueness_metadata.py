@@ -306,6 +306,7 @@ def test_the_tools_label_every_metadata_claim(db: Db) -> None:
     assert by_columns[("note",)] == "scanned"
     declared = {tuple(k["columns"]): k for k in keys.structured["metadata"]["declaredKeys"]}
     assert declared[("email",)]["provesUnique"] == ["distinct"]
+    assert declared[("email",)]["notNull"] is False
     assert declared[("ref",)]["provesUnique"] == ["equal", "distinct"]
     assert declared[("sku",)]["provesUnique"] == []
     assert all(k["basis"] == "declared" for k in declared.values())
@@ -326,6 +327,9 @@ def test_the_tools_label_every_metadata_claim(db: Db) -> None:
     )
     assert verified.structured is not None
     assert verified.structured["basis"] == "scanned"
+    # NOT NULL columns: the key proves uniqueness under both modes, counted or not
+    assert verified.structured["declaredKey"]["provesUnique"] == ["equal", "distinct"]
+    assert verified.structured["declaredKey"]["notNull"] is True
     assert "this verdict comes from scanning the rows" in verified.text
     query = call(
         tools["list_columns"], {"database": "db", "query": f"SELECT * FROM {db.schema}lines"}
@@ -425,3 +429,22 @@ def test_sqlite_metadata_reads_never_write(tmp_path: Path) -> None:
     assert metadata is not None
     assert len(metadata.keys) == 2
     assert path.read_bytes() == before
+
+
+def test_a_sqlite_primary_key_may_hold_missing_values(tmp_path: Path) -> None:
+    path = tmp_path / "legacy.db"
+    with sqlite3.connect(path) as connection:
+        # SQLite keeps a legacy quirk: a PRIMARY KEY that is not INTEGER PRIMARY KEY admits NULLs
+        connection.execute("CREATE TABLE t (code TEXT PRIMARY KEY)")
+        connection.executemany("INSERT INTO t VALUES (?)", [(None,), (None,), ("a",)])
+    registry = DatabaseRegistry.from_options([f"db=sqlite:///{path}"])
+    table = registry.open("db", table="t")
+    try:
+        equal = check_uniqueness(table, ["code"])
+        distinct = check_uniqueness(table, ["code"], nulls=Nulls.DISTINCT)
+    finally:
+        table.close()
+    assert (equal.unique, equal.basis, equal.duplicate_groups) == (False, "scanned", 1)
+    assert equal.declared is not None
+    assert not equal.declared.not_null
+    assert (distinct.unique, distinct.basis) == (True, "declared")

@@ -6,8 +6,9 @@ unique?" without a scan, within limits this module states rather than glosses ov
 - a UNIQUE constraint or index lets rows with a missing (NULL) key value repeat (PostgreSQL
   unless ``NULLS NOT DISTINCT``, SQLite always; a SQLite PRIMARY KEY other than an INTEGER
   PRIMARY KEY may even hold NULLs). Under ``nulls=distinct`` that is exactly the engine's own
-  rule, so the key proves uniqueness; under ``nulls=equal`` it does only when at most one row
-  has a missing key value (two such rows are the only pairs the constraint lets collide);
+  rule, so the key proves uniqueness; under ``nulls=equal`` it does only when its columns are
+  declared NOT NULL or at most one row has a missing key value (two such rows are the only
+  pairs the constraint lets collide);
 - a partial index (``WHERE …``) is a key of the rows matching its condition, an expression
   index one of the expression, an invalid PostgreSQL index (a failed ``CREATE INDEX
   CONCURRENTLY``) of nothing, and a PostgreSQL table with inheriting tables is read together
@@ -81,7 +82,7 @@ def proves(key: DeclaredKey, nulls: Nulls, rows_with_missing: int | None) -> boo
     not counted)."""
     if key.caveat is not None or key.positions is None:
         return False
-    if nulls is Nulls.DISTINCT or not key.nulls_distinct:
+    if nulls is Nulls.DISTINCT or not key.nulls_distinct or key.not_null:
         return True
     return rows_with_missing is not None and rows_with_missing <= 1
 
@@ -94,6 +95,8 @@ def proof_modes(key: DeclaredKey, rows_with_missing: int | None) -> tuple[Nulls,
 def missing_bound(key: DeclaredKey, missing: Sequence[int | None]) -> int | None:
     """An upper bound on rows with a missing value in ``key``'s columns, from per-position
     missing counts (their sum); ``None`` when a column's count is unknown."""
+    if key.not_null:
+        return 0
     counts = [missing[p] for p in key.positions or ()]
     if key.positions is None or any(c is None for c in counts):
         return None
@@ -251,7 +254,7 @@ def _postgres(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
     rows = runner.fetchall(
         "SELECT ic.relname, con.conname, con.contype, i.indisvalid, "
         "pg_get_expr(i.indpred, i.indrelid), a.attname, "
-        f"pg_get_indexdef(i.indexrelid, k.n, true), {nulls_not_distinct} "
+        f"pg_get_indexdef(i.indexrelid, k.n, true), {nulls_not_distinct}, a.attnotnull "
         "FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
         "CROSS JOIN LATERAL generate_series(1, i.indnkeyatts) AS k(n) "
         "LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid "
@@ -276,9 +279,10 @@ def _postgres(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
 
 
 def _pg_key(table: Table, rows: list[tuple[object, ...]], children: str | None) -> DeclaredKey:
-    index, constraint, contype, valid, predicate, _, _, not_distinct = rows[0]
+    index, constraint, contype, valid, predicate, _, _, not_distinct, _ = rows[0]
     columns = tuple(str(r[5]) if r[5] is not None else str(r[6]) for r in rows)
     plain = all(r[5] is not None for r in rows)
+    not_null = all(r[8] is True for r in rows)
     caveat = children
     if not valid:
         caveat = "the index is invalid (e.g. a failed CREATE INDEX CONCURRENTLY) and not enforced"
@@ -293,6 +297,7 @@ def _pg_key(table: Table, rows: list[tuple[object, ...]], children: str | None) 
         columns=columns,
         positions=_positions(table, columns) if plain else None,
         nulls_distinct=not not_distinct,
+        not_null=not_null,
         caveat=caveat,
     )
 
@@ -375,20 +380,27 @@ def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
         _sqlite_text(name),
     )
     keys: list[DeclaredKey] = []
-    primary = tuple(
-        str(r[0])
-        for r in runner.fetchall(
-            f"SELECT name FROM pragma_table_info({text_name}, {text_schema}) "
-            "WHERE pk > 0 ORDER BY pk"
-        )
+    primary = runner.fetchall(
+        f'SELECT name, "notnull" FROM pragma_table_info({text_name}, {text_schema}) '
+        "WHERE pk > 0 ORDER BY pk"
     )
     if primary:
-        keys.append(DeclaredKey("primary key", None, primary, _positions(table, primary)))
+        columns = tuple(str(r[0]) for r in primary)
+        keys.append(
+            DeclaredKey(
+                "primary key",
+                None,
+                columns,
+                _positions(table, columns),
+                not_null=all(r[1] for r in primary),
+            )
+        )
     current: list[tuple[object, ...]] = []
     rows = runner.fetchall(
-        "SELECT il.name, il.origin, il.partial, ix.cid, ix.name "
-        f"FROM pragma_index_list({text_name}, {text_schema}) AS il, "
-        f"pragma_index_xinfo(il.name, {text_schema}) AS ix "
+        'SELECT il.name, il.origin, il.partial, ix.cid, ix.name, ti."notnull" '
+        f"FROM pragma_index_list({text_name}, {text_schema}) AS il "
+        f"JOIN pragma_index_xinfo(il.name, {text_schema}) AS ix "
+        f"LEFT JOIN pragma_table_info({text_name}, {text_schema}) AS ti ON ti.cid = ix.cid "
         "WHERE il.\"unique\" = 1 AND il.origin <> 'pk' AND ix.key = 1 ORDER BY il.seq, ix.seqno"
     )
     for row in [*rows, (None,)]:
@@ -413,6 +425,7 @@ def _sqlite_key(table: Table, rows: list[tuple[object, ...]]) -> DeclaredKey:
         str(r[4]) if int(str(r[3])) >= 0 else ("rowid" if int(str(r[3])) == -1 else "(expression)")
         for r in rows
     )
+    not_null = all(r[5] for r in rows)
     caveat = None
     if partial:
         caveat = "a partial index (CREATE INDEX … WHERE): a key only of the rows matching it"
@@ -423,6 +436,7 @@ def _sqlite_key(table: Table, rows: list[tuple[object, ...]]) -> DeclaredKey:
         name=str(index),
         columns=columns,
         positions=_positions(table, columns) if plain else None,
+        not_null=not_null,
         caveat=caveat,
     )
 

@@ -22,6 +22,7 @@ class DeclaredKey:
     columns: tuple[str, ...]  # column names; an indexed expression appears as its text
     positions: tuple[int, ...] | None  # source positions; None when not all plain columns
     nulls_distinct: bool = True  # False: PostgreSQL NULLS NOT DISTINCT
+    not_null: bool = False  # every column is declared NOT NULL
     caveat: str | None = None  # why it is not a key of every row read; None: it is
 
 

@@ -34,6 +34,7 @@ class DeclaredKeyFacts(StructuredResult):
         description="True when rows with a missing key value may repeat (SQL UNIQUE); false "
         "for PostgreSQL NULLS NOT DISTINCT."
     )
+    not_null: bool = Field(description="Every column of it is declared NOT NULL.")
     proves_unique: list[Nulls] = Field(
         description="The nulls modes under which it proves its columns unique without a scan "
         "(empty: reported only; see caveat)."
@@ -49,6 +50,7 @@ class DeclaredKeyFacts(StructuredResult):
             name=key.name,
             columns=list(key.columns),
             nulls_distinct=key.nulls_distinct,
+            not_null=key.not_null,
             proves_unique=list(proof_modes(key, rows_with_missing)),
             caveat=key.caveat,
         )

@@ -122,6 +122,7 @@ class CheckAnswer(StructuredResult):
                     name=result.declared.name,
                     columns=list(result.declared.columns),
                     nulls_distinct=result.declared.nulls_distinct,
+                    not_null=result.declared.not_null,
                     proves_unique=list(result.declared_proves),
                     caveat=result.declared.caveat,
                 )
