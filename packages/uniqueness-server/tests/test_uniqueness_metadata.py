@@ -140,8 +140,11 @@ def test_declared_keys_are_read_with_their_limits(db: Db) -> None:
 
 def test_a_composite_primary_key_prunes_the_search(db: Db) -> None:
     table = db.registry.open("db", table=db.name("lines"))
-    # the same rows through a query carry no metadata: every candidate is decided by the data
-    query = db.registry.open("db", query=f"SELECT * FROM {db.schema}lines")
+    # the same rows through a query that is more than a filter carry no metadata: every
+    # candidate is decided by the data
+    query = db.registry.open(
+        "db", query=f"WITH l AS (SELECT * FROM {db.schema}lines) SELECT * FROM l"
+    )
     try:
         declared = find_keys(table, columns=["order_id", "line_no", "sku"], max_columns=3)
         scanned = find_keys(query, columns=["order_id", "line_no", "sku"], max_columns=3)
@@ -154,7 +157,7 @@ def test_a_composite_primary_key_prunes_the_search(db: Db) -> None:
     assert all(k.basis == "scanned" for k in scanned.keys)
     # the declared key and the set of all three columns (which holds it) are never scanned
     assert scanned.full_checks - declared.full_checks == 2
-    assert any("only for sources named by table" in n for n in scanned.notes)
+    assert any("this query may join, repeat or reshape rows" in n for n in scanned.notes)
 
 
 def test_unique_with_missing_values_proves_only_what_it_enforces(db: Db) -> None:
@@ -331,12 +334,64 @@ def test_the_tools_label_every_metadata_claim(db: Db) -> None:
     assert verified.structured["declaredKey"]["provesUnique"] == ["equal", "distinct"]
     assert verified.structured["declaredKey"]["notNull"] is True
     assert "this verdict comes from scanning the rows" in verified.text
-    query = call(
-        tools["list_columns"], {"database": "db", "query": f"SELECT * FROM {db.schema}lines"}
-    )
+    joined = f"SELECT a.* FROM {db.schema}lines a JOIN {db.schema}lines b ON a.sku = b.sku"
+    query = call(tools["list_columns"], {"database": "db", "query": joined})
     assert query.structured is not None
     assert query.structured["metadata"] is None
-    assert "only for sources named by table" in query.text
+    assert "this query may join, repeat or reshape rows" in query.text
+
+
+@pytest.mark.parametrize(
+    ("select", "key"),
+    [
+        (
+            "SELECT line_no AS n, ORDER_ID FROM {s}lines WHERE sku <> 'Z' ORDER BY 1",
+            ("n", "ORDER_ID"),
+        ),
+        ("SELECT DISTINCT l.* FROM {s}lines AS l LIMIT 10 OFFSET 0", ("order_id", "line_no")),
+        ("SELECT *, sku AS again FROM {s}lines WHERE sku IS NOT NULL", ("order_id", "line_no")),
+    ],
+)
+def test_a_query_that_only_filters_keeps_the_tables_keys(
+    db: Db, select: str, key: tuple[str, ...]
+) -> None:
+    table = db.registry.open("db", query=select.format(s=db.schema))
+    try:
+        metadata = read_metadata(table)
+        check = check_uniqueness(table, list(key))
+        keys = find_keys(table, columns=list(key))
+    finally:
+        table.close()
+    assert metadata is not None
+    assert metadata.through_query
+    assert any("only filters and selects columns" in note for note in metadata.notes)
+    assert (check.unique, check.basis) == (True, "declared")
+    pairs = [(k.columns, k.basis) for k in keys.keys if len(k.columns) == 2]
+    # PostgreSQL folds the unquoted ORDER_ID to order_id; names match case-insensitively
+    assert [(tuple(map(str.casefold, c)), b) for c, b in pairs] == [
+        (tuple(map(str.casefold, key)), "declared")
+    ]
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        "SELECT order_id FROM {s}lines",  # the key's other column is not selected
+        "SELECT order_id, line_no + 0 AS line_no FROM {s}lines",  # a computed value
+        "SELECT order_id, line_no FROM {s}lines UNION ALL SELECT order_id, line_no FROM {s}lines",
+        "SELECT a.order_id, a.line_no FROM {s}lines a, {s}lines b",  # rows repeat
+        "SELECT order_id, line_no FROM {s}lines GROUP BY order_id, line_no",
+    ],
+)
+def test_other_queries_never_borrow_a_declared_key(db: Db, select: str) -> None:
+    table = db.registry.open("db", query=select.format(s=db.schema))
+    try:
+        metadata = read_metadata(table)
+        keys = find_keys(table)
+    finally:
+        table.close()
+    assert metadata is None or all(k.positions is None for k in metadata.keys)
+    assert all(k.basis == "scanned" for k in keys.keys)
 
 
 def _postgres(db: Db) -> None:

@@ -260,6 +260,7 @@ class DatabaseRegistry:
             prefix=prefix,
             row_numbers=False,
             base=tuple(parts) if table is not None else None,
+            source_query=inner if query is not None else None,
         )
 
 

@@ -33,6 +33,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sqlglot
+from sqlglot import exp
+
 from uniqueness_server.engine.model import (
     ColumnEstimate,
     DeclaredKey,
@@ -40,6 +43,7 @@ from uniqueness_server.engine.model import (
     Statistics,
     TableMetadata,
 )
+from uniqueness_server.engine.runner import Runner
 from uniqueness_server.engine.sql import any_missing
 from uniqueness_server.engine.table import Table
 
@@ -54,26 +58,124 @@ _PG_KINDS = {
 }
 
 
+# a query keeps a declared key of its table only if it selects a subset of the table's rows,
+# unchanged and each at most once: these clauses of a SELECT (and of its table) allow nothing else
+_FILTERS = {"expressions", "from_", "where", "order", "limit", "offset", "distinct"}
+_TABLE_PARTS = {"this", "db", "catalog", "alias", "only"}
+Projection = tuple[tuple[str, str] | None, ...]
+"""A simple query's select list: (table column, output name) per item, ``None`` for ``*``."""
+
+
 def read_metadata(table: Table) -> TableMetadata | None:
-    """Declared keys and statistics of the table a database source names; ``None`` for files
-    and ``query`` sources."""
-    if table.base is None:
+    """Declared keys and statistics of the table a database source reads: one named by
+    ``table``, or the one table a ``query`` only filters and selects columns of (see
+    :func:`query_shape`); ``None`` for files and any other query."""
+    base, projection = table.base, None
+    if base is None and table.source_query is not None:
+        shape = query_shape(table.source_query, table.runner.dialect)
+        if shape is None:
+            return None
+        base, projection = shape
+    if base is None:
         return None
     if table.runner.dialect == "postgresql":
-        return _postgres(table, table.base)
+        return _postgres(table, base, projection)
     if table.runner.dialect == "sqlite":
-        return _sqlite(table, table.base)
+        return _sqlite(table, base, projection)
     return None
 
 
 def metadata_scope_note(table: Table) -> str | None:
-    """For a database ``query`` source, why no declared key or statistic is used."""
-    if table.base is None and table.runner.dialect in ("postgresql", "sqlite"):
+    """For a database ``query`` source without metadata, why no declared key or statistic
+    is used."""
+    if (
+        table.source_query is not None
+        and query_shape(table.source_query, table.runner.dialect) is None
+    ):
         return (
-            "declared keys and statistics are read only for sources named by table; a query "
-            "may join, repeat or reshape rows, so its answer comes from scanning"
+            "declared keys and statistics are read for a table, or a query that only filters "
+            "one table's rows (WHERE, ORDER BY, LIMIT, DISTINCT) and selects its columns; this "
+            "query may join, repeat or reshape rows, so its answer comes from scanning"
         )
     return None
+
+
+def query_shape(sql: str, dialect: str) -> tuple[tuple[str, ...], Projection] | None:
+    """The table name parts and select list of a query that only filters, orders and limits
+    the rows of one table and selects its plain columns (so every row it returns is a row of
+    the table, at most once, and a declared key among the selected columns still holds);
+    ``None`` for anything else. Unquoted PostgreSQL names are folded to lower case, as the
+    database folds them."""
+    glot = "postgres" if dialect == "postgresql" else dialect
+    try:
+        statement = sqlglot.parse_one(sql, dialect=glot)
+    except sqlglot.errors.SqlglotError:
+        return None
+    if not isinstance(statement, exp.Select):
+        return None
+    if any(value and key not in _FILTERS for key, value in statement.args.items()):
+        return None
+    source = statement.args.get("from_")
+    source = source.this if source is not None else None
+    if not isinstance(source, exp.Table) or not isinstance(source.this, exp.Identifier):
+        return None
+    if any(value and key not in _TABLE_PARTS for key, value in source.args.items()):
+        return None
+
+    def name(identifier: exp.Expr) -> str:
+        text = str(identifier.this)
+        if isinstance(identifier, exp.Identifier) and not identifier.quoted and glot == "postgres":
+            return text.lower()
+        return text
+
+    parts = tuple(
+        name(p) for p in (source.args.get("catalog"), source.args.get("db"), source.this) if p
+    )
+    alias = source.args.get("alias")
+    qualifier = name(alias.this) if alias is not None and alias.this else parts[-1]
+    projection: list[tuple[str, str] | None] = []
+    for item in statement.expressions:
+        output = item.args.get("alias") if isinstance(item, exp.Alias) else None
+        column = item.this if isinstance(item, exp.Alias) else item
+        if isinstance(column, exp.Star) and not any(column.args.values()) and output is None:
+            projection.append(None)
+            continue
+        if (
+            not isinstance(column, exp.Column)
+            or column.args.get("db")
+            or column.args.get("catalog")
+        ):
+            return None
+        table_part = column.args.get("table")
+        if table_part is not None and name(table_part).casefold() != qualifier.casefold():
+            return None
+        if isinstance(column.this, exp.Star) and output is None:
+            projection.append(None)
+        elif isinstance(column.this, exp.Identifier):
+            projection.append((name(column.this), name(output) if output else name(column.this)))
+        else:
+            return None
+    return parts, tuple(projection)
+
+
+def _shown(
+    table: Table, projection: Projection | None, columns: Sequence[str]
+) -> tuple[str | None, ...] | None:
+    """For each source position, the table column it shows (``columns`` in table order);
+    ``None`` when the source's own column names do not match the query's select list."""
+    if projection is None:
+        return tuple(table.names)
+    shown: list[str | None] = []
+    names: list[str] = []
+    for item in projection:
+        pairs = [(c, c) for c in columns] if item is None else [item]
+        shown += [c for c, _ in pairs]
+        names += [n for _, n in pairs]
+    if len(names) != len(table.names) or any(
+        a.casefold() != b.casefold() for a, b in zip(names, table.names, strict=True)
+    ):
+        return None
+    return tuple(shown)
 
 
 def proves(key: DeclaredKey, nulls: Nulls, rows_with_missing: int | None) -> bool:
@@ -132,8 +234,10 @@ def likely_unique(estimate: ColumnEstimate, rows: float | None) -> bool:
 
 def statistics_notes(metadata: TableMetadata, rows: int | None) -> list[str]:
     """Plain statements about what the statistics cover and how far they can be trusted,
-    given the counted rows (``None`` when not counted)."""
+    given the counted rows (``None`` when not counted; ignored for a query, which may filter)."""
     statistics = metadata.statistics
+    if metadata.through_query:
+        rows = None
     if metadata.kind == "view":
         return []
     if statistics is None or all(e is None for e in statistics.columns):
@@ -205,7 +309,9 @@ def _pg_text(value: str) -> str:
     return f"convert_from(decode('{value.encode().hex()}', 'hex'), 'UTF8')"
 
 
-def _postgres(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
+def _postgres(
+    table: Table, base: tuple[str, ...], projection: Projection | None
+) -> TableMetadata | None:
     runner = table.runner
     quoted = ".".join(runner.quote(p) for p in base)
     found = runner.fetchall(
@@ -221,7 +327,21 @@ def _postgres(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
     oid = int(oid)
     kind = _PG_KINDS.get(str(relkind), "relation")
     relation = f"{schema}.{name}"
-    notes: list[str] = []
+    table_columns = (
+        []
+        if projection is None
+        else [
+            str(r[0])
+            for r in runner.fetchall(
+                f"SELECT attname FROM pg_attribute WHERE attrelid = {oid} AND attnum > 0 "
+                "AND NOT attisdropped ORDER BY attnum"
+            )
+        ]
+    )
+    shown = _shown(table, projection, table_columns)
+    if shown is None:
+        return None
+    notes = _query_notes(projection, relation)
     if len(base) == 1:
         others = [
             str(r[0])
@@ -266,19 +386,22 @@ def _postgres(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
     )
     for row in [*rows, (None,)]:
         if current and row[0] != current[0][0]:
-            keys.append(_pg_key(table, current, children))
+            keys.append(_pg_key(shown, current, children))
             current = []
         current.append(row)
     return TableMetadata(
         relation=relation,
         kind=kind,
         keys=tuple(keys),
-        statistics=_pg_statistics(table, oid, str(schema), str(name), float(reltuples)),
+        statistics=_pg_statistics(shown, runner, oid, (str(schema), str(name)), float(reltuples)),
         notes=tuple(notes),
+        through_query=projection is not None,
     )
 
 
-def _pg_key(table: Table, rows: list[tuple[object, ...]], children: str | None) -> DeclaredKey:
+def _pg_key(
+    shown: Sequence[str | None], rows: list[tuple[object, ...]], children: str | None
+) -> DeclaredKey:
     index, constraint, contype, valid, predicate, _, _, not_distinct, _ = rows[0]
     columns = tuple(str(r[5]) if r[5] is not None else str(r[6]) for r in rows)
     plain = all(r[5] is not None for r in rows)
@@ -295,7 +418,7 @@ def _pg_key(table: Table, rows: list[tuple[object, ...]], children: str | None) 
         kind=kind,
         name=str(constraint if constraint is not None else index),
         columns=columns,
-        positions=_positions(table, columns) if plain else None,
+        positions=_positions(shown, columns) if plain else None,
         nulls_distinct=not not_distinct,
         not_null=not_null,
         caveat=caveat,
@@ -303,9 +426,13 @@ def _pg_key(table: Table, rows: list[tuple[object, ...]], children: str | None) 
 
 
 def _pg_statistics(
-    table: Table, oid: int, schema: str, name: str, reltuples: float
+    shown: Sequence[str | None],
+    runner: Runner,
+    oid: int,
+    relation: tuple[str, str],
+    reltuples: float,
 ) -> Statistics | None:
-    runner = table.runner
+    schema, name = relation
     # inherited rows (whole hierarchy, what a SELECT reads) come last and win
     found = runner.fetchall(
         "SELECT s.attname, s.null_frac, s.n_distinct FROM pg_stats s "
@@ -317,8 +444,8 @@ def _pg_statistics(
         return None
     by_name = {str(r[0]): (float(r[1]), float(r[2])) for r in found}
     estimates: list[ColumnEstimate | None] = []
-    for column in table.names:
-        if column not in by_name:
+    for column in shown:
+        if column is None or column not in by_name:
             estimates.append(None)
             continue
         null_fraction, n_distinct = by_name[column]
@@ -340,7 +467,9 @@ def _sqlite_text(value: str) -> str:
     return f"CAST(X'{value.encode().hex()}' AS TEXT)"
 
 
-def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
+def _sqlite(
+    table: Table, base: tuple[str, ...], projection: Projection | None
+) -> TableMetadata | None:
     runner = table.runner
     # the search order of an unqualified name: temp, main, then attached databases
     schemas = [str(r[0]) for r in runner.fetchall("SELECT name FROM pragma_database_list")]
@@ -361,7 +490,27 @@ def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
         return None
     schema, kind, name = matches[0]
     relation = f"{schema}.{name}"
-    notes: list[str] = []
+    quoted_schema, text_schema, text_name = (
+        runner.quote(schema),
+        _sqlite_text(schema),
+        _sqlite_text(name),
+    )
+    # what SELECT * shows: every column but the hidden ones of virtual tables
+    table_columns = (
+        []
+        if projection is None
+        else [
+            str(r[0])
+            for r in runner.fetchall(
+                f"SELECT name FROM pragma_table_xinfo({text_name}, {text_schema}) "
+                "WHERE hidden <> 1 ORDER BY cid"
+            )
+        ]
+    )
+    shown = _shown(table, projection, table_columns)
+    if shown is None:
+        return None
+    notes = _query_notes(projection, relation)
     if len(matches) > 1:
         others = ", ".join(s for s, _, _ in matches[1:])
         notes.append(
@@ -373,12 +522,7 @@ def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
             f"{relation} is a view: a view declares no keys, and the keys of its base tables "
             "are not carried over, so every answer comes from scanning"
         )
-        return TableMetadata(relation, kind, (), None, tuple(notes))
-    quoted_schema, text_schema, text_name = (
-        runner.quote(schema),
-        _sqlite_text(schema),
-        _sqlite_text(name),
-    )
+        return TableMetadata(relation, kind, (), None, tuple(notes), projection is not None)
     keys: list[DeclaredKey] = []
     primary = runner.fetchall(
         f'SELECT name, "notnull" FROM pragma_table_info({text_name}, {text_schema}) '
@@ -391,7 +535,7 @@ def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
                 "primary key",
                 None,
                 columns,
-                _positions(table, columns),
+                _positions(shown, columns),
                 not_null=all(r[1] for r in primary),
             )
         )
@@ -405,19 +549,20 @@ def _sqlite(table: Table, base: tuple[str, ...]) -> TableMetadata | None:
     )
     for row in [*rows, (None,)]:
         if current and row[0] != current[0][0]:
-            keys.append(_sqlite_key(table, current))
+            keys.append(_sqlite_key(shown, current))
             current = []
         current.append(row)
     return TableMetadata(
         relation=relation,
         kind=kind,
         keys=tuple(keys),
-        statistics=_sqlite_statistics(table, quoted_schema, text_schema, text_name),
+        statistics=_sqlite_statistics(shown, runner, quoted_schema, (text_schema, text_name)),
         notes=tuple(notes),
+        through_query=projection is not None,
     )
 
 
-def _sqlite_key(table: Table, rows: list[tuple[object, ...]]) -> DeclaredKey:
+def _sqlite_key(shown: Sequence[str | None], rows: list[tuple[object, ...]]) -> DeclaredKey:
     index, origin, partial = rows[0][:3]
     # cid -2 is an expression, -1 the rowid: neither is a column of the source
     plain = all(int(str(r[3])) >= 0 for r in rows)
@@ -435,16 +580,16 @@ def _sqlite_key(table: Table, rows: list[tuple[object, ...]]) -> DeclaredKey:
         kind="unique constraint" if origin == "u" else "unique index",
         name=str(index),
         columns=columns,
-        positions=_positions(table, columns) if plain else None,
+        positions=_positions(shown, columns) if plain else None,
         not_null=not_null,
         caveat=caveat,
     )
 
 
 def _sqlite_statistics(
-    table: Table, quoted_schema: str, text_schema: str, text_name: str
+    shown: Sequence[str | None], runner: Runner, quoted_schema: str, texts: tuple[str, str]
 ) -> Statistics | None:
-    runner = table.runner
+    text_schema, text_name = texts
     if not runner.fetchall(
         f"SELECT 1 FROM {quoted_schema}.sqlite_master WHERE type = 'table' "
         "AND name = 'sqlite_stat1'"
@@ -474,20 +619,34 @@ def _sqlite_statistics(
         ColumnEstimate(distinct=rows / per_row[c], null_fraction=None)
         if rows is not None and c in per_row
         else None
-        for c in table.names
+        for c in shown
     )
     return Statistics(origin="sqlite_stat1", rows=rows, columns=estimates)
 
 
-def _positions(table: Table, columns: Sequence[str]) -> tuple[int, ...] | None:
-    """Source positions of catalog column names; a name the header spells differently only in
-    case (SQLite names are case-insensitive) matches when that is unambiguous."""
+def _positions(shown: Sequence[str | None], columns: Sequence[str]) -> tuple[int, ...] | None:
+    """Source positions showing the catalog columns ``columns`` (the first, if one is shown
+    twice); a name differing only in case matches when that is unambiguous (SQLite names are
+    case-insensitive). ``None`` when a column is not shown: the key does not apply."""
     positions: list[int] = []
     for column in columns:
-        exact = [p for p, name in enumerate(table.names) if name == column]
-        folded = [p for p, name in enumerate(table.names) if name.casefold() == column.casefold()]
-        found = exact or folded
-        if len(found) != 1:
+        exact = [p for p, name in enumerate(shown) if name == column]
+        folded = [
+            p
+            for p, name in enumerate(shown)
+            if name is not None and name.casefold() == column.casefold()
+        ]
+        if not exact and len(set(map(str.casefold, (shown[p] or "" for p in folded)))) != 1:
             return None
-        positions.append(found[0])
+        positions.append((exact or folded)[0])
     return tuple(positions)
+
+
+def _query_notes(projection: Projection | None, relation: str) -> list[str]:
+    if projection is None:
+        return []
+    return [
+        f"the query only filters and selects columns of {relation}, so its rows are rows of "
+        f"{relation} and the declared keys among the selected columns hold; the statistics "
+        "describe the whole table"
+    ]

@@ -53,6 +53,7 @@ class TableMetadata:
     keys: tuple[DeclaredKey, ...]
     statistics: Statistics | None
     notes: tuple[str, ...] = ()
+    through_query: bool = False  # read for a query that filters the relation's rows
 
 
 @dataclass(frozen=True, slots=True)

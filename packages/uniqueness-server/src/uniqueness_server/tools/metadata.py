@@ -100,7 +100,8 @@ class MetadataFacts(StructuredResult):
         statistics = metadata.statistics
         facts = None
         if statistics is not None:
-            is_stale = rows is not None and stale(statistics, rows)
+            # a query may filter rows: its count says nothing about the statistics' age
+            is_stale = rows is not None and not metadata.through_query and stale(statistics, rows)
             facts = StatisticsFacts(
                 origin=statistics.origin,
                 estimated_rows=statistics.rows,
