@@ -315,6 +315,8 @@ def test_the_tools_label_every_metadata_claim(db: Db) -> None:
     assert all(k["basis"] == "declared" for k in declared.values())
     assert "## Declared keys of" in keys.text
     assert "| 1 | order_id, line_no | declared |" in keys.text
+    assert keys.structured["declaredKeysUsed"] == 2  # the primary key and ref
+    assert "2 declared keys were known unique before the search" in keys.text
     check = call(
         tools["uniqueness_check"],
         {"database": "db", "table": table, "columns": ["line_no", "order_id"]},

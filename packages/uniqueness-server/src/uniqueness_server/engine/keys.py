@@ -140,5 +140,6 @@ def find_keys(
         notes=tuple(notes),
         implausible_left_out=left_out,
         metadata=metadata,
+        declared_used=len(declared),
         missing=tuple(stats.missing[p] if p in searched else None for p in range(len(table.names))),
     )

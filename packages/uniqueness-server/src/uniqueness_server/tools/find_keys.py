@@ -102,6 +102,10 @@ class KeysAnswer(StructuredResult):
     implausible_left_out: int = Field(
         0, description="Keys left out by plausibleOnly (0 when it is off)."
     )
+    declared_keys_used: int = Field(
+        description="Declared keys known unique before the search: neither they nor any set "
+        "holding them needed a uniqueness check."
+    )
     metadata: MetadataFacts | None = Field(
         description="Declared keys and statistics of a database table source (null otherwise)."
     )
@@ -124,6 +128,7 @@ class KeysAnswer(StructuredResult):
             full_checks=search.full_checks,
             notes=list(search.notes),
             implausible_left_out=search.implausible_left_out,
+            declared_keys_used=search.declared_used,
             metadata=(
                 MetadataFacts.of(search.metadata, table_names, search.rows, search.missing)
                 if search.metadata is not None
@@ -198,7 +203,13 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
         )
     parts.append(
         f"\nSearched {len(answer.searched_columns)} columns; {answer.candidates_checked} "
-        f"combinations decided, {answer.full_checks} of them by a full scan.\n"
+        f"combinations decided, {answer.full_checks} of them by a full scan"
+        + (
+            f"; {answer.declared_keys_used} declared keys were known unique before the search, "
+            "so neither they nor any set holding them needed a check.\n"
+            if answer.declared_keys_used
+            else ".\n"
+        )
     )
     if answer.metadata is not None:
         parts.append(metadata_markdown(answer.metadata, answer.nulls))
