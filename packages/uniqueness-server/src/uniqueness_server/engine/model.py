@@ -137,4 +137,4 @@ class KeySearch:
     implausible_left_out: int = 0
     metadata: TableMetadata | None = None
     missing: tuple[int | None, ...] = ()  # missing values by source position (None: not counted)
-    declared_used: int = 0  # declared keys known unique before the search (never scanned)
+    declared_used: int = 0  # declared keys known unique before the search (never checked)
