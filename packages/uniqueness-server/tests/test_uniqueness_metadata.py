@@ -416,6 +416,16 @@ def test_nulls_not_distinct_proves_uniqueness_with_missing_values(db: Db) -> Non
     assert result.declared_proves == (Nulls.EQUAL, Nulls.DISTINCT)
 
 
+def test_included_columns_are_not_part_of_the_key(db: Db) -> None:
+    _postgres(db)
+    db.execute(
+        "CREATE TABLE {s}covered (a INTEGER NOT NULL, b INTEGER)",
+        "CREATE UNIQUE INDEX covered_a ON {s}covered (a) INCLUDE (b)",
+    )
+    keys = db.metadata("covered").keys
+    assert [(k.name, k.columns, k.not_null) for k in keys] == [("covered_a", ("a",), True)]
+
+
 def test_inheriting_tables_void_the_parents_keys(db: Db) -> None:
     _postgres(db)
     db.execute(

@@ -369,6 +369,7 @@ def _postgres(
         else None
     )
     nulls_not_distinct = "i.indnullsnotdistinct" if int(version) >= 150000 else "false"
+    key_columns = "i.indnkeyatts" if int(version) >= 110000 else "i.indnatts"  # no INCLUDE
     keys: list[DeclaredKey] = []
     current: list[tuple[object, ...]] = []
     rows = runner.fetchall(
@@ -376,7 +377,7 @@ def _postgres(
         "pg_get_expr(i.indpred, i.indrelid), a.attname, "
         f"pg_get_indexdef(i.indexrelid, k.n, true), {nulls_not_distinct}, a.attnotnull "
         "FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
-        "CROSS JOIN LATERAL generate_series(1, i.indnkeyatts) AS k(n) "
+        f"CROSS JOIN LATERAL generate_series(1, {key_columns}) AS k(n) "
         "LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid "
         "AND a.attnum = i.indkey[k.n - 1] AND i.indkey[k.n - 1] > 0 "
         "LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid "
