@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -530,3 +532,22 @@ def test_a_client_query_may_read_sqlite_pragma_functions(tmp_path: Path) -> None
     finally:
         table.close()
     assert (result.unique, result.rows, result.basis) == (True, 2, "scanned")
+
+
+def test_the_command_says_when_a_declaration_answered(tmp_path: Path) -> None:
+    path = tmp_path / "cli.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        connection.executemany("INSERT INTO t VALUES (?, ?)", [(1, "a"), (2, "a")])
+    command = Path(sys.executable).parent / "uniqueness-check"
+    base = [str(command), "--database", f"db=sqlite:///{path}", "--table", "t", "id"]
+    declared = subprocess.run(base, capture_output=True, text=True, timeout=60, check=False)
+    verified = subprocess.run(
+        [*base, "--verify"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert declared.returncode == verified.returncode == 0, declared.stderr + verified.stderr
+    assert declared.stdout.strip() == (
+        "id: unique (2 rows; declared by the database: primary key (id), not scanned "
+        "(--verify scans))"
+    )
+    assert verified.stdout.strip() == "id: unique (2 rows)"
