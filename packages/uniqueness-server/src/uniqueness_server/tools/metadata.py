@@ -42,16 +42,15 @@ class DeclaredKeyFacts(StructuredResult):
     caveat: str | None = Field(description="Why it is not a key of every row read, if so.")
 
     @classmethod
-    def of(cls, key: DeclaredKey, rows_with_missing: int | None) -> DeclaredKeyFacts:
-        """The facts of one declared key, given (a bound on) rows with a missing key value
-        (``None``: not counted)."""
+    def of(cls, key: DeclaredKey, proves: Sequence[Nulls]) -> DeclaredKeyFacts:
+        """The facts of one declared key, which proves uniqueness under ``proves``."""
         return cls(
             kind=key.kind,
             name=key.name,
             columns=list(key.columns),
             nulls_distinct=key.nulls_distinct,
             not_null=key.not_null,
-            proves_unique=list(proof_modes(key, rows_with_missing)),
+            proves_unique=list(proves),
             caveat=key.caveat,
         )
 
@@ -122,7 +121,8 @@ class MetadataFacts(StructuredResult):
             relation=metadata.relation,
             kind=metadata.kind,
             declared_keys=[
-                DeclaredKeyFacts.of(key, missing_bound(key, missing)) for key in metadata.keys
+                DeclaredKeyFacts.of(key, proof_modes(key, missing_bound(key, missing)))
+                for key in metadata.keys
             ],
             statistics=facts,
             notes=[*metadata.notes, *statistics_notes(metadata, rows)],

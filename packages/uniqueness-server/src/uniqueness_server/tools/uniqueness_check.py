@@ -117,15 +117,7 @@ class CheckAnswer(StructuredResult):
             minimal=result.minimal,
             basis="declared" if result.basis == "declared" else "scanned",
             declared_key=(
-                DeclaredKeyFacts(
-                    kind=result.declared.kind,
-                    name=result.declared.name,
-                    columns=list(result.declared.columns),
-                    nulls_distinct=result.declared.nulls_distinct,
-                    not_null=result.declared.not_null,
-                    proves_unique=list(result.declared_proves),
-                    caveat=result.declared.caveat,
-                )
+                DeclaredKeyFacts.of(result.declared, result.declared_proves)
                 if result.declared is not None
                 else None
             ),
