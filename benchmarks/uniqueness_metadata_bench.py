@@ -42,8 +42,9 @@ def _prepare(engine: sa.Engine, rows: int) -> None:
     with engine.begin() as connection:
         connection.exec_driver_sql(f"DROP TABLE IF EXISTS {TABLE}")
         connection.exec_driver_sql(
-            f"CREATE TABLE {TABLE} AS SELECT i / 4 AS order_id, i % 4 AS line_no, "
-            "'sku' || (i % 5000) AS sku, i % 7 AS qty, (i * 7919) % 1000003 AS ref "
+            f"CREATE TABLE {TABLE} AS SELECT i / 4 AS order_id, mod(i, 4) AS line_no, "
+            "'sku' || mod(i, 5000) AS sku, mod(i, 7) AS qty, "
+            "mod(i::bigint * 7919, 1000003) AS ref "
             f"FROM generate_series(0, {rows - 1}) AS g(i)"
         )
         connection.exec_driver_sql(f"ALTER TABLE {TABLE} ADD PRIMARY KEY (order_id, line_no)")
