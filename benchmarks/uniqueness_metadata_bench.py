@@ -9,7 +9,7 @@ A PostgreSQL table (``MCP_TOOLS_TEST_POSTGRES_URL``) of order lines with a compo
    carries no metadata (``WITH l AS (SELECT * FROM …) SELECT * FROM l``): time and full checks;
    both must find the same keys.
 
-Runs alternate (declared, scanned, bare, …) and the median of ``--repeat`` runs is shown.
+Each side runs ``--repeat`` times in a row, in this process; the median is shown.
 
     MCP_TOOLS_TEST_POSTGRES_URL=postgresql://… uv run python benchmarks/uniqueness_metadata_bench.py
 """
