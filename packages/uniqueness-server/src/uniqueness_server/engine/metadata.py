@@ -16,8 +16,9 @@ unique?" without a scan, within limits this module states rather than glosses ov
   never used as proof.
 
 Statistics (``pg_stats``, ``sqlite_stat1``) come from the last ANALYZE and are estimates: they
-rank and hint, never decide. Only sources named by ``table`` have metadata; a ``query`` may
-reshape rows in ways a declared key says nothing about.
+rank and hint, never decide. Sources named by ``table`` have metadata, and so does a ``query``
+that only filters one table's rows and selects its columns (:func:`query_shape`); any other
+query may join, repeat or reshape rows in ways a declared key says nothing about.
 
 Every statement goes through the source's read-only runner. Names a client gave (and catalog
 names, to be safe) reach the SQL only as hexadecimal text decoded by the database, so no
@@ -30,6 +31,7 @@ quoting rule can be got wrong; everything else is catalog identifiers and intege
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -393,7 +395,7 @@ def _postgres(
     return TableMetadata(
         relation=relation,
         kind=kind,
-        keys=tuple(keys),
+        keys=_unshown(keys),
         statistics=_pg_statistics(shown, runner, oid, (str(schema), str(name)), float(reltuples)),
         notes=tuple(notes),
         through_query=projection is not None,
@@ -556,7 +558,7 @@ def _sqlite(
     return TableMetadata(
         relation=relation,
         kind=kind,
-        keys=tuple(keys),
+        keys=_unshown(keys),
         statistics=_sqlite_statistics(shown, runner, quoted_schema, (text_schema, text_name)),
         notes=tuple(notes),
         through_query=projection is not None,
@@ -576,7 +578,7 @@ def _sqlite_key(shown: Sequence[str | None], rows: list[tuple[object, ...]]) -> 
     if partial:
         caveat = "a partial index (CREATE INDEX … WHERE): a key only of the rows matching it"
     elif not plain:
-        caveat = "an index on an expression, not on columns"
+        caveat = "an index on an expression (or the rowid), not on columns"
     return DeclaredKey(
         kind="unique constraint" if origin == "u" else "unique index",
         name=str(index),
@@ -641,6 +643,18 @@ def _positions(shown: Sequence[str | None], columns: Sequence[str]) -> tuple[int
             return None
         positions.append((exact or folded)[0])
     return tuple(positions)
+
+
+def _unshown(keys: Sequence[DeclaredKey]) -> tuple[DeclaredKey, ...]:
+    """The keys, those on columns the source does not show (all) labelled as such."""
+    return tuple(
+        dataclasses.replace(
+            k, caveat="not all of its columns are columns of the source (the query leaves some out)"
+        )
+        if k.caveat is None and k.positions is None
+        else k
+        for k in keys
+    )
 
 
 def _query_notes(projection: Projection | None, relation: str) -> list[str]:
