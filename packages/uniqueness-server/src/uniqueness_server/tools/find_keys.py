@@ -201,16 +201,22 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
             f"\n{answer.implausible_left_out} keys that look accidental were left out "
             "(plausibleOnly).\n"
         )
-    parts.append(
+    searched = (
         f"\nSearched {len(answer.searched_columns)} columns; {answer.candidates_checked} "
         f"combinations decided, {answer.full_checks} of them by a full scan"
-        + (
-            f"; {answer.declared_keys_used} declared keys were known unique before the search, "
-            "so neither they nor any set holding them needed a check.\n"
-            if answer.declared_keys_used
-            else ".\n"
-        )
     )
+    used = answer.declared_keys_used
+    if used == 1:
+        searched += (
+            "; 1 declared key was known unique before the search, so neither it nor any set "
+            "holding it needed a check"
+        )
+    elif used:
+        searched += (
+            f"; {used} declared keys were known unique before the search, so neither they nor "
+            "any set holding them needed a check"
+        )
+    parts.append(searched + ".\n")
     if answer.metadata is not None:
         parts.append(metadata_markdown(answer.metadata, answer.nulls))
     return guard_output("".join(parts), levers="a smaller limit or fewer columns")
