@@ -9,6 +9,11 @@
 3. A 1-million-row PostgreSQL table (``MCP_TOOLS_TEST_POSTGRES_URL``): ours vs the bare query.
 4. ``--parts wide``: ``list_columns`` and ``find_keys maxColumns 2`` on generated wide CSVs
    (``--wide COLUMNSxROWS,…``): wall time, CPU time and peak RSS of one call each.
+5. ``--parts approximate``: ``uniqueness_check`` with ``approximate`` vs the exact check on
+   the 10-million-row CSV, the same rows as Parquet and (with ``MCP_TOOLS_TEST_POSTGRES_URL``)
+   a PostgreSQL table; then the approximate answer on 20 generated tables of 0.2-2.1 million
+   rows (unique keys, a few late duplicates, missing values under ``nulls=distinct``): is the
+   true distinct count inside the stated bounds, and how far is the estimate from it.
 
 Each measurement runs in a fresh subprocess that reports its wall time (after imports) and
 its peak RSS. Data is generated with DuckDB ``COPY`` into ``benchmarks/.data/`` (gitignored).
@@ -222,6 +227,66 @@ print(json.dumps({"seconds": time.perf_counter() - start,
                   "rss_kb": usage().ru_maxrss, "found": found}))
 """
 
+# exact or approximate check of (region, day) on a file or a PostgreSQL table
+CHILD_APPROX_CHECK = """
+import json, sys, time
+from pathlib import Path
+from uniqueness_server.engine import (
+    DatabaseRegistry, approximate_check, check_uniqueness, open_file)
+source, mode = sys.argv[1], sys.argv[2]
+start = time.perf_counter()
+if source.startswith("pg:"):
+    url, name = sys.argv[3], source[3:]
+    table = DatabaseRegistry.from_options([f"pg={url}"]).open("pg", table=name)
+else:
+    table = open_file(Path(source), label=Path(source).name)
+check = approximate_check if mode == "approximate" else check_uniqueness
+result = check(table, ["region", "day"], better_options=False)
+table.close()
+seconds = time.perf_counter() - start
+a = result.approximation
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so it can be the parent's peak
+peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status")
+               if line.startswith("VmHWM:"))
+print(json.dumps({"seconds": seconds, "rss_kb": peak_kb, "unique": result.unique,
+                  "exact": a is None or a.exact, "estimate": a and a.estimate,
+                  "lower": a and a.lower, "upper": a and a.upper}))
+"""
+
+# the floor of any one-pass answer on a file: DuckDB alone reading and hashing the key (as
+# text, like the engine; counts alone would come from Parquet metadata)
+CHILD_SCAN_FLOOR = """
+import json, sys, time
+import duckdb
+path = sys.argv[1]
+reader = "read_csv(?, all_varchar = true)"
+if path.endswith(".parquet"):
+    reader = ("(SELECT CAST(region AS VARCHAR) AS region, CAST(day AS VARCHAR) AS day "
+              "FROM read_parquet(?))")
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")  # stdout carries only the report
+start = time.perf_counter()
+con.execute(f"SELECT max(hash(region, day)) FROM {reader}", [path]).fetchall()
+print(json.dumps({"seconds": time.perf_counter() - start}))
+"""
+
+# the approximate answer on each generated table: [path, nulls, true distinct count] in argv[1]
+CHILD_APPROX_ACCURACY = """
+import json, sys
+from pathlib import Path
+from uniqueness_server.engine import Nulls, approximate_check, open_file
+report = []
+for path, nulls, truth in json.loads(sys.argv[1]):
+    table = open_file(Path(path), label=Path(path).name)
+    result = approximate_check(table, ["key"], nulls=Nulls(nulls), better_options=False)
+    table.close()
+    a = result.approximation
+    estimate = result.distinct_keys if a.exact else a.estimate
+    report.append({"rows": result.rows, "nulls": nulls, "truth": truth, "exact": a.exact,
+                   "estimate": estimate, "lower": a.lower, "upper": a.upper, "method": a.method})
+print(json.dumps(report))
+"""
+
 CHILD_OURS_PG = """
 import json, resource, sys, time
 from uniqueness_server.engine import DatabaseRegistry, check_uniqueness
@@ -330,6 +395,154 @@ def generate_wide_csv(columns: int, rows: int) -> Path:
     return path
 
 
+def generate_check_parquet(rows: int) -> Path:
+    """The rows of :func:`generate_check_csv` as Parquet."""
+    path = DATA / f"check_{rows}.parquet"
+    if not path.exists():
+        import duckdb
+
+        csv_path = generate_check_csv(rows)
+        with duckdb.connect() as con:
+            con.execute(f"COPY (SELECT * FROM read_csv('{csv_path}')) TO '{path}' (FORMAT parquet)")
+    return path
+
+
+def generate_accuracy_tables(count: int, scale: int) -> list[tuple[str, str, int]]:
+    """``count`` Parquet tables of 0.2-2.1 million rows (divided by ``scale``) with a text
+    ``key``: unique (most), the last 5 rows repeating earlier keys (every third), or missing
+    on every eighth row and checked with ``nulls=distinct`` (every fifth). Returns
+    (path, nulls mode, true distinct count under that mode) per table."""
+    import duckdb
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    tables: list[tuple[str, str, int]] = []
+    with duckdb.connect() as con:
+        for j in range(count):
+            rows = (200_000 + j * 100_000) // scale
+            path = DATA / f"accuracy_{j}_{rows}.parquet"
+            if j % 3 == 1:
+                key = f"'K' || hash(CASE WHEN i >= {rows - 5} THEN i - {rows // 2} ELSE i END, {j})"
+            elif j % 5 == 2:
+                key = f"CASE WHEN i % 8 = 0 THEN NULL ELSE 'K' || hash(i, {j}) END"
+            else:
+                key = f"'K' || hash(i, {j})"
+            if not path.exists():
+                con.execute(
+                    f"COPY (SELECT i AS id, {key} AS key FROM range({rows}) t(i)) "
+                    f"TO '{path}' (FORMAT parquet)"
+                )
+            nulls = "distinct" if j % 5 == 2 and j % 3 != 1 else "equal"
+            (truth,) = con.execute(
+                f"SELECT COUNT(DISTINCT key) + COUNT(*) FILTER (WHERE key IS NULL) "
+                f"FROM read_parquet('{path}')"
+                if nulls == "distinct"
+                else f"SELECT COUNT(DISTINCT key) + MAX(CASE WHEN key IS NULL THEN 1 ELSE 0 END) "
+                f"FROM read_parquet('{path}')"
+            ).fetchone() or (0,)
+            tables.append((str(path), nulls, int(truth)))
+    return tables
+
+
+def bench_approximate(rows: int, repeat: int, scale: int) -> dict[str, Any]:
+    """Exact vs approximate (interleaved, median of ``repeat``) on CSV, Parquet and
+    PostgreSQL, then the accuracy of the stated bounds on 20 generated tables."""
+    sides: dict[str, list[str]] = {
+        "csv": [str(generate_check_csv(rows))],
+        "parquet": [str(generate_check_parquet(rows))],
+    }
+    url = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
+    engine = None
+    if url:
+        import sqlalchemy as sa
+
+        engine = sa.create_engine(sa.make_url(url).set(drivername="postgresql+psycopg"))
+        pg_rows = rows
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DROP TABLE IF EXISTS bench_approximate")
+            connection.exec_driver_sql(
+                "CREATE TABLE bench_approximate AS SELECT i AS id, mod(i, 1000) AS region, "
+                f"i / 1000 AS day FROM generate_series(0::bigint, {pg_rows - 1}) i"
+            )
+            connection.exec_driver_sql("ANALYZE bench_approximate")
+        sides[f"postgresql ({pg_rows:,} rows)"] = ["pg:bench_approximate", url]
+    report: dict[str, Any] = {"rows": rows, "sides": {}}
+    try:
+        for name, args in sides.items():
+            exact: list[dict[str, Any]] = []
+            approximate: list[dict[str, Any]] = []
+            floor: list[float] = []
+            for _ in range(repeat):  # interleaved so all sides see the same machine load
+                exact.append(child(CHILD_APPROX_CHECK, args[0], "exact", *args[1:]))
+                approximate.append(child(CHILD_APPROX_CHECK, args[0], "approximate", *args[1:]))
+                if not args[0].startswith("pg:"):
+                    floor.append(child(CHILD_SCAN_FLOOR, args[0])["seconds"])
+            assert all(r["unique"] for r in [*exact, *approximate])
+            report["sides"][name] = {
+                "exact_s": statistics.median(r["seconds"] for r in exact),
+                "approximate_s": statistics.median(r["seconds"] for r in approximate),
+                "exact_rss_mb": max(r["rss_kb"] for r in exact) / 1024,
+                "approximate_rss_mb": max(r["rss_kb"] for r in approximate) / 1024,
+                "floor_s": statistics.median(floor) if floor else None,
+                "answer": approximate[0],
+            }
+    finally:
+        if engine is not None:
+            with engine.begin() as connection:
+                connection.exec_driver_sql("DROP TABLE IF EXISTS bench_approximate")
+            engine.dispose()
+    tables = generate_accuracy_tables(20, scale)
+    report["accuracy"] = child(CHILD_APPROX_ACCURACY, json.dumps(tables))
+    return report
+
+
+def print_approximate(report: dict[str, Any]) -> None:
+    """The approximate part's rows of the results table, then its accuracy table."""
+    for name, side in report["sides"].items():
+        answer = side["answer"]
+        shown = (
+            "answered exactly"
+            if answer["exact"]
+            else f"estimate {answer['estimate']:,} in [{answer['lower']:,}, {answer['upper']:,}]"
+        )
+        print(
+            f"| approximate vs exact check, {name} of the {report['rows']:,}-row check data, "
+            f"2-column key | {side['approximate_s']:.2f} s ({side['approximate_rss_mb']:.0f} MB; "
+            f"{shown}) | "
+            f"exact: {side['exact_s']:.2f} s ({side['exact_rss_mb']:.0f} MB) | "
+            f"{side['exact_s'] / side['approximate_s']:.1f}x faster | ≥ 3x faster |",
+            flush=True,
+        )
+        if side["floor_s"] is not None:
+            print(
+                "| same file, DuckDB alone reading and hashing the key, "
+                "`max(hash(region, day))` (the floor of any one-pass answer) | "
+                f"{side['approximate_s']:.2f} s | {side['floor_s']:.2f} s | "
+                f"{side['approximate_s'] / side['floor_s']:.2f}x the floor | (reported) |",
+                flush=True,
+            )
+    print(
+        "\n| table | rows | nulls | true distinct | answer | estimate | stated bounds | "
+        "error | inside |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    inside = 0
+    for j, r in enumerate(report["accuracy"]):
+        if r["exact"]:
+            answer, bounds, ok = "exact (confirmed)", "—", r["estimate"] == r["truth"]
+        else:
+            answer, bounds = "probably unique", f"[{r['lower']:,}, {r['upper']:,}]"
+            ok = r["lower"] <= r["truth"] <= r["upper"]
+        inside += ok
+        error = (r["estimate"] - r["truth"]) / r["truth"]
+        print(
+            f"| {j} | {r['rows']:,} | {r.get('nulls', '')} | {r['truth']:,} | {answer} | "
+            f"{r['estimate']:,} | {bounds} | {error:+.2%} | {'yes' if ok else '**no**'} |"
+        )
+    print(
+        f"\nTrue distinct count inside the stated bounds (or exact): {inside} of "
+        f"{len(report['accuracy'])} tables."
+    )
+
+
 def bench_wide(columns: int, rows: int) -> dict[str, Any]:
     path = generate_wide_csv(columns, rows)
     return {
@@ -431,7 +644,7 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="check,keys,postgres",
-        help="comma-separated subset of check,breakdown,keys,postgres,wide",
+        help="comma-separated subset of check,breakdown,keys,postgres,wide,approximate",
     )
     parser.add_argument(
         "--wide",
@@ -505,6 +718,8 @@ def main() -> None:
                     "< 10 s, < 1 GB |",
                     flush=True,
                 )
+    if "approximate" in parts:
+        print_approximate(bench_approximate(10_000_000 // scale, options.repeat, scale))
     if "postgres" in parts:
         pg = bench_postgres(1_000_000 // scale, options.repeat)
         if pg is None:

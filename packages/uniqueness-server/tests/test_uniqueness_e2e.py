@@ -61,6 +61,13 @@ async def test_stdio_server_answers_the_three_tools(data: Path, tmp_path: Path) 
         assert not check.is_error
         assert check.structured_content is not None
         assert check.structured_content["unique"] is True
+        rough = await client.call_tool(
+            "uniqueness_check",
+            {"database": "shop", "table": "orders", "columns": ["customer"], "approximate": True},
+        )
+        assert rough.structured_content is not None
+        assert rough.structured_content["verdict"] == "not unique"
+        assert rough.structured_content["exact"] is True
         keys = await client.call_tool(
             "find_keys", {"database": "shop", "table": "orders", "maxColumns": 2}
         )

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from mcp_common import McpTool
+from mcp_common import McpTool, ToolError
 from uniqueness_server.engine import (
     DatabaseRegistry,
     Nulls,
     TableMetadata,
+    approximate_check,
     check_uniqueness,
     find_keys,
     read_metadata,
@@ -555,3 +556,22 @@ def test_the_command_says_when_a_declaration_answered(tmp_path: Path) -> None:
         "(--verify scans))"
     )
     assert verified.stdout.strip() == "id: unique (2 rows)"
+
+
+def test_approximate_mode_takes_the_exact_answer_a_declared_key_gives(db: Db) -> None:
+    table = db.registry.open("db", table=db.name("lines"))
+    try:
+        declared = approximate_check(table, ["line_no", "order_id"])
+        # under nulls=equal a UNIQUE column with missing values proves nothing unless counted:
+        # approximate mode goes its own way
+        sketched = approximate_check(table, ["email"])
+    finally:
+        table.close()
+    assert (declared.unique, declared.basis) == (True, "declared")
+    assert declared.approximation is not None
+    assert declared.approximation.exact
+    assert "declares" in declared.approximation.method
+    assert sketched.basis == "scanned"
+    arguments = {"database": "db", "table": db.name("lines"), "columns": ["email"]}
+    with pytest.raises(ToolError, match="give one of them"):
+        call(db.tools()["uniqueness_check"], {**arguments, "approximate": True, "verify": True})

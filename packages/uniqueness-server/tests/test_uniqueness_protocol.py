@@ -38,6 +38,8 @@ SAMPLES = {
         {**SOURCE, "columns": ["year1", "hlpi_name"]},
         {"database": "shop", "table": "orders", "columns": ["id"]},
         {"database": "shop", "query": "SELECT id, id AS copy FROM orders", "columns": ["id"]},
+        {**SOURCE, "columns": ["year1", "hlpi_name"], "approximate": True},
+        {"database": "shop", "table": "orders", "columns": ["customer"], "approximate": True},
     ],
     "find_keys": [
         {

@@ -1,9 +1,11 @@
 """The uniqueness engine: a plain Python API, no MCP.
 
 Open a source with :func:`open_file` or :meth:`DatabaseRegistry.open`, then ask
-:func:`check_uniqueness`, :func:`find_keys` or :func:`profile_columns`; close the table after.
+:func:`check_uniqueness` (or :func:`approximate_check`), :func:`find_keys` or
+:func:`profile_columns`; close the table after.
 """
 
+from uniqueness_server.engine.approximate import approximate_check
 from uniqueness_server.engine.check import check_uniqueness
 from uniqueness_server.engine.database import DatabaseRegistry, read_only_query
 from uniqueness_server.engine.files import open_file
@@ -12,6 +14,7 @@ from uniqueness_server.engine.keys import MAX_KEY_COLUMNS, find_keys
 from uniqueness_server.engine.limits import DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_LIMIT
 from uniqueness_server.engine.metadata import read_metadata
 from uniqueness_server.engine.model import (
+    Approximation,
     CheckResult,
     ColumnEstimate,
     ColumnProfile,
@@ -32,6 +35,7 @@ __all__ = [
     "FORMAT_CHOICES",
     "MAX_KEY_COLUMNS",
     "MAX_LINE_BYTES_LIMIT",
+    "Approximation",
     "CheckResult",
     "ColumnEstimate",
     "ColumnProfile",
@@ -46,6 +50,7 @@ __all__ = [
     "Statistics",
     "Table",
     "TableMetadata",
+    "approximate_check",
     "check_uniqueness",
     "find_keys",
     "open_file",

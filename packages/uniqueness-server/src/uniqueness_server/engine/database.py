@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +69,7 @@ _NOT_READING: tuple[type[exp.Expr], ...] = (
     exp.Grant,
     exp.Analyze,
 )
+_BATCH_ROWS = 10_000  # rows per batch of a streamed result
 _QUERY_CANCELED = "57014"  # PostgreSQL SQLSTATE of a statement stopped by statement_timeout
 
 
@@ -370,13 +371,17 @@ class SqlRunner:
             cursor.execute(sql, prepare=True)
         return cursor
 
-    def _fetch(self, sql: str, fetch: bool) -> tuple[list[tuple[Any, ...]], list[str]]:
+    def _fetch(
+        self, sql: str, fetch: bool, consume: Callable[[list[tuple[Any, ...]]], None] | None = None
+    ) -> tuple[list[tuple[Any, ...]], list[str]]:
         try:
             with watching(self._context, self._interrupt), self._deadline() as expired:
                 try:
                     cursor = self._run(sql)
                     names = [str(column[0]) for column in cursor.description or ()]
                     rows = [tuple(row) for row in cursor.fetchall()] if fetch else []
+                    while consume is not None and (batch := cursor.fetchmany(_BATCH_ROWS)):
+                        consume(batch)
                     cursor.close()
                 except self._dbapi_error as exc:
                     if self._context.cancelled:
@@ -395,6 +400,11 @@ class SqlRunner:
     def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation or the timeout stops the statement in the database."""
         return self._fetch(sql, fetch=True)[0]
+
+    def stream(self, sql: str, consume: Callable[[list[tuple[Any, ...]]], None]) -> None:
+        """Hands the rows of ``sql`` to ``consume`` batch by batch (SQLite reads them as they
+        are consumed); cancellation or the timeout stops the statement as for :meth:`fetchall`."""
+        self._fetch(sql, fetch=False, consume=consume)
 
     def close(self) -> None:
         """Roll back (nothing was written) and release the connection."""

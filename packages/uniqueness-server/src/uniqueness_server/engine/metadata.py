@@ -291,7 +291,8 @@ def declared_claim(
     trusted = [k for k in inside if k.caveat is None]
     notes = [unproven_reason(k, nulls, 0) for k in inside if k.caveat is not None]
     if not trusted or not count:
-        first = (trusted or inside)[0]
+        # without counting, prefer a key that proves the columns anyway (NOT NULL, …)
+        first = ([k for k in trusted if proves(k, nulls, None)] or trusted or inside)[0]
         return Claim(first, False, proof_modes(first, None), 0, 0, tuple(notes))
     parts = ["COUNT(*)", f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END)"]
     parts += [

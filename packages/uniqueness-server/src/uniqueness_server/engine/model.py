@@ -81,10 +81,30 @@ class CheckResult:
     better_options: tuple[tuple[str, ...], ...] = ()
     minimal: bool | None = None  # None when no subset search ran
     row_numbers: bool = True
+    approximation: Approximation | None = None  # set when approximate mode was asked for
     basis: str = "scanned"  # "declared": the verdict comes from a declared key, not a scan
     declared: DeclaredKey | None = None  # the declared key inside the columns, if any
     declared_proves: tuple[Nulls, ...] = ()  # nulls modes under which it proves uniqueness
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Approximation:
+    """How an approximate-mode check reached its answer (see :mod:`.approximate`).
+
+    ``exact`` answers were confirmed by the exact check; the others are "probably unique"
+    with an estimated distinct-key count inside ``[lower, upper]`` at ``sigmas`` standard
+    deviations. Under ``nulls=distinct`` each row with a missing key value counts as its own
+    key, as in the exact answer.
+    """
+
+    method: str
+    exact: bool
+    estimate: int | None = None
+    lower: int | None = None
+    upper: int | None = None
+    sigmas: float = 3.0
+    sketch_keys: int = 0  # key hashes the sketch kept
 
 
 @dataclass(frozen=True, slots=True)

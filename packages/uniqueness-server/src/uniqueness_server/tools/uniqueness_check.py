@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from statistics import NormalDist
 from typing import Annotated
 
 from mcp_common import (
     Bool,
     Clamp,
     Deprecated,
+    ErrorCode,
     Int,
     NonEmpty,
     Offset,
@@ -19,6 +21,7 @@ from mcp_common import (
     ToolAnnotations,
     ToolContext,
     ToolDefinition,
+    ToolError,
     ToolResult,
     front_matter,
     guard_output,
@@ -26,7 +29,14 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from uniqueness_server.engine import CheckResult, DuplicateGroup, Nulls, check_uniqueness
+from uniqueness_server.engine import (
+    Approximation,
+    CheckResult,
+    DuplicateGroup,
+    Nulls,
+    approximate_check,
+    check_uniqueness,
+)
 from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field, shown
 from uniqueness_server.tools.metadata import Basis, DeclaredKeyFacts
@@ -48,6 +58,12 @@ class CheckArguments(SourceArguments):
         True,
         description="When the columns are unique, also find their minimal unique subsets "
         "(default true).",
+    )
+    approximate: Bool = Field(
+        False,
+        description="Answer from one pass through a distinct-count sketch (default false: "
+        "exact). Duplicates found are confirmed exactly; otherwise the answer is 'probably "
+        "unique' with the estimated distinct keys and their bounds.",
     )
     limit: Annotated[Int, Clamp(1, MAX_GROUPS)] = Pagination.limit_field(
         DEFAULT_GROUPS, MAX_GROUPS, "duplicate groups"
@@ -73,6 +89,31 @@ class DuplicateFacts(StructuredResult):
         return cls(values=list(group.values), count=group.count, rows=list(group.rows))
 
 
+class EstimateFacts(StructuredResult):
+    """A "probably unique" answer's estimate: distinct keys and the bounds around them."""
+
+    distinct_keys: int
+    lower_bound: int
+    upper_bound: int
+    confidence: str
+    sketch_keys: int
+
+    @classmethod
+    def of(cls, approximation: Approximation) -> EstimateFacts | None:
+        """The estimate of an approximate answer; ``None`` when the exact check answered."""
+        if approximation.exact or approximation.estimate is None:
+            return None
+        # two-sided coverage of a normal distribution at that many standard deviations
+        coverage = 100.0 * (2.0 * NormalDist().cdf(approximation.sigmas) - 1.0)
+        return cls(
+            distinct_keys=approximation.estimate,
+            lower_bound=approximation.lower or 0,
+            upper_bound=approximation.upper or 0,
+            confidence=f"{coverage:.1f} % ({approximation.sigmas:g} sigma)",
+            sketch_keys=approximation.sketch_keys,
+        )
+
+
 class CheckAnswer(StructuredResult):
     """The answer of ``uniqueness_check``: the verdict, its counts and its evidence."""
 
@@ -89,9 +130,13 @@ class CheckAnswer(StructuredResult):
     page: PageInfo
     better_options: list[list[str]]
     minimal: bool | None
+    verdict: str
+    exact: bool
+    method: str | None
+    estimate: EstimateFacts | None
     basis: Basis = Field(
         description="declared: a key the database declares proved the verdict (rows were "
-        "counted, not grouped); scanned: the rows were checked."
+        "counted, not grouped); scanned: the rows were checked (or sketched, see method)."
     )
     declared_key: DeclaredKeyFacts | None = Field(
         description="A key the database declares within the columns (null if none)."
@@ -115,6 +160,10 @@ class CheckAnswer(StructuredResult):
             page=page.info(),
             better_options=[list(option) for option in result.better_options],
             minimal=result.minimal,
+            verdict=verdict(result),
+            exact=result.approximation is None or result.approximation.exact,
+            method=result.approximation.method if result.approximation else None,
+            estimate=EstimateFacts.of(result.approximation) if result.approximation else None,
             basis="declared" if result.basis == "declared" else "scanned",
             declared_key=(
                 DeclaredKeyFacts.of(result.declared, result.declared_proves)
@@ -123,6 +172,14 @@ class CheckAnswer(StructuredResult):
             ),
             notes=list(result.notes),
         )
+
+
+def verdict(result: CheckResult) -> str:
+    """``unique``, ``not unique`` or, from a sketch, ``probably unique``."""
+    if not result.unique:
+        return "not unique"
+    approximation = result.approximation
+    return "unique" if approximation is None or approximation.exact else "probably unique"
 
 
 DEFINITION = ToolDefinition(
@@ -139,7 +196,7 @@ DEFINITION = ToolDefinition(
 
 def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
     """The answer for a model to read."""
-    verdict = "unique" if answer.unique else "NOT unique"
+    shown_verdict = "NOT unique" if answer.verdict == "not unique" else answer.verdict
     columns = tuple(answer.columns)
     parts = [
         front_matter(
@@ -151,9 +208,10 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
                 "distinctKeys": answer.distinct_keys,
                 "duplicateGroups": answer.duplicate_groups,
                 "nulls": answer.nulls.value,
+                **({"verdict": answer.verdict} if answer.method else {}),
             }
         ),
-        f"\n# {names(columns)}: {verdict}\n\n",
+        f"\n# {names(columns)}: {shown_verdict}\n\n",
     ]
     declared = answer.declared_key
     if declared is not None:
@@ -164,9 +222,11 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
             "counted; pass verify to scan).\n\n"
             if answer.basis == "declared"
             else f"The database declares {named} ({names(declared.columns)}) within these "
-            "columns; this verdict comes from scanning the rows.\n\n"
+            "columns; this verdict comes from the rows, not the declaration.\n\n"
         )
-    if answer.unique:
+    if answer.estimate is not None:
+        parts.append(estimate_markdown(answer, answer.estimate))
+    elif answer.unique:
         parts.append(f"No two of the {answer.rows} rows share a value of ({names(columns)}).")
         if answer.rows_with_missing and answer.nulls is Nulls.DISTINCT:
             parts.append(
@@ -211,7 +271,21 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
                     [(names(option), len(option)) for option in answer.better_options],
                 )
             )
+    if answer.method and answer.exact:
+        parts.append(f"\nApproximate mode: {answer.method}.\n")
     return guard_output("".join(parts), levers="a smaller limit or fewer columns")
+
+
+def estimate_markdown(answer: CheckAnswer, estimate: EstimateFacts) -> str:
+    """The "probably unique" paragraph: the estimate, its bounds and how it was made."""
+    spread = estimate.upper_bound - estimate.lower_bound
+    return (
+        f"No duplicates were found, but the check was approximate. Estimated distinct keys: "
+        f"{estimate.distinct_keys:,} in {answer.rows:,} rows; at {estimate.confidence} "
+        f"confidence between {estimate.lower_bound:,} and {estimate.upper_bound:,}, so up to "
+        f"{spread:,} rows may still repeat a key.\n\nMethod: {answer.method}. Call again "
+        "without `approximate` for the exact answer, its duplicate groups and smaller keys.\n"
+    )
 
 
 class UniquenessCheckTool:
@@ -228,18 +302,42 @@ class UniquenessCheckTool:
     def call(self, arguments: CheckArguments, context: ToolContext) -> ToolResult:
         """Check the requested columns of the requested source."""
         nulls = Nulls(arguments.nulls)
+        explicit_better = (
+            "better_options" in arguments.model_fields_set and arguments.better_options
+        )
+        if arguments.approximate and explicit_better:
+            raise ToolError(
+                "betterOptions needs the exact check: drop it or set approximate to false",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+        if arguments.approximate and arguments.verify:
+            raise ToolError(
+                "verify asks for the exact scan and approximate for an estimate: give one of them",
+                ErrorCode.INVALID_ARGUMENT,
+            )
         table = self._sources.open(arguments, context)
         try:
-            result = check_uniqueness(
-                table,
-                arguments.columns,
-                nulls=nulls,
-                better_options=arguments.better_options,
-                limit=arguments.limit,
-                offset=arguments.offset,
-                verify=arguments.verify,
-                context=context,
-            )
+            if arguments.approximate:
+                result = approximate_check(
+                    table,
+                    arguments.columns,
+                    nulls=nulls,
+                    better_options=arguments.better_options,
+                    limit=arguments.limit,
+                    offset=arguments.offset,
+                    context=context,
+                )
+            else:
+                result = check_uniqueness(
+                    table,
+                    arguments.columns,
+                    nulls=nulls,
+                    better_options=arguments.better_options,
+                    limit=arguments.limit,
+                    offset=arguments.offset,
+                    verify=arguments.verify,
+                    context=context,
+                )
         finally:
             table.close()
         page: Page[DuplicateGroup] = Page(
