@@ -339,7 +339,7 @@ def test_the_tools_label_every_metadata_claim(db: Db) -> None:
     # NOT NULL columns: the key proves uniqueness under both modes, counted or not
     assert verified.structured["declaredKey"]["provesUnique"] == ["equal", "distinct"]
     assert verified.structured["declaredKey"]["notNull"] is True
-    assert "this verdict comes from scanning the rows" in verified.text
+    assert "this verdict comes from the rows, not the declaration" in verified.text
     joined = f"SELECT a.* FROM {db.schema}lines a JOIN {db.schema}lines b ON a.sku = b.sku"
     query = call(tools["list_columns"], {"database": "db", "query": joined})
     assert query.structured is not None
