@@ -29,7 +29,7 @@ DATA = HERE / ".data" / "languages"
 PACKAGES = 50
 IMPORTS = 5
 # Bumped whenever the generated text changes, so a stale project is regenerated.
-_LAYOUT = 2
+_LAYOUT = 3
 
 _BODY = """
   // Computes a value from {other}; "{other}" in a string is no use.
@@ -115,8 +115,22 @@ def _csharp(i: int, others: list[int]) -> tuple[str, str]:
     return f"src/{package}/T{i:05d}.cs", text
 
 
+def _python(i: int, others: list[int]) -> tuple[str, str]:
+    package = f"p{i % PACKAGES:02d}"
+    imports = "".join(f"from p{j % PACKAGES:02d}.t{j:05d} import T{j:05d}\n" for j in others)
+    fields = "".join(f"    f{j}: T{j:05d} | None = None\n" for j in others)
+    body = "".join(
+        f'\n    # Computes a value from T{j:05d}; "T{j:05d}" in a string is no use.\n'
+        f"    def m{j}(self, x: int) -> int:\n        return x + {j}\n"
+        for j in others
+    )
+    text = f"{imports}\n\nclass T{i:05d}:\n{fields}{body}"
+    return f"{package}/t{i:05d}.py", text
+
+
 GENERATORS: dict[str, Callable[[int, list[int]], tuple[str, str]]] = {
     "java": _java,
+    "python": _python,
     "typescript": _script(".ts"),
     "javascript": _script(".js"),
     "go": _go,
@@ -140,6 +154,9 @@ def generate(language: str, files: int, seed: int = 11) -> Path:
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+    if language == "python":
+        for package in {f"p{i % PACKAGES:02d}" for i in range(files)}:
+            (root / package / "__init__.py").write_text("", encoding="utf-8")
     if language == "go":
         (root / "go.mod").write_text("module bench.example/m\n\ngo 1.22\n", encoding="utf-8")
     if language == "rust":

@@ -9,7 +9,10 @@
 3. A 1-million-row PostgreSQL table (``MCP_TOOLS_TEST_POSTGRES_URL``): ours vs the bare query.
 4. ``--parts wide``: ``list_columns`` and ``find_keys maxColumns 2`` on generated wide CSVs
    (``--wide COLUMNSxROWS,…``): wall time, CPU time and peak RSS of one call each.
-5. ``--parts approximate``: ``uniqueness_check`` with ``approximate`` vs the exact check on
+5. ``--parts duplicates``: ``uniqueness_check`` (totals + first page of groups with row
+   numbers) on a 10-million-row CSV whose key has 1 million duplicate groups, and on the
+   unique check file, each vs DuckDB's bare ``GROUP BY … HAVING COUNT(*) > 1``.
+6. ``--parts approximate``: ``uniqueness_check`` with ``approximate`` vs the exact check on
    the 10-million-row CSV, the same rows as Parquet and (with ``MCP_TOOLS_TEST_POSTGRES_URL``)
    a PostgreSQL table; then the approximate answer on 20 generated tables of 0.2-2.1 million
    rows (unique keys, a few late duplicates, missing values under ``nulls=distinct``): is the
@@ -49,6 +52,34 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
                   "unique": result.unique, "rows": result.rows,
                   "better": [list(o) for o in result.better_options]}))
 """
+
+# the process's own peak RSS: ru_maxrss survives exec, so a child would report its parent's
+# peak (e.g. after the parent generated data) if that was higher
+PEAK = """
+def peak_kb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+"""
+
+# the check with its evidence: totals and the first page of duplicate groups
+CHILD_OURS_DUPLICATES = (
+    PEAK
+    + """
+import json, sys, time
+from pathlib import Path
+from uniqueness_server.engine import check_uniqueness, open_file
+path = Path(sys.argv[1])
+start = time.perf_counter()
+table = open_file(path, label=path.name)
+result = check_uniqueness(table, ["region", "day"], better_options=False)
+table.close()
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "rss_kb": peak_kb(),
+                  "unique": result.unique, "groups": result.duplicate_groups,
+                  "rows": result.duplicate_rows,
+                  "first": [[list(g.values), g.count, list(g.rows)] for g in result.examples[:2]]}))
+"""
+)
 
 CHILD_BARE_CHECK = """
 import json, resource, sys, time
@@ -209,7 +240,9 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
 """
 
 # list_columns / find_keys on a wide file: wall and CPU time and peak RSS of one call
-CHILD_WIDE = """
+CHILD_WIDE = (
+    PEAK
+    + """
 import json, resource, sys, time
 from pathlib import Path
 from uniqueness_server.engine import find_keys, open_file, profile_columns
@@ -224,8 +257,9 @@ else:
 table.close()
 print(json.dumps({"seconds": time.perf_counter() - start,
                   "cpu": usage().ru_utime + usage().ru_stime - cpu,
-                  "rss_kb": usage().ru_maxrss, "found": found}))
+                  "rss_kb": peak_kb(), "found": found}))
 """
+)
 
 # exact or approximate check of (region, day) on a file or a PostgreSQL table
 CHILD_APPROX_CHECK = """
@@ -318,13 +352,14 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
 
 
 def child(code: str, *args: str) -> dict[str, Any]:
-    """Run ``code`` in a fresh interpreter; its last stdout line is a JSON report."""
+    """Run ``code`` in a fresh interpreter; the end of its stdout is a JSON report."""
     done = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{done.stderr}")
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    # DuckDB may draw its progress bar on the same stdout line, before the report
+    report: dict[str, Any] = json.loads(done.stdout[done.stdout.rindex('{"') :])
     return report
 
 
@@ -338,6 +373,26 @@ def generate_check_csv(rows: int) -> Path:
         with duckdb.connect() as con:
             con.execute(
                 "COPY (SELECT i AS id, i % 1000 AS region, i // 1000 AS day, "
+                "'customer-' || (i * 7919 % 1000003) AS name, "
+                "round((i * 37 % 100000) / 100.0, 2) AS amount, 'status-' || (i % 7) AS status "
+                f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
+            )
+    return path
+
+
+def generate_duplicates_csv(rows: int) -> Path:
+    """Like the check file, but (region, day) repeats: the keys of the last tenth of the rows
+    are those of the first tenth, so there are rows / 10 duplicate groups of two rows."""
+    path = DATA / f"duplicates_{rows}.csv"
+    if not path.exists():
+        import duckdb
+
+        DATA.mkdir(parents=True, exist_ok=True)
+        tenth = rows // 10
+        key = f"(CASE WHEN i >= {rows - tenth} THEN i - {rows - tenth} ELSE i END)"
+        with duckdb.connect() as con:
+            con.execute(
+                f"COPY (SELECT i AS id, {key} % 1000 AS region, {key} // 1000 AS day, "
                 "'customer-' || (i * 7919 % 1000003) AS name, "
                 "round((i * 37 % 100000) / 100.0, 2) AS amount, 'status-' || (i % 7) AS status "
                 f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
@@ -554,6 +609,32 @@ def bench_wide(columns: int, rows: int) -> dict[str, Any]:
     }
 
 
+def bench_duplicates(rows: int, repeat: int) -> dict[str, Any]:
+    """The check on a duplicate-heavy key and on a unique one, each next to DuckDB's bare
+    ``GROUP BY … HAVING COUNT(*) > 1`` on the same file, interleaved."""
+    report: dict[str, Any] = {"rows": rows}
+    for name, path in (
+        ("duplicates", generate_duplicates_csv(rows)),
+        ("unique", generate_check_csv(rows)),
+    ):
+        ours: list[dict[str, Any]] = []
+        bare: list[dict[str, Any]] = []
+        for _ in range(repeat):
+            ours.append(child(CHILD_OURS_DUPLICATES, str(path)))
+            bare.append(child(CHILD_BARE_CHECK, str(path)))
+        assert all(r["unique"] == (name == "unique") for r in [*ours, *bare])
+        report[name] = {
+            "size_mb": round(path.stat().st_size / 1e6),
+            "ours_s": statistics.median(r["seconds"] for r in ours),
+            "bare_s": statistics.median(r["seconds"] for r in bare),
+            "ours_rss_mb": max(r["rss_kb"] for r in ours) / 1024,
+            "groups": ours[0]["groups"],
+            "duplicate_rows": ours[0]["rows"],
+            "first": ours[0]["first"],
+        }
+    return report
+
+
 def median_runs(code: str, args: list[str], repeat: int) -> dict[str, Any]:
     reports = [child(code, *args) for _ in range(repeat)]
     best = dict(reports[0])
@@ -644,7 +725,7 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="check,keys,postgres",
-        help="comma-separated subset of check,breakdown,keys,postgres,wide,approximate",
+        help="comma-separated subset of check,breakdown,duplicates,keys,postgres,wide,approximate",
     )
     parser.add_argument(
         "--wide",
@@ -689,6 +770,26 @@ def main() -> None:
         timings = child(CHILD_BREAKDOWN, str(path))
         for name, seconds in timings.items():
             print(f"| DuckDB alone on the check file: {name} | | {seconds:.2f} s | | |", flush=True)
+    if "duplicates" in parts:
+        dup = bench_duplicates(10_000_000 // scale, options.repeat)
+        for name, target in (("duplicates", "≤ 1.5x"), ("unique", "≤ 1.3x")):
+            r = dup[name]
+            what = (
+                f"{r['groups']:,} duplicate groups ({r['duplicate_rows']:,} rows), totals + "
+                "first page with row numbers"
+                if name == "duplicates"
+                else "unique key"
+            )
+            print(
+                f"| check, {dup['rows']:,} rows CSV ({r['size_mb']} MB), {what} | "
+                f"{r['ours_s']:.2f} s ({r['ours_rss_mb']:.0f} MB peak RSS) | DuckDB bare "
+                f"GROUP BY … HAVING COUNT(*) > 1: {r['bare_s']:.2f} s | "
+                f"{r['ours_s'] / r['bare_s']:.2f}x | {target} |",
+                flush=True,
+            )
+        notes.append(
+            f"First duplicate groups (values, rows, row numbers): {dup['duplicates']['first']}."
+        )
     if "keys" in parts:
         keys = bench_keys(1_000_000 // scale)
         print(

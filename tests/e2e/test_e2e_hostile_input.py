@@ -83,7 +83,16 @@ def test_a_deeply_nested_message_gets_a_parse_error(stdio: RawStdioServer) -> No
     assert_echo_works(stdio, 5)
 
 
-def test_a_huge_refused_argument_logs_a_few_kilobytes(stdio: RawStdioServer) -> None:
+def test_a_huge_refused_argument_logs_a_few_kilobytes(tmp_path: Path) -> None:
+    # the message limit raised above the 20 MB message, so the argument reader refuses it
+    stdio = RawStdioServer(tmp_path / "stdio.log", "--max-message-bytes", "64000000")
+    try:
+        refuse_a_huge_argument(stdio)
+    finally:
+        stdio.stop()
+
+
+def refuse_a_huge_argument(stdio: RawStdioServer) -> None:
     stdio.initialize()
     huge = "x" * 20_000_000
     stdio.call(6, "echo", {"text": huge, "unknown": huge})
@@ -95,6 +104,63 @@ def test_a_huge_refused_argument_logs_a_few_kilobytes(stdio: RawStdioServer) -> 
     log = stdio.log()
     assert len(log) < 20_000
     assert "20,000,000 characters in all" in log
+
+
+LIMIT = 100_000
+
+
+@pytest.fixture
+def small_limit(tmp_path: Path) -> Iterator[RawStdioServer]:
+    server = RawStdioServer(tmp_path / "limit.log", "--max-message-bytes", str(LIMIT))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def echo_line(request_id: int, size: int, id_last: bool = False) -> str:
+    fields = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call"}
+    params = {"name": "echo", "arguments": {"text": "z" * size}}
+    if id_last:  # how the TypeScript SDK orders a request's members
+        fields = {"method": "tools/call", "params": params, "jsonrpc": "2.0", "id": request_id}
+        return json.dumps(fields, separators=(",", ":"))
+    return json.dumps({**fields, "params": params}, separators=(",", ":"))
+
+
+def test_a_line_over_the_message_limit_is_refused_with_its_id(
+    small_limit: RawStdioServer,
+) -> None:
+    small_limit.initialize()
+    for request_id, size, id_last in ((11, 5 * LIMIT, False), (12, 30 * LIMIT, True)):
+        small_limit.send_line(echo_line(request_id, size, id_last))
+        error = small_limit.reply_to(request_id)
+        assert error["error"]["code"] == -32700
+        assert "larger than the 100,000 byte limit" in error["error"]["message"]
+        assert "--max-message-bytes" in error["error"]["message"]
+    small_limit.send_line("[" * (2 * LIMIT))  # no id anywhere: answered with id null
+    anonymous = small_limit.receive()
+    assert anonymous is not None
+    assert (anonymous["id"], anonymous["error"]["code"]) == (None, -32700)
+    # a message just under the limit is served as usual
+    small_limit.send_line(echo_line(13, LIMIT - 200))
+    assert small_limit.reply_to(13)["result"]["content"][0]["text"] == "z" * (LIMIT - 200)
+    assert_echo_works(small_limit, 14)
+    assert len(small_limit.log()) < 20_000
+
+
+@pytest.mark.parametrize("transport", ["stateless-http", "streamable-http"])
+def test_http_bodies_over_the_message_limit_get_413(
+    http_servers: HttpServers, transport: str
+) -> None:
+    server = http_servers.start(transport, "--max-message-bytes", str(LIMIT))
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2025-06-18",
+    }
+    with httpx.Client(timeout=30) as client:
+        response = client.post(server.url, content=echo_line(1, 2 * LIMIT), headers=headers)
+        assert response.status_code == 413
 
 
 @pytest.mark.parametrize("transport", ["stateless-http", "streamable-http"])

@@ -15,6 +15,15 @@ from mcp_common import AllowedPaths, McpTool, ToolContext, ToolResult, invoke
 CORPUS = Path(__file__).parent / "corpus"
 
 
+@pytest.fixture(autouse=True)
+def _scratch_cache_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Servers the tests start keep their index store in a scratch cache directory, not in
+    the user's (subprocesses inheriting the environment included)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
 def write_project(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Create ``files`` (relative path -> text or bytes) under ``root``."""
     for relative, content in files.items():

@@ -177,3 +177,4 @@ def test_cancellation_stops_indexing(project: Project) -> None:
     with pytest.raises(ToolCancelledError):
         service.index(str(root), "auto", context.check_cancelled, progress)
     assert reports == [(200, 450)]
+

@@ -102,3 +102,51 @@ def test_usages_of_a_member_are_the_files_naming_it(project: Project) -> None:
     rename = call(tool, {"path": ".", "className": "User.rename"}).structured
     assert rename is not None
     assert [(u["path"], u["lines"]) for u in rename["users"]] == [("app/views.py", [5])]
+
+
+RECEIVERS = {
+    "Cargo.toml": '[package]\nname = "shop"\n',
+    "src/lib.rs": "pub mod bill;\npub mod util;\n",
+    "src/util.rs": "pub fn round(x: u64) -> u64 { x }\n",
+    "src/bill.rs": (
+        "use crate::util::round;\n"  # 1
+        "pub struct Bill {\n"  # 2
+        "    pub cents: u64,\n"  # 3
+        "}\n"  # 4
+        "impl Bill {\n"  # 5
+        "    pub fn total(&self) -> u64 {\n"  # 6
+        "        round(self.cents)\n"  # 7
+        "    }\n"  # 8
+        "}\n"
+    ),
+    "go.mod": "module example.com/shop\n\ngo 1.22\n",
+    "fmtx/fmtx.go": 'package fmtx\n\nfunc Cents(c int64) string { return "" }\n',
+    "money/amount.go": (
+        "package money\n"  # 1
+        'import "example.com/shop/fmtx"\n'  # 2
+        "type Amount struct {\n"  # 3
+        "\tCents int64\n"  # 4
+        "}\n"  # 5
+        "func (a *Amount) String() string {\n"  # 6
+        "\treturn fmtx.Cents(a.Cents)\n"  # 7
+        "}\n"  # 8
+    ),
+}
+
+
+def test_methods_declared_outside_the_type_body_are_its_members(project: Project) -> None:
+    root = project(RECEIVERS)
+    total = context(root, "Bill#total")
+    assert total["target"]["lines"] == [6, 8]  # type: ignore[index]
+    assert [d["path"] for d in total["dependencies"]] == ["src/util.rs"]  # type: ignore[attr-defined]
+    assert context(root, "Bill.cents")["target"]["lines"] == [3, 3]  # type: ignore[index]
+    method = context(root, "Amount#String")
+    assert method["target"]["lines"] == [6, 8]  # type: ignore[index]
+    assert [d["path"] for d in method["dependencies"]] == ["fmtx/fmtx.go"]  # type: ignore[attr-defined]
+    assert context(root, "Amount.Cents")["target"]["lines"] == [4, 4]  # type: ignore[index]
+    missing = call(tools_for(root)["find_context"], {"path": ".", "className": "Bill#totl"})
+    assert missing.code == "not_found"
+    assert "declares no member `totl` in Bill; did you mean total?" in missing.text
+    usages = call(tools_for(root)["find_usages"], {"path": ".", "className": "Amount#Strng"})
+    assert usages.code == "not_found"
+    assert "did you mean String?" in usages.text

@@ -161,3 +161,87 @@ def test_a_changed_file_changes_the_warm_map(project: Project) -> None:
     assert after["files"][0]["path"] == "shop/Cart.java"
     symbols = {item["path"]: item["symbols"] for item in after["files"]}
     assert symbols["shop/Money.java"] == ["public final class Money implements Cloneable"]
+
+
+def test_detail_shows_each_entry_as_declarations_signatures_or_whole_text(
+    project: Project,
+) -> None:
+    root = project(SHOP)
+    tool = tools_for(root)["repo_map"]
+    texts = {}
+    for detail in ("declarations", "signatures", "full"):
+        result = call(tool, {"path": ".", "tokenBudget": 4096, "detail": detail})
+        assert not result.is_error, result.text
+        structured = result.structured
+        assert structured is not None
+        assert structured["detail"] == detail
+        assert structured["tokens"] == counter("cl100k")(result.text) <= 4096
+        # The ranking does not depend on what an entry shows.
+        assert [item["path"] for item in structured["files"]][:2] == [
+            "shop/Money.java",
+            "shop/Order.java",
+        ]
+        texts[detail] = result.text
+    assert "each with its top-level declarations," in texts["declarations"]
+    assert "## `shop/Money.java`\n- `public final class Money`\n" in texts["declarations"]
+    assert (
+        "## `shop/Money.java`\n\n```java\npackage shop;\n// An amount.\n"
+        "public final class Money\n    public Money plus(Money other)\n```\n"
+    ) in texts["signatures"]
+    assert "return this" not in texts["signatures"]
+    assert "each with its signatures (no bodies)," in texts["signatures"]
+    assert "```java\n" + SHOP["shop/Money.java"] + "```\n" in texts["full"]  # type: ignore[operator]
+    assert "```python\ndef shout(text: str) -> str:\n    return text.upper()\n```" in texts["full"]
+    bad = call(tool, {"path": ".", "detail": "bodies"})
+    assert bad.is_error
+    assert "declarations" in bad.text
+
+
+def test_too_small_budget_for_full_entries_names_the_smallest_full_entry(
+    project: Project,
+) -> None:
+    root = project(SHOP)
+    tool = tools_for(root)["repo_map"]
+    short = call(tool, {"path": ".", "tokenBudget": 10, "detail": "signatures"})
+    full = call(tool, {"path": ".", "tokenBudget": 10, "detail": "full"})
+    assert short.code == full.code == "invalid_argument"
+    needed = int(full.text.split(" needs ")[1].split(" ")[0])
+    assert int(short.text.split(" needs ")[1].split(" ")[0]) <= needed
+    assert not call(tool, {"path": ".", "tokenBudget": needed, "detail": "full"}).is_error
+
+
+def test_files_in_languages_without_a_grammar_are_named_never_fatal(project: Project) -> None:
+    others = {
+        "native/io.c": "int main(void) { return 0; }\n",
+        "native/io.h": "int main(void);\n",
+        "native/more.c": "int more(void) { return 1; }\n",
+        "scripts/deploy.rb": "puts 'hi'\n",
+        "README.md": "# Shop\n",
+    }
+    root = project({**SHOP, **others})
+    tool = tools_for(root)["repo_map"]
+    result = call(tool, {"path": "."})
+    assert not result.is_error, result.text
+    assert result.structured is not None
+    assert result.structured["unsupportedLanguages"] == [
+        {"language": "C", "files": 2, "examples": ["native/io.c", "native/more.c"]},
+        {"language": "C/C++", "files": 1, "examples": ["native/io.h"]},
+        {"language": "Ruby", "files": 1, "examples": ["scripts/deploy.rb"]},
+    ]
+    assert (
+        "Not mapped, no supported grammar: C 2, C/C++ 1, Ruby 1 files "
+        "(listed in `unsupportedLanguages`)." in result.text
+    )
+    assert len(result.structured["files"]) == 6
+    # A project with nothing supported is an empty map naming what is there.
+    only = root / "native"
+    empty = call(tools_for(only)["repo_map"], {"path": "."})
+    assert not empty.is_error, empty.text
+    assert empty.structured is not None
+    assert empty.structured["files"] == []
+    assert empty.structured["rankedFiles"] == 0
+    assert "0 of 0 source files" in empty.text
+    assert [o["language"] for o in empty.structured["unsupportedLanguages"]] == ["C", "C/C++"]
+    tiny = call(tools_for(only)["repo_map"], {"path": ".", "tokenBudget": 5})
+    assert tiny.code == "invalid_argument"
+    assert "too small for the map's header alone" in tiny.text

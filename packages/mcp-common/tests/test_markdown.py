@@ -6,7 +6,14 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from mcp_common import escape_inline, front_matter, guard_output, key_value_table, markdown_table
+from mcp_common import (
+    code_block,
+    escape_inline,
+    front_matter,
+    guard_output,
+    key_value_table,
+    markdown_table,
+)
 
 
 def split_row(line: str) -> list[str]:
@@ -124,3 +131,15 @@ def test_guard_output_passes_short_text_and_cuts_long_text_naming_levers() -> No
     assert cut.startswith("x" * 10 + "\n\n---\n[OUTPUT TRUNCATED] showing 10 of 25 characters")
     assert cut.endswith("narrow the request with a smaller limit.")
     assert guard_output("x" * 10, max_chars=10) == "x" * 10
+
+
+@given(st.text(alphabet="`ab\n ", max_size=40))
+def test_code_block_is_never_closed_by_its_own_text(text: str) -> None:
+    block = code_block(text, "java")
+    fence = block.split("\n", 1)[0].removesuffix("java")
+    assert set(fence) == {"`"}
+    assert len(fence) >= 3
+    body = block.removeprefix(fence + "java\n").removesuffix(fence + "\n")
+    assert body == text.rstrip() + "\n"
+    # A fence inside the text is shorter than the block's, so it only opens or closes there.
+    assert all(not line.startswith(fence) for line in body.splitlines())

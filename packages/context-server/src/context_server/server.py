@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
@@ -10,6 +11,8 @@ from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from context_server.core.index import IndexCache
+from context_server.core.store import IndexStore, default_directory
 from context_server.tools import build_tools
 
 
@@ -23,15 +26,31 @@ class ContextSettings(ServerSettings):
         default_factory=list,
         description="a directory clients may scan (repeatable; default: the working directory)",
     )
+    index_store_dir: Annotated[str | None, Flag("DIR")] = Field(
+        None,
+        description="where parsed projects are kept between restarts, one SQLite file per "
+        "project; never inside an allowed directory (default: the user cache directory, "
+        "$XDG_CACHE_HOME/mcp-tools/context-server or ~/.cache/mcp-tools/context-server)",
+    )
+    no_index_store: bool = Field(
+        False,
+        description="keep parsed projects in memory only: a restarted server parses again",
+    )
 
 
 def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
-    """The four tools, confined to the ``--allowed-dir`` directories.
+    """The tools, confined to the ``--allowed-dir`` directories, sharing one index cache
+    kept on disk in ``--index-store-dir`` unless ``--no-index-store``.
 
     A directory that does not exist raises ``ValueError``, which the adapter reports as a
     usage error (exit status 2).
     """
-    return build_tools(AllowedPaths.from_options(settings.allowed_dir or None))
+    allowed = AllowedPaths.from_options(settings.allowed_dir or None)
+    store = None
+    if not settings.no_index_store:
+        directory = Path(settings.index_store_dir) if settings.index_store_dir else None
+        store = IndexStore(directory or default_directory(), outside=allowed.roots)
+    return build_tools(allowed, IndexCache(store))
 
 
 APP = ServerApp(

@@ -18,6 +18,7 @@ from mcp_common.arguments import (
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolAnnotations, ToolDefinition
 from mcp_common.markdown import (
+    code_block,
     escape_cell,
     escape_inline,
     front_matter,
@@ -63,6 +64,7 @@ __all__ = [
     "ToolDefinition",
     "ToolError",
     "ToolResult",
+    "code_block",
     "escape_cell",
     "escape_inline",
     "front_matter",

@@ -1,4 +1,5 @@
-"""Markdown building blocks: the one table builder, front matter, inline escaping, size guard."""
+"""Markdown building blocks: the one table builder, code blocks, front matter, inline
+escaping, size guard."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ _NEEDS_QUOTES = set(":#[]{},&*?|>@`!%'\"\\")
 # a match starts only where a backslash run starts: linear even on a long run of backslashes
 _PIPE = re.compile(r"(?<!\\)(\\*)\|")
 _INLINE = re.compile(r"([\\*_`\[\]<>])")
+_BACKTICKS = re.compile(r"`+")
 
 
 def escape_cell(value: object) -> str:
@@ -41,6 +43,14 @@ def escape_cell(value: object) -> str:
 def escape_inline(text: str) -> str:
     """Escape Markdown emphasis, code, link and HTML characters in running text."""
     return _INLINE.sub(r"\\\1", text)
+
+
+def code_block(text: str, info: str = "") -> str:
+    """``text`` as a fenced code block tagged ``info`` (a language name): the fence is longer
+    than any run of backticks in ``text``, so no line of it can close the block early."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip()}\n{fence}\n"
 
 
 def _row(cells: Sequence[object]) -> str:

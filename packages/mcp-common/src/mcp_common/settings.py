@@ -22,6 +22,9 @@ from pydantic_settings import (
 
 from mcp_common.environ import environ_source
 
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The MCP SDK's own limit on an HTTP request body, used for stdio lines too."""
+
 LIST_SEPARATOR = "|"
 """Separates the values of a repeatable option given through its environment variable; ``|``
 cannot appear unencoded in a URL and hardly ever appears in a path."""
@@ -99,6 +102,12 @@ class ServerSettings(BaseSettings):
         description="streamable HTTP: most sessions open at once; at the limit the "
         "longest-idle session is closed to admit a new client, who is refused (503) only "
         "while every session is busy",
+    )
+    max_message_bytes: Annotated[int, Flag("BYTES")] = Field(
+        DEFAULT_MAX_MESSAGE_BYTES,
+        gt=0,
+        description="largest message a client may send (a stdio line or an HTTP body); a "
+        "larger one is refused (stdio: parse error, HTTP: 413) without being held in memory",
     )
     workers: Annotated[int, Flag("N")] = Field(
         1,

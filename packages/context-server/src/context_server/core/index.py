@@ -1,10 +1,12 @@
-"""The project index: parsed facts for every source file, cached per root by mtime and size."""
+"""The project index: parsed facts for every source file, cached per root by mtime and size,
+in memory and (with an :class:`~context_server.core.store.IndexStore`) on disk."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mcp_common import AllowedPaths
@@ -13,6 +15,7 @@ from mcp_common.paths import PathRefusedError
 from context_server.core.extraction import SourceFacts, extract
 from context_server.core.languages import SourceLanguage, language_of
 from context_server.core.resolution import Resolver
+from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import FileEntry, Listing, Problem, walk_project
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
@@ -22,22 +25,20 @@ PROGRESS_EVERY = 200
 ProgressCallback = Callable[[int, int], None]
 
 
-@dataclass(frozen=True, slots=True)
-class _CachedFile:
-    size: int
-    mtime_ns: int
-    module: str
-    facts: SourceFacts | None
-    problem: str | None
-
-
 @dataclass(slots=True)
 class IndexStatistics:
-    """How much work one index build did; tests and benchmarks assert on these."""
+    """How much work one index build did; tests, benchmarks and the log report these.
+
+    ``restored`` files came from the on-disk store (their stat matched, or their content
+    did) rather than from this process's memory (``reused``); ``graph_restored`` says the
+    resolved graph came from the store, ``graph_reused`` that it came from memory.
+    """
 
     parsed: int = 0
     reused: int = 0
+    restored: int = 0
     graph_reused: bool = False
+    graph_restored: bool = False
 
 
 @dataclass(slots=True)
@@ -62,20 +63,29 @@ class ProjectIndex:
 
 @dataclass(slots=True)
 class _RootCache:
-    files: dict[str, _CachedFile] = field(default_factory=dict)
+    files: dict[str, FileRecord] = field(default_factory=dict)
     graphs: dict[tuple[str, ...], tuple[tuple[object, ...], Resolver]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    opened: bool = False
+    disk: RootStore | None = None
+    # paths whose record came from the store and has not been used by a build yet
+    from_disk: set[str] = field(default_factory=set)
 
 
 class IndexCache:
     """Per-root caches of parsed files (keyed by mtime_ns and size) and resolved graphs.
 
     A repeat build re-parses only the files whose signature changed and reuses the resolved
-    graph when no source changed at all. Safe to share between worker threads.
+    graph when no source changed at all. With a ``store``, the first build of a root in this
+    process starts from what the store kept (a file whose stat changed but whose content
+    hash did not is not parsed again) and every build writes back what changed. Safe to
+    share between worker threads.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, store: IndexStore | None = None) -> None:
         self._roots: dict[Path, _RootCache] = {}
         self._lock = threading.Lock()
+        self._store = store
 
     def build(
         self,
@@ -94,7 +104,17 @@ class IndexCache:
         listing = walk_project(root, allowed, check_cancelled, boundary)
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
+        with cache.lock:
+            if not cache.opened:
+                cache.opened = True
+                cache.disk = self._store.open(root) if self._store is not None else None
+                if cache.disk is not None:
+                    stored = cache.disk.files()
+                    cache.files.update(stored)
+                    cache.from_disk.update(stored)
             known = dict(cache.files)
+            from_disk = set(cache.from_disk)
+        disk = cache.disk
         packages = _python_packages(listing)
         selected = [
             (item, language)
@@ -102,7 +122,8 @@ class IndexCache:
             if (language := language_of(item.name, languages)) is not None
         ]
         stats = IndexStatistics()
-        fresh: dict[str, _CachedFile] = {}
+        fresh: dict[str, FileRecord] = {}
+        changed: dict[str, FileRecord] = {}
         sources: dict[str, SourceFacts] = {}
         problems = list(listing.problems)
         for number, (item, language) in enumerate(selected, start=1):
@@ -116,15 +137,20 @@ class IndexCache:
                 else (item.relative if language.path_modules else "")
             )
             cached = known.get(item.relative)
-            if (
-                cached is None
-                or cached.size != item.size
-                or cached.mtime_ns != item.mtime_ns
-                or cached.module != module
+            if cached is not None and (
+                cached.module != module
                 or (cached.facts is not None and cached.facts.language != language.name)
             ):
-                cached = _parse(item, language, module, allowed)
+                cached = None
+            if cached is None or cached.size != item.size or cached.mtime_ns != item.mtime_ns:
+                cached, parsed = _parse(item, language, module, allowed, cached)
+                changed[item.relative] = cached
+            else:
+                parsed = False
+            if parsed:
                 stats.parsed += 1
+            elif item.relative in from_disk:
+                stats.restored += 1
             else:
                 stats.reused += 1
             fresh[item.relative] = cached
@@ -141,26 +167,66 @@ class IndexCache:
             for item in [*(item for item, _ in selected), *config_files]
         )
         key = tuple(language.name for language in languages)
-        with self._lock:
+        listed = {item.relative for item in listing.files}
+        with cache.lock:
             cache.files.update(fresh)
-            for gone in set(known) - {item.relative for item in listing.files}:
-                cache.files.pop(gone, None)
+            gone = [path for path in cache.files if path not in listed]
+            for path in gone:
+                del cache.files[path]
+            cache.from_disk.difference_update(fresh)
+            cache.from_disk.difference_update(gone)
             previous = cache.graphs.get(key)
+        if disk is not None:
+            disk.save(changed, gone)
         if previous is not None and previous[0] == signature:
             resolver = previous[1]
             stats.graph_reused = True
         else:
-            resolver = Resolver(sources, _read_configs(config_files, allowed))
-            with self._lock:
+            configs = _read_configs(config_files, allowed)
+            direct = None
+            content = ""
+            if disk is not None:
+                content = _content_signature(key, sources, fresh, configs)
+                direct = disk.graph(",".join(key), content, list(sources))
+                stats.graph_restored = direct is not None
+            with collector_paused():
+                resolver = Resolver(sources, configs, direct)
+            if disk is not None and direct is None:
+                disk.save_graph(",".join(key), content, resolver.resolved())
+            with cache.lock:
                 cache.graphs[key] = (signature, resolver)
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
 
 
+def _content_signature(
+    languages: tuple[str, ...],
+    sources: dict[str, SourceFacts],
+    records: dict[str, FileRecord],
+    configs: dict[str, bytes],
+) -> str:
+    """What a resolved graph depends on, by content: the language selection, every source's
+    path, module and content hash (in order), and every config's path and content."""
+    digest = hashlib.sha256(",".join(languages).encode())
+    for path in sources:
+        record = records[path]
+        digest.update(f"\0{path}\0{record.module}\0{record.digest}".encode())
+    for path in sorted(configs):
+        digest.update(f"\0config {path}\0".encode() + hashlib.sha256(configs[path]).digest())
+    return digest.hexdigest()
+
+
 def _parse(
-    item: FileEntry, language: SourceLanguage, module: str, allowed: AllowedPaths
-) -> _CachedFile:
-    def problem(reason: str) -> _CachedFile:
-        return _CachedFile(item.size, item.mtime_ns, module, None, reason)
+    item: FileEntry,
+    language: SourceLanguage,
+    module: str,
+    allowed: AllowedPaths,
+    previous: FileRecord | None = None,
+) -> tuple[FileRecord, bool]:
+    """The record of a file whose stat changed, and whether it was parsed: a file whose
+    content hash is ``previous``'s keeps its facts under the new stat."""
+
+    def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
+        return FileRecord(item.size, item.mtime_ns, digest, module, None, reason), True
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -171,15 +237,18 @@ def _parse(
         data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
     except PathRefusedError as exc:
         return problem(f"skipped: {exc.reason}")
+    digest = hashlib.sha256(data).hexdigest()
+    if previous is not None and previous.digest == digest:
+        return replace(previous, size=item.size, mtime_ns=item.mtime_ns), False
     if b"\x00" in data[:8192]:
-        return problem("skipped: binary content in a source file")
+        return problem("skipped: binary content in a source file", digest)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})")
+        return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
     is_package = item.name in {"__init__.py", "__init__.pyi"}
     facts = extract(language, text, module, is_package)
-    return _CachedFile(item.size, item.mtime_ns, module, facts, None)
+    return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:

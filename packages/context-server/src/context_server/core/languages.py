@@ -147,3 +147,48 @@ def language_of(file_name: str, languages: tuple[SourceLanguage, ...]) -> Source
     dot = file_name.rfind(".")
     language = _BY_EXTENSION.get(file_name[dot:]) if dot > 0 else None
     return language if language is not None and language in languages else None
+
+
+# Programming languages without a grammar here, by extension: their files are named as
+# such (never parsed, never an error) where an answer maps a whole project.
+_OTHER_LANGUAGES = {
+    ".c": "C",
+    ".h": "C/C++",
+    ".cc": "C++",
+    ".cpp": "C++",
+    ".cxx": "C++",
+    ".hh": "C++",
+    ".hpp": "C++",
+    ".m": "Objective-C",
+    ".mm": "Objective-C",
+    ".swift": "Swift",
+    ".rb": "Ruby",
+    ".php": "PHP",
+    ".pl": "Perl",
+    ".pm": "Perl",
+    ".lua": "Lua",
+    ".dart": "Dart",
+    ".ex": "Elixir",
+    ".exs": "Elixir",
+    ".erl": "Erlang",
+    ".hs": "Haskell",
+    ".ml": "OCaml",
+    ".fs": "F#",
+    ".fsx": "F#",
+    ".vb": "Visual Basic",
+    ".clj": "Clojure",
+    ".groovy": "Groovy",
+    ".gradle": "Groovy",
+    ".r": "R",
+    ".jl": "Julia",
+    ".zig": "Zig",
+    ".sol": "Solidity",
+    ".vue": "Vue",
+    ".svelte": "Svelte",
+}
+
+
+def unsupported_language(file_name: str) -> str | None:
+    """The programming language of ``file_name`` when no supported grammar reads it."""
+    dot = file_name.rfind(".")
+    return _OTHER_LANGUAGES.get(file_name[dot:].lower()) if dot > 0 else None

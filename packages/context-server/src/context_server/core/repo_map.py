@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from mcp_common import AllowedPaths, ErrorCode, ToolError
+from mcp_common import AllowedPaths, ErrorCode, ToolError, code_block
 
 from context_server.core.extraction import Declaration
 from context_server.core.index import ProjectIndex, read_source
+from context_server.core.languages import LANGUAGES, unsupported_language
+from context_server.core.outline import render_signatures
 from context_server.core.resolution import Resolver
 from context_server.core.tokens import TokenCounter
 from context_server.core.walk import Problem, is_test_source, sort_key
@@ -28,6 +30,15 @@ MAX_MISSES = 200
 """Entries in a row that did not fit, after which a non-empty map stops looking further."""
 MAX_SYMBOLS = 12
 """Declarations listed per file at most (the rest are counted), so no entry grows unbounded."""
+MAP_DETAILS: tuple[str, ...] = ("declarations", "signatures", "full")
+"""What an entry shows of its file: its top-level declarations' signatures, its outline
+(every member's signature with doc summaries, see
+:func:`context_server.core.outline.render_signatures`), or its whole text."""
+_DETAIL_WORDS = {
+    "declarations": "its top-level declarations",
+    "signatures": "its signatures (no bodies)",
+    "full": "its whole text",
+}
 
 _ANNOTATION_LINE = re.compile(r"^\s*@[\w.$]+(?:\([^)]*\))?\s*$")
 _SPACES = re.compile(r"\s+")
@@ -97,6 +108,15 @@ class MapEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class OtherLanguage:
+    """Files of one language without a grammar here: how many, and the first few paths."""
+
+    language: str
+    files: int
+    examples: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RepoMap:
     """The rendered map and what it holds: ``entries`` in rank order, out of ``ranked``
     files; ``text`` costs ``tokens`` (never more than the budget)."""
@@ -107,6 +127,7 @@ class RepoMap:
     ranked: int
     focus: tuple[str, ...]
     unsupported: tuple[Problem, ...]
+    other_languages: tuple[OtherLanguage, ...] = ()
 
 
 def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str, float]]:
@@ -166,7 +187,7 @@ class RepoMapper:
 
     def __init__(self, allowed: AllowedPaths) -> None:
         self._allowed = allowed
-        self._entries: dict[tuple[str, str], _CachedEntry] = {}
+        self._entries: dict[tuple[str, str, str], _CachedEntry] = {}
         self._ranks: dict[tuple[str, tuple[str, ...]], tuple[Resolver, list[tuple[str, float]]]]
         self._ranks = {}
 
@@ -179,8 +200,10 @@ class RepoMapper:
         tokenizer: str = "cl100k",
         check_cancelled: Callable[[], None] = lambda: None,
         max_chars: int | None = None,
+        detail: str = "declarations",
     ) -> RepoMap:
-        """The map of ``index`` in at most ``budget`` tokens of ``count``.
+        """The map of ``index`` in at most ``budget`` tokens of ``count``, each entry
+        showing what ``detail`` (one of :data:`MAP_DETAILS`) says of its file.
 
         Files are taken in rank order; one whose entry does not fit what is left is skipped
         and smaller ones after it still get in, until :data:`MAX_MISSES` in a row did not
@@ -189,6 +212,11 @@ class RepoMapper:
         ``max_chars``, until it is at most that long). Raises ``invalid_argument`` naming
         the smallest entry's cost when not even one entry fits.
         """
+        if detail not in MAP_DETAILS:
+            raise ToolError(
+                f"detail must be one of {', '.join(MAP_DETAILS)} but was {detail!r}",
+                ErrorCode.INVALID_ARGUMENT,
+            )
         focus_text = tuple(f.strip() for f in focus if f.strip())
         key = (str(index.root), focus_text)
         known = self._ranks.get(key)
@@ -197,9 +225,18 @@ class RepoMapper:
         else:
             ranked = rank_files(index, focus_text)
             self._ranks[key] = (index.resolver, ranked)
+        heading = _Heading(
+            index.root.name,
+            len(ranked),
+            focus_text,
+            tokenizer,
+            budget,
+            detail,
+            len(index.problems),
+            other_languages(index),
+        )
         # An estimate: the final text is counted whole below and trimmed if it is over.
-        header_cost = count(_header(index, 1, len(ranked), focus_text, tokenizer, budget))
-        remaining = budget - header_cost
+        remaining = budget - count(heading.render(1))
         kept: list[MapEntry] = []
         costs: list[MapEntry] = []
         misses = 0
@@ -208,7 +245,7 @@ class RepoMapper:
                 check_cancelled()
             if kept and misses >= MAX_MISSES:
                 break
-            entry = self._entry(index, path, rank, count, tokenizer)
+            entry = self._entry(index, path, rank, count, tokenizer, detail)
             costs.append(entry)
             if entry.tokens <= remaining:
                 kept.append(entry)
@@ -217,24 +254,35 @@ class RepoMapper:
             else:
                 misses += 1
         while kept:
-            text = _header(index, len(kept), len(ranked), focus_text, tokenizer, budget) + "".join(
-                entry.text for entry in kept
-            )
+            text = heading.render(len(kept)) + "".join(entry.text for entry in kept)
             tokens = count(text)
             if tokens <= budget and (max_chars is None or len(text) <= max_chars):
                 return RepoMap(
-                    text, tokens, tuple(kept), len(ranked), focus_text, tuple(index.problems)
+                    text,
+                    tokens,
+                    tuple(kept),
+                    len(ranked),
+                    focus_text,
+                    tuple(index.problems),
+                    heading.others,
                 )
             kept.pop()
         if not costs:
+            # Nothing to rank (no source file in a supported language): the header alone
+            # says so and names what is there, when it fits.
+            text = heading.render(0)
+            tokens = count(text)
+            if tokens <= budget:
+                return RepoMap(
+                    text, tokens, (), 0, focus_text, tuple(index.problems), heading.others
+                )
             raise ToolError(
-                f"no supported source files to map in `{index.root.name}`",
-                ErrorCode.NOT_FOUND,
+                f"tokenBudget {budget} is too small for the map's header alone: it needs "
+                f"{tokens} {tokenizer} tokens",
+                ErrorCode.INVALID_ARGUMENT,
             )
         smallest = min(costs, key=lambda entry: (entry.tokens, sort_key(entry.path)))
-        needed = count(
-            _header(index, 1, len(ranked), focus_text, tokenizer, budget) + smallest.text
-        )
+        needed = count(heading.render(1) + smallest.text)
         raise ToolError(
             f"tokenBudget {budget} is too small for one entry of the map: the smallest, "
             f"`{smallest.path}`, needs {needed} {tokenizer} tokens with the map's header",
@@ -242,12 +290,18 @@ class RepoMapper:
         )
 
     def _entry(
-        self, index: ProjectIndex, path: str, rank: float, count: TokenCounter, tokenizer: str
+        self,
+        index: ProjectIndex,
+        path: str,
+        rank: float,
+        count: TokenCounter,
+        tokenizer: str,
+        detail: str,
     ) -> MapEntry:
         facts = index.sources[path]
         item = index.entry(path)
         version = (item.size, item.mtime_ns) if item is not None else (0, 0)
-        key = (str(index.root), path)
+        key = (str(index.root), path, detail)
         cached = self._entries.get(key)
         if cached is None or cached.version != version:
             text = read_source(item, self._allowed) if item is not None else ""
@@ -256,11 +310,18 @@ class RepoMapper:
                 for d in facts.declarations
                 if not d.nested
             )
-            shown = symbols[:MAX_SYMBOLS]
             lines = [f"## `{path}`\n"]
-            lines.extend(f"- `{symbol}`\n" for symbol in shown)
-            if len(symbols) > len(shown):
-                lines.append(f"- … {len(symbols) - len(shown)} more\n")
+            if detail == "declarations":
+                shown = symbols[:MAX_SYMBOLS]
+                lines.extend(f"- `{symbol}`\n" for symbol in shown)
+                if len(symbols) > len(shown):
+                    lines.append(f"- … {len(symbols) - len(shown)} more\n")
+            else:
+                if detail == "signatures":
+                    language = next(lang for lang in LANGUAGES if lang.name == facts.language)
+                    text = render_signatures(language, text)
+                if text.strip():
+                    lines.append("\n" + code_block(text, facts.language))
             cached = _CachedEntry(version, symbols, "".join(lines) + "\n", {})
             self._entries[key] = cached
         tokens = cached.tokens.get(tokenizer)
@@ -277,22 +338,53 @@ class _CachedEntry:
     tokens: dict[str, int]
 
 
-def _header(
-    index: ProjectIndex,
-    shown: int,
-    ranked: int,
-    focus: tuple[str, ...],
-    tokenizer: str,
-    budget: int,
-) -> str:
-    towards = f", personalised towards {', '.join(f'`{f}`' for f in focus)}" if focus else ""
-    skipped = len(index.problems)
-    unsupported = f" {skipped} files skipped (listed in `unsupported`)." if skipped else ""
-    return (
-        f"# Repository map of `{index.root.name}`\n\n"
-        f"{shown} of {ranked} source files, most central first (PageRank over the "
-        f"dependency graph{towards}), within {budget} {tokenizer} tokens.{unsupported}\n\n"
+def other_languages(index: ProjectIndex) -> tuple[OtherLanguage, ...]:
+    """The project's files in programming languages without a grammar here, per language
+    (most files first, then by name), each with its first three paths in walk order."""
+    found: dict[str, list[str]] = {}
+    for item in index.listing.files:
+        language = unsupported_language(item.name)
+        if language is not None:
+            found.setdefault(language, []).append(item.relative)
+    return tuple(
+        OtherLanguage(language, len(paths), tuple(paths[:3]))
+        for language, paths in sorted(found.items(), key=lambda pair: (-len(pair[1]), pair[0]))
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Heading:
+    """What the map's header says besides how many files it shows."""
+
+    project: str
+    ranked: int
+    focus: tuple[str, ...]
+    tokenizer: str
+    budget: int
+    detail: str
+    skipped: int
+    others: tuple[OtherLanguage, ...]
+
+    def render(self, shown: int) -> str:
+        """The header of a map showing ``shown`` files."""
+        towards = (
+            f", personalised towards {', '.join(f'`{f}`' for f in self.focus)}"
+            if self.focus
+            else ""
+        )
+        notes = f" {self.skipped} files skipped (listed in `unsupported`)." if self.skipped else ""
+        if self.others:
+            counted = ", ".join(f"{other.language} {other.files}" for other in self.others)
+            notes += (
+                f" Not mapped, no supported grammar: {counted} files (listed in "
+                "`unsupportedLanguages`)."
+            )
+        return (
+            f"# Repository map of `{self.project}`\n\n"
+            f"{shown} of {self.ranked} source files, most central first (PageRank over the "
+            f"dependency graph{towards}), each with {_DETAIL_WORDS[self.detail]}, within "
+            f"{self.budget} {self.tokenizer} tokens.{notes}\n\n"
+        )
 
 
 def _signature(text: str, declaration: Declaration, python: bool) -> str:

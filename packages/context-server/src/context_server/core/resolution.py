@@ -81,10 +81,15 @@ class Resolver:
     """Resolves every source file's references against the project's declarations."""
 
     def __init__(
-        self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes] | None = None
+        self,
+        sources: Mapping[str, SourceFacts],
+        configs: Mapping[str, bytes] | None = None,
+        direct: Mapping[str, FileDependencies] | None = None,
     ) -> None:
         """Index the declarations of ``sources``; ``configs`` holds the project's module
-        resolution settings by root-relative path (``tsconfig.json``…)."""
+        resolution settings by root-relative path (``tsconfig.json``…). ``direct``, when
+        given, is every file's direct dependencies as resolved before from the same sources
+        and configs (the on-disk index store): they are taken instead of resolved again."""
         by_name: dict[str, list[str]] = {}
         types: dict[str, list[str]] = {}
         members: dict[str, list[str]] = {}
@@ -139,9 +144,16 @@ class Resolver:
             "go": go,
             "rust": rust,
         }
-        self._direct: dict[str, FileDependencies] = {}
+        if direct is not None:
+            self._direct = dict(direct)
+            return
+        self._direct = {}
         for relative in sources:
             self._direct[relative] = self.resolve(relative, sources[relative])
+
+    def resolved(self) -> dict[str, FileDependencies]:
+        """Every source file's direct dependencies, in the order of the sources given."""
+        return dict(self._direct)
 
     def declared(self, qualified_name: str) -> tuple[str, ...]:
         """Files declaring ``qualified_name`` (a type, or a Python module), by sorted path."""

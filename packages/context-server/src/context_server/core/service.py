@@ -117,11 +117,20 @@ class ContextService:
         tokenizer: str = "cl100k",
         check_cancelled: Callable[[], None] = lambda: None,
         max_chars: int | None = None,
+        detail: str = "declarations",
     ) -> RepoMap:
         """The repository map of ``index`` within ``token_budget`` tokens of ``tokenizer``,
-        ranked towards ``focus`` (see :class:`context_server.core.repo_map.RepoMapper`)."""
+        ranked towards ``focus``, each entry showing ``detail`` of its file (see
+        :class:`context_server.core.repo_map.RepoMapper`)."""
         return self._maps.build(
-            index, counter(tokenizer), token_budget, focus, tokenizer, check_cancelled, max_chars
+            index,
+            counter(tokenizer),
+            token_budget,
+            focus,
+            tokenizer,
+            check_cancelled,
+            max_chars,
+            detail,
         )
 
     def index(
@@ -142,12 +151,19 @@ class ContextService:
         )
         index = self.cache.build(root, languages, self.allowed, check_cancelled, progress, boundary)
         stats = index.statistics
-        _log.debug(
-            "indexed %s: %d files parsed, %d reused, graph %s, %d skipped",
+        graph = "restored" if stats.graph_restored else "rebuilt"
+        graph = "reused" if stats.graph_reused else graph
+        # INFO when the index was built (parsed or read back from the store), DEBUG when it
+        # came from memory: a log line for every call would drown the rest
+        _log.log(
+            logging.INFO if stats.parsed or stats.restored else logging.DEBUG,
+            "indexed %s: %d files parsed, %d reused, %d restored from the index store, "
+            "graph %s, %d skipped",
             root,
             stats.parsed,
             stats.reused,
-            "reused" if stats.graph_reused else "rebuilt",
+            stats.restored,
+            graph,
             len(index.problems),
         )
         return index
@@ -199,6 +215,10 @@ class ContextService:
         inside = [item for item in inside if scope is None or item.span[0] > scope[0]]
         direct = min((item.depth for item in inside), default=0)
         members = [item for item in inside if item.depth == direct]
+        if match.declaration is not None:
+            # Go methods and Rust ``impl`` blocks sit outside the type's own body.
+            owner_name = match.declaration.simple_name
+            members += [item for item in items if item.receiver == owner_name]
         chosen = [item for item in members if item.name == member]
         if not chosen:
             names = sorted({item.name for item in members if item.name})

@@ -20,6 +20,7 @@ from mcp_common import (
     ToolContext,
     ToolDefinition,
     ToolResult,
+    code_block,
     markdown_table,
 )
 from pydantic import Field
@@ -32,19 +33,6 @@ from context_server.tools.schema import ClassArguments
 MAX_TOKEN_BUDGET = 10_000_000
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
-
-_FENCES = {
-    "java": "java",
-    "kotlin": "kotlin",
-    "scala": "scala",
-    "python": "python",
-    "typescript": "typescript",
-    "tsx": "tsx",
-    "javascript": "javascript",
-    "go": "go",
-    "csharp": "csharp",
-    "rust": "rust",
-}
 
 
 class ContextArguments(ClassArguments):
@@ -269,17 +257,5 @@ def _markdown(
         )
     for item in page.items:
         if item.source is not None:
-            fence = "`" * max(3, _longest_backtick_run(item.source) + 1)
-            out.append(
-                f"\n## `{item.path}`\n\n{fence}{_FENCES.get(item.language, '')}\n"
-                f"{item.source.rstrip()}\n{fence}\n"
-            )
+            out.append(f"\n## `{item.path}`\n\n{code_block(item.source, item.language)}")
     return "".join(out)
-
-
-def _longest_backtick_run(text: str) -> int:
-    longest = run = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    return longest

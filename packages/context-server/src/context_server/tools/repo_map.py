@@ -21,6 +21,7 @@ from mcp_common.markdown import DEFAULT_MAX_OUTPUT_CHARS
 from pydantic import Field
 
 from context_server.core.languages import LANGUAGE_NAMES
+from context_server.core.repo_map import MAP_DETAILS
 from context_server.core.service import ContextService
 from context_server.core.tokens import TOKENIZERS
 from context_server.tools.progress import indexing_progress
@@ -52,6 +53,12 @@ class RepoMapArguments(Arguments):
         description='Class names or paths being worked on, e.g. ["OrderService", '
         '"src/shop/"]: the ranking favours them and what they are connected to.',
     )
+    detail: Annotated[Str, OneOf(MAP_DETAILS)] = Field(
+        "declarations",
+        description="What each file's entry shows: declarations (default): its top-level "
+        "declarations' signatures; signatures: every member's signature with doc "
+        "summaries, no bodies; full: its whole text. Fewer files fit as entries grow.",
+    )
     tokenizer: Annotated[Str, OneOf(TOKENIZERS)] = Field(
         "cl100k",
         description="Token counter: cl100k (exact BPE, default), subword or heuristic "
@@ -69,17 +76,27 @@ class MapFile(StructuredResult):
     symbols: list[str]
 
 
+class OtherLanguageFiles(StructuredResult):
+    """Files of a programming language without a supported grammar: never parsed."""
+
+    language: str
+    files: int
+    examples: list[str]
+
+
 class RepoMapAnswer(StructuredResult):
     """The answer of ``repo_map``: the files shown, most central first, and the cost."""
 
     root: str
     tokenizer: str
+    detail: str
     token_budget: int
     tokens: int
     ranked_files: int
     focus: list[str]
     files: list[MapFile]
     unsupported: list[Problem]
+    unsupported_languages: list[OtherLanguageFiles]
 
 
 DEFINITION = ToolDefinition(
@@ -87,7 +104,8 @@ DEFINITION = ToolDefinition(
     description=(
         "Map a repository: its most central source files (PageRank over the dependency "
         "graph, optionally focused on given classes or paths) with their declarations' "
-        "signatures, cut at whole files to fit a token budget."
+        "signatures (or every member's signature, or the whole text), cut at whole files to "
+        "fit a token budget."
     ),
     arguments=RepoMapArguments,
     annotations=ToolAnnotations.read_only_tool(title="Repository map"),
@@ -115,10 +133,12 @@ class RepoMapTool:
             arguments.tokenizer,
             context.check_cancelled,
             DEFAULT_MAX_OUTPUT_CHARS,
+            arguments.detail,
         )
         answer = RepoMapAnswer(
             root=self._service.allowed.display(index.root),
             tokenizer=arguments.tokenizer,
+            detail=arguments.detail,
             token_budget=arguments.token_budget,
             tokens=repo_map.tokens,
             ranked_files=repo_map.ranked,
@@ -133,5 +153,11 @@ class RepoMapTool:
                 for entry in repo_map.entries
             ],
             unsupported=[Problem(path=p.path, reason=p.reason) for p in repo_map.unsupported],
+            unsupported_languages=[
+                OtherLanguageFiles(
+                    language=other.language, files=other.files, examples=list(other.examples)
+                )
+                for other in repo_map.other_languages
+            ],
         )
         return ToolResult.success(repo_map.text, answer)

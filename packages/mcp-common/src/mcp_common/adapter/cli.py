@@ -380,7 +380,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
             _log.warning("--auth-token and --tls-cert apply to the HTTP transports only")
         _log.info("serving %s %s over stdio", app.name, app.version)
         with _interruptible():
-            run_stdio(server, wire)
+            run_stdio(server, wire, settings.max_message_bytes)
         _finish()
     assert listener is not None
     http = HttpSettings(
@@ -392,6 +392,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         allowed_hosts=tuple(settings.allowed_host),
         session_idle_timeout=settings.session_idle_timeout,
         max_sessions=settings.max_sessions,
+        max_message_bytes=settings.max_message_bytes,
     )
     warn_if_exposed(http)
     if settings.workers > 1:

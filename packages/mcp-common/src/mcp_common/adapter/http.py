@@ -29,6 +29,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_common.adapter.server import CLIENT_CONNECTION, ClientConnection
+from mcp_common.settings import DEFAULT_MAX_MESSAGE_BYTES
 
 _log = logging.getLogger("mcp_common.adapter")
 
@@ -49,6 +50,7 @@ class HttpSettings:
     allowed_hosts: Sequence[str] = ()
     session_idle_timeout: float = 300.0
     max_sessions: int = 1000
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
 
 class BoundedSessionManager(StreamableHTTPSessionManager):
@@ -199,6 +201,7 @@ def build_http_app(server: Server[Any], settings: HttpSettings) -> ASGIApp:
         security_settings=transport_security(settings.host, settings.allowed_hosts),
         session_idle_timeout=settings.session_idle_timeout,
         max_sessions=settings.max_sessions,
+        max_request_body_size=settings.max_message_bytes,
     )
     app: ASGIApp = Starlette(
         routes=[Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager))],

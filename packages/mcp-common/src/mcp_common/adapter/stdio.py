@@ -8,8 +8,10 @@ library therefore land on stderr, never between two JSON-RPC messages.
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Mapping
@@ -23,6 +25,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
+
+from mcp_common.settings import DEFAULT_MAX_MESSAGE_BYTES
 
 _log = logging.getLogger("mcp_common.adapter")
 
@@ -43,16 +47,25 @@ def claim_stdin() -> int:
 
 class StdinLines:
     """The wire's lines, read without a blocked thread: waiting for input is an event-loop
-    wait, so cancelling the server (a signal) never waits for the client to write."""
+    wait, so cancelling the server (a signal) never waits for the client to write.
+
+    A line longer than ``limit`` bytes is never held: its bytes are dropped as they arrive
+    and :data:`OVERSIZED` takes its place (answered with a parse error naming the limit), its
+    JSON-RPC id kept when the line's first or last bytes show it.
+    """
 
     _CHUNK = 1 << 16
+    _EDGE = 256  # bytes kept from each end of a dropped line, to find its id
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, limit: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self._fd = fd
+        self._limit = limit
         self._buffer = bytearray()
         self._scanned = 0  # the buffer holds no newline before this offset
         self._eof = False
         self._pollable = True
+        self._head: bytes | None = None  # set while the rest of an oversized line is dropped
+        self._tail = b""
 
     def __aiter__(self) -> Self:
         return self
@@ -61,25 +74,40 @@ class StdinLines:
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
-                line = bytes(self._buffer[: end + 1])
-                del self._buffer[: end + 1]
-                self._scanned = 0
-                return line.decode("utf-8", errors="replace")
+                return self._take(end + 1)
             self._scanned = len(self._buffer)
             if self._eof:
-                if not self._buffer:
+                if not self._buffer and self._head is None:
                     raise StopAsyncIteration
-                line = bytes(self._buffer)
-                self._buffer.clear()
-                self._scanned = 0
-                return line.decode("utf-8", errors="replace")
+                return self._take(len(self._buffer))
+            if self._head is None and len(self._buffer) > self._limit:
+                self._head = bytes(self._buffer[: self._EDGE])
+                self._drop_buffer()
             chunk = await self._read()
             if chunk:
                 self._buffer += chunk
             else:
                 self._eof = True
 
+    def _take(self, size: int) -> str:
+        line = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        self._scanned = 0
+        if self._head is None and len(line.rstrip(b"\r\n")) <= self._limit:
+            return line.decode("utf-8", errors="replace")
+        head = self._head if self._head is not None else line[: self._EDGE]
+        tail = (self._tail + line)[-self._EDGE :]
+        self._head, self._tail = None, b""
+        return oversized_line(head, tail)
+
+    def _drop_buffer(self) -> None:
+        self._tail = (self._tail + bytes(self._buffer))[-self._EDGE :]
+        self._buffer.clear()
+        self._scanned = 0
+
     async def _read(self) -> bytes:
+        if self._head is not None:
+            self._drop_buffer()
         if self._pollable:
             try:
                 await anyio.wait_readable(self._fd)
@@ -90,6 +118,23 @@ class StdinLines:
             else:
                 return os.read(self._fd, self._CHUNK)
         return await anyio.to_thread.run_sync(os.read, self._fd, self._CHUNK)
+
+
+OVERSIZED = "\x00oversized"
+"""The start of the line standing in for a dropped oversized line: never valid JSON, so the
+SDK hands it on as a parse failure, which :func:`rejection` recognises."""
+
+_ID = r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")'
+_HEAD_ID = re.compile(rb'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?' + _ID.encode())
+_TAIL_ID = re.compile(rb",\s*" + _ID.encode() + rb"\s*\}\s*\Z")
+
+
+def oversized_line(head: bytes, tail: bytes) -> str:
+    """The stand-in for a dropped line: :data:`OVERSIZED` and, when the line's first or last
+    bytes show its top-level id (where SDKs write it: first after ``jsonrpc``, or last), that
+    id as JSON text."""
+    found = _HEAD_ID.match(head) or _TAIL_ID.search(tail)
+    return OVERSIZED + (" " + found.group(1).decode("utf-8", errors="replace") if found else "")
 
 
 def claim_stdout() -> io.TextIOWrapper:
@@ -127,13 +172,18 @@ class WireWriter:
         """Nothing is left buffered after :meth:`write`."""
 
 
-def rejection(error: ValidationError) -> JSONRPCError | None:
+def rejection(
+    error: ValidationError, limit: int = DEFAULT_MAX_MESSAGE_BYTES
+) -> JSONRPCError | None:
     """The JSON-RPC error answering a line the SDK could not read as a message (None for a
-    blank line): malformed or too deeply nested JSON is a parse error (-32700), JSON that is
-    no JSON-RPC message an invalid request (-32600, with the line's id when it has one)."""
+    blank line): malformed or too deeply nested JSON, or a line over ``limit`` bytes, is a
+    parse error (-32700), JSON that is no JSON-RPC message an invalid request (-32600); both
+    carry the line's id when it can be told."""
     first = error.errors(include_url=False)[0]
     if first["type"] == "json_invalid":
         text = first.get("input")
+        if isinstance(text, str) and text.startswith(OVERSIZED):
+            return _too_large(text.removeprefix(OVERSIZED), limit)
         if isinstance(text, str | bytes) and not text.strip():
             return None
         detail = str((first.get("ctx") or {}).get("error", "invalid JSON"))
@@ -157,6 +207,24 @@ def rejection(error: ValidationError) -> JSONRPCError | None:
     )
 
 
+def _too_large(found_id: str, limit: int) -> JSONRPCError:
+    request_id: str | int | None = None
+    if found_id.strip():
+        try:
+            candidate = json.loads(found_id)
+        except ValueError:
+            candidate = None
+        if isinstance(candidate, str | int) and not isinstance(candidate, bool):
+            request_id = candidate
+    message = (
+        f"Parse error: the message is larger than the {limit:,} byte limit "
+        "(the server's --max-message-bytes)"
+    )
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=PARSE_ERROR, message=message)
+    )
+
+
 class AnsweringReader:
     """The read side the server loop sees over stdio.
 
@@ -165,9 +233,10 @@ class AnsweringReader:
     a JSON-RPC error itself (and logs it, bounded) and hands the loop only messages.
     """
 
-    def __init__(self, inner: Any, write: Any) -> None:
+    def __init__(self, inner: Any, write: Any, limit: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self._inner = inner
         self._write = write
+        self._limit = limit
 
     @property
     def last_context(self) -> Any:
@@ -180,7 +249,7 @@ class AnsweringReader:
             item = await self._inner.receive()
             if not isinstance(item, ValidationError):
                 return item
-            answer = rejection(item)
+            answer = rejection(item, self._limit)
             if answer is None:
                 continue
             _log.warning("refused a stdio line: %s", answer.error.message)
@@ -219,17 +288,20 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
             return
 
 
-def run_stdio(server: Server[Any], wire: io.TextIOWrapper) -> None:
+def run_stdio(
+    server: Server[Any], wire: io.TextIOWrapper, limit: int = DEFAULT_MAX_MESSAGE_BYTES
+) -> None:
     """Serve ``server`` over stdin and the claimed stdout until stdin closes or SIGINT or
-    SIGTERM arrives; either way the running calls are cancelled."""
+    SIGTERM arrives; either way the running calls are cancelled. A line over ``limit`` bytes
+    is answered with a parse error."""
     writer = cast("anyio.AsyncFile[str]", WireWriter(wire))
-    lines = cast("anyio.AsyncFile[str]", StdinLines(claim_stdin()))
+    lines = cast("anyio.AsyncFile[str]", StdinLines(claim_stdin(), limit))
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope)
             async with stdio_server(stdin=lines, stdout=writer) as (read, write):
-                reader = AnsweringReader(read, write)
+                reader = AnsweringReader(read, write, limit)
                 await server.run(reader, write, server.create_initialization_options())
             _log.info("the client closed stdin; shutting down")
             group.cancel_scope.cancel()

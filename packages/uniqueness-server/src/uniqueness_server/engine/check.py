@@ -14,7 +14,13 @@ from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_se
 from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.sql import examples_query, hashed_summary_query, summary_query
+from uniqueness_server.engine.sql import (
+    duplicate_groups_statement,
+    duplicate_page_statement,
+    examples_query,
+    page_rows_query,
+    summary_query,
+)
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
@@ -28,6 +34,51 @@ def shorten(value: object) -> str | None:
         return None
     text = value if isinstance(value, str) else str(value)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _embedded_groups(
+    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+) -> tuple[tuple[int, ...], list[DuplicateGroup]]:
+    """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
+    from a single pass over an embedded source (see :func:`duplicate_groups_statement`)."""
+    table.query(duplicate_groups_statement(table, positions))
+    rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
+        int(v)
+        for v in table.query(
+            "SELECT COALESCE(SUM(CASE WHEN total = 1 THEN n END), 0), "
+            "COALESCE(SUM(CASE WHEN total = 1 THEN m END), 0), "
+            "COUNT(CASE WHEN total = 0 THEN 1 END), "
+            "COALESCE(SUM(CASE WHEN total = 0 THEN n END), 0), "
+            "COUNT(CASE WHEN total = 0 AND m > 0 THEN 1 END), "
+            "COALESCE(SUM(CASE WHEN total = 0 AND m > 0 THEN n END), 0) FROM dup_groups"
+        )[0]
+    )
+    # keys absent from dup_groups occur once: each is one group of one row
+    groups = rows - multi_rows + multi_groups
+    missing_groups = multi_missing_groups + missing_rows - multi_missing_rows
+    dup_groups, dup_rows = multi_groups, multi_rows
+    if nulls is Nulls.DISTINCT:
+        # a key with a missing value never repeats under nulls=distinct
+        dup_groups -= multi_missing_groups
+        dup_rows -= multi_missing_rows
+    examples: list[DuplicateGroup] = []
+    if dup_groups and limit > 0:
+        table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
+        page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first, last
+        width = len(positions)
+        # a group of two rows is known by its first and last row; larger ones need a pass
+        listed: dict[int, tuple[int, ...]] = {}
+        if any(int(row[width]) > 2 for row in page):
+            for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP)):
+                listed[int(first)] = tuple(int(n) for n in numbers)
+        for row in page:
+            count, first, last = (int(v) for v in row[width:])
+            numbers = listed.get(first, (first, last))
+            examples.append(DuplicateGroup(tuple(shorten(v) for v in row[:width]), count, numbers))
+        table.query("DROP TABLE dup_page")
+    table.query("DROP TABLE dup_groups")
+    summary = (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows)
+    return summary, examples
 
 
 def check_uniqueness(
@@ -54,31 +105,22 @@ def check_uniqueness(
     context = context or ToolContext()
     positions = resolve_columns(columns, table.names)
     names = tuple(table.names[p] for p in positions)
-    summary = None
     claim = declared_claim(table, positions, nulls, count=not verify)
     proven = claim is not None and claim.proven
+    examples: list[DuplicateGroup] = []
     if claim is not None and claim.proven:
         missing = claim.rows_with_missing
-        summary = (claim.rows, claim.rows, 0, 0, missing, missing)
-    if summary is None and nulls is Nulls.EQUAL and isinstance(table.runner, DuckDbRunner):
-        rows, largest, missing = table.query(
-            hashed_summary_query(table, positions, table.relation)
-        )[0]
-        if largest <= 1:
-            summary = (rows, rows, 0, 0, missing, missing)
-    if summary is None:
+        summary: tuple[int, ...] = (claim.rows, claim.rows, 0, 0, missing, missing)
+    elif isinstance(table.runner, DuckDbRunner):
+        summary, examples = _embedded_groups(table, positions, nulls, limit, offset)
+    else:
         summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
+        if summary[2] and limit > 0:
+            for row in table.query(examples_query(table, positions, nulls, limit, offset)):
+                values = tuple(shorten(v) for v in row[: len(positions)])
+                examples.append(DuplicateGroup(values, int(row[len(positions)]), ()))
     groups, rows, dup_groups, dup_rows, missing_groups, missing_rows = summary
     distinct = groups if nulls is Nulls.EQUAL else groups - missing_groups + missing_rows
-    examples: list[DuplicateGroup] = []
-    if dup_groups and limit > 0:
-        for row in table.query(
-            examples_query(table, positions, nulls, limit, offset, ROWS_PER_GROUP)
-        ):
-            values = tuple(shorten(v) for v in row[: len(positions)])
-            count = int(row[len(positions)])
-            numbers = tuple(int(n) for n in row[len(positions) + 1]) if table.row_numbers else ()
-            examples.append(DuplicateGroup(values, count, numbers))
     unique = dup_groups == 0
     better: list[tuple[str, ...]] = []
     minimal: bool | None = None

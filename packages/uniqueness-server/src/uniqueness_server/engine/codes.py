@@ -1,11 +1,21 @@
-"""Vectorised exact uniqueness checks for many column sets at once.
+"""Exact, vectorised uniqueness checks for many column sets at once.
 
 Sending one ``GROUP BY`` per candidate costs milliseconds of overhead each, which dominates
-when a wide source leaves tens of thousands of column pairs open. Instead the columns still
-needed are fetched once as 64-bit hashes, turned into dense integer codes, and each candidate
-is one sort over combined codes. Distinct codes prove distinct values, so "unique" is always
-exact; a duplicate is exact when every column of the candidate is hash-injective (as many
-distinct hashes as distinct values, counted exactly), otherwise the caller falls back to SQL.
+when a wide source leaves tens of thousands of column pairs open. Instead the columns are
+streamed once out of DuckDB as Arrow batches and dictionary-encoded by value (exact: equal
+codes mean equal text, no hashing), so each column becomes dense integer codes, and every
+check is array work over those codes.
+
+Column pairs, the bulk of a wide search, are decided in stages, each sound on its own:
+
+1. counting bounds from exact per-column counts (fewer possible values than rows, or a group
+   of equal values larger than the other column's number of values, means a duplicate);
+2. duplicates within random samples of the rows (a duplicate in a sample is a duplicate);
+3. for each pair the column with fewer *colliding row pairs* (two rows sharing its value) is
+   the pivot: the pair is unique exactly when no colliding row pair of the pivot also agrees
+   on the partner, so those row pairs are compared for all partners of a pivot at once,
+   stopping as soon as each partner shows a duplicate;
+4. a sort of the combined codes for the few pairs whose pivot collides too often to list.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
@@ -14,84 +24,359 @@ distinct hashes as distinct values, counted exactly), otherwise the caller falls
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.table import Table
 
-MAX_CELLS = 40_000_000  # codes are 8 bytes a cell: at most ~320 MB held at once
-_DISTINCT_CHUNK = 16  # exact COUNT(DISTINCT …) per query: DuckDB's memory grows with more
+MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
+BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
+SAMPLE_ROWS = (1_024, 4_096)
+_SEED = 7
+_GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
 _SAFE_PRODUCT = 2**62
 
-Codes = npt.NDArray[np.int64]
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
+
+
+Codes = npt.NDArray[np.unsignedinteger[Any]]
+
+
+class TooManyCellsError(Exception):
+    """The source turned out larger than :data:`MAX_CELLS` codes while streaming."""
 
 
 class CodeMatrix:
-    """Dense integer codes of some columns of an embedded source, by position."""
+    """Dense integer codes of some columns, by position, with exact per-column counts.
+
+    A column's codes are ``0..distinct-1`` for its values (in first-seen order) and
+    ``distinct`` for a missing value.
+    """
 
     def __init__(
         self,
+        rows: int,
+        distinct: dict[int, int],
+        blocks: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint32]],
+        where: dict[int, tuple[int, int]],
+    ) -> None:
+        """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
+        ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
+
+        Column-major blocks make gathering many columns at some rows one indexing
+        operation per block.
+        """
+        self.rows = rows
+        self.distinct = distinct
+        self._blocks: tuple[Codes, Codes] = blocks
+        self._where = where
+        self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
+        self.missing: dict[int, int] = {}
+        self._largest: dict[int, int] = {}  # rows in the largest group of one present value
+        self._pairs: dict[int, int] = {}  # row pairs sharing a present value
+        for p, codes in self._codes.items():
+            counts = np.bincount(codes, minlength=distinct[p] + 1).astype(np.int64)
+            present = counts[: distinct[p]]
+            self.missing[p] = int(counts[distinct[p]])
+            self._largest[p] = int(present.max()) if distinct[p] else 0
+            self._pairs[p] = int((present * (present - 1) // 2).sum())
+
+    @classmethod
+    def encode(
+        cls,
         table: Table,
         source: str,
         positions: Sequence[int],
-        nulls: Nulls,
-        exact_distinct: Mapping[int, int | None],
-    ) -> None:
-        """Fetch ``positions`` of ``source`` as hashes (one scan) and code them.
+        *,
+        lengths: dict[int, int] | None = None,
+        max_cells: int | None = None,
+    ) -> CodeMatrix:
+        """Stream ``positions`` of ``source`` once and code them exactly by value.
 
-        ``exact_distinct`` gives known exact non-missing distinct counts; the others are
-        counted here, a few columns per query.
+        ``lengths``, when given, receives each column's total value length in characters.
+        Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
+        :data:`MAX_CELLS`) codes would be held.
         """
+        limit = MAX_CELLS if max_cells is None else max_cells
         assert isinstance(table.runner, DuckDbRunner)
-        runner = table.runner
-        self._codes: dict[int, Codes] = {}
-        self._cards: dict[int, int] = {}
-        self._injective: dict[int, bool] = {}
         ordered = list(positions)
-        select = ", ".join(f"hash({table.column(p)}), {table.column(p)} IS NULL" for p in ordered)
-        fetched = runner.connection.execute(f"SELECT {select} FROM {source}").fetchnumpy()
-        arrays = list(fetched.values())
-        self.rows = len(arrays[0]) if arrays else 0
-        counts = dict(exact_distinct)
-        missing = [p for p in ordered if counts.get(p) is None]
-        for start in range(0, len(missing), _DISTINCT_CHUNK):
-            chunk = missing[start : start + _DISTINCT_CHUNK]
-            parts = ", ".join(f"COUNT(DISTINCT {table.column(p)})" for p in chunk)
-            row = table.query(f"SELECT {parts} FROM {source}")[0]
-            counts.update({p: int(v) for p, v in zip(chunk, row, strict=True)})
+        select = ", ".join(table.column(p) for p in ordered)
+        # per group of rows, every column's indices into that group's own dictionaries (one
+        # large array per group, so memory goes back to the system as each is consumed)
+        local: list[npt.NDArray[np.uint16]] = []
+        dictionaries: list[list[Any]] = [[] for _ in ordered]
+        length_sums = [0] * len(ordered)
+        rows = 0
+        for group in _groups(table.runner.batches(f"SELECT {select} FROM {source}", BATCH_ROWS)):
+            size = sum(batch.num_rows for batch in group)
+            rows += size
+            if rows * len(ordered) > limit:
+                raise TooManyCellsError
+            indices = np.empty((len(ordered), size), dtype=np.uint16)
+            for i in range(len(ordered)):
+                column = pa.chunked_array([batch.column(i) for batch in group])
+                # one dictionary for the group's chunks; a missing value is an entry of it
+                encoded = pc.dictionary_encode(column, null_encoding="encode")
+                start = 0
+                for chunk in encoded.chunks:
+                    indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
+                    start += len(chunk)
+                dictionaries[i].append(encoded.chunks[0].dictionary)
+                if lengths is not None and pa.types.is_string(column.type):
+                    length_sums[i] += int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+            local.append(indices)
+        # each group dictionary's entries as codes of the whole column
+        mappings: list[list[npt.NDArray[np.int64]]] = []
+        distinct: dict[int, int] = {}
         for i, p in enumerate(ordered):
-            hashes = np.asarray(arrays[2 * i], dtype=np.uint64)
-            is_null = np.asarray(arrays[2 * i + 1], dtype=bool)
-            present = hashes[~is_null]
-            values, inverse = np.unique(present, return_inverse=True)
-            codes = np.empty(self.rows, dtype=np.int64)
-            codes[~is_null] = inverse
-            nulls_here = int(is_null.sum())
-            if nulls is Nulls.EQUAL:
-                codes[is_null] = len(values)  # every missing value is the same value
-                card = len(values) + 1
-            else:
-                codes[is_null] = len(values) + np.arange(nulls_here)  # never collide
-                card = len(values) + nulls_here
-            self._codes[p] = codes
-            self._cards[p] = max(card, 1)
-            self._injective[p] = len(values) == counts[p]
+            by_group, distinct[p] = _unify(dictionaries[i])
+            mappings.append(by_group)
+            dictionaries[i] = []
+            if lengths is not None:
+                lengths[p] = length_sums[i]
+        narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
+        wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
+        blocks = (
+            np.empty((len(narrow), rows), dtype=np.uint16),
+            np.empty((len(wide), rows), dtype=np.uint32),
+        )
+        where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
+        where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
+        start = 0
+        for g in range(len(local)):
+            indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
+            end = start + indices.shape[1]
+            for i, p in enumerate(ordered):
+                block, k = where[p]
+                blocks[block][k, start:end] = mappings[i][g][indices[i]]
+            start = end
+            del indices  # this group's indices are written: let their memory go
+        return cls(rows, distinct, blocks, where)
 
-    def unique(self, candidate: Sequence[int]) -> bool | None:
-        """Whether the columns identify every row; None when hashes cannot say exactly."""
-        key = self._codes[candidate[0]]
-        card = self._cards[candidate[0]]
+    # --- facts under a nulls mode -------------------------------------------------------
+
+    def _card(self, p: int, nulls: Nulls) -> int:
+        """Distinct codes a key column can take, missing included under ``nulls=equal``."""
+        return self.distinct[p] + (1 if nulls is Nulls.EQUAL and self.missing[p] else 0)
+
+    def _collisions(self, p: int, nulls: Nulls) -> int:
+        """Row pairs that share a value of ``p`` (so could share a key)."""
+        m = self.missing[p]
+        return self._pairs[p] + (m * (m - 1) // 2 if nulls is Nulls.EQUAL else 0)
+
+    def _key(self, candidate: Sequence[int], rows: Ints | None, nulls: Nulls) -> Ints:
+        """One int64 per row (of ``rows``, default all) equal exactly when the rows agree on
+        ``candidate``; under ``nulls=distinct`` a row with a missing value gets a unique
+        negative key, so it never collides."""
+
+        def column(p: int) -> Ints:
+            codes = self._codes[p] if rows is None else self._codes[p][rows]
+            return codes.astype(np.int64)
+
+        key = column(candidate[0])
+        card = self.distinct[candidate[0]] + 1
         for p in candidate[1:]:
-            if card * self._cards[p] >= _SAFE_PRODUCT:
-                key = np.unique(key, return_inverse=True)[1].astype(np.int64)
+            width = self.distinct[p] + 1
+            if card * width >= _SAFE_PRODUCT:
+                key = np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
                 card = int(key.max()) + 1 if len(key) else 1
-            key = key * self._cards[p] + self._codes[p]
-            card *= self._cards[p]
-        ordered = np.sort(key)
-        if not bool((ordered[1:] == ordered[:-1]).any()):
-            return True
-        return False if all(self._injective[p] for p in candidate) else None
+            key = key * width + column(p)
+            card *= width
+        if nulls is Nulls.DISTINCT:
+            lost = np.zeros(len(key), dtype=np.bool_)
+            for p in candidate:
+                codes = self._codes[p] if rows is None else self._codes[p][rows]
+                lost |= codes == self.distinct[p]
+            key[lost] = -1 - np.arange(int(lost.sum()), dtype=np.int64)
+        return key
+
+    def unique(self, candidate: Sequence[int], nulls: Nulls) -> bool:
+        """Whether ``candidate`` identifies every row (one sort over combined codes)."""
+        ordered = np.sort(self._key(candidate, None, nulls))
+        return not bool((ordered[1:] == ordered[:-1]).any())
+
+    def bounded_out(self, a: Ints, b: Ints, nulls: Nulls) -> Flags:
+        """For pairs ``(a[i], b[i])``: True where counts alone prove a duplicate."""
+        distinct = np.array([self.distinct.get(p, 0) for p in range(_span(a, b))], np.int64)
+        missing = np.array([self.missing.get(p, 0) for p in range(_span(a, b))], np.int64)
+        largest = np.array([self._largest.get(p, 0) for p in range(_span(a, b))], np.int64)
+        if nulls is Nulls.EQUAL:
+            card = distinct + (missing > 0)
+            top = np.maximum(largest, missing)
+            return (card[a] * card[b] < self.rows) | (top[a] > card[b]) | (top[b] > card[a])
+        # rows with a missing key value never collide: count only rows surely complete
+        complete = self.rows - missing[a] - missing[b]
+        return (
+            (distinct[a] * distinct[b] < complete)
+            | (largest[a] - missing[b] > distinct[b])
+            | (largest[b] - missing[a] > distinct[a])
+        )
+
+    # --- many pairs at once -------------------------------------------------------------
+
+    def unique_pairs(
+        self,
+        pairs: Sequence[tuple[int, int]],
+        nulls: Nulls,
+        check_cancelled: Callable[[], None],
+    ) -> list[bool]:
+        """Whether each column pair identifies every row, decided exactly in bulk."""
+        if not pairs:
+            return []
+        a = np.array([p for p, _ in pairs], dtype=np.int64)
+        b = np.array([q for _, q in pairs], dtype=np.int64)
+        collisions = np.array(
+            [self._collisions(p, nulls) for p in range(_span(a, b))], dtype=np.int64
+        )
+        swap = collisions[a] > collisions[b]  # the pivot: the column colliding less often
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        duplicate = self.bounded_out(a, b, nulls)
+        settled = duplicate.copy()
+        rng = np.random.default_rng(_SEED)
+        for size in SAMPLE_ROWS:
+            if self.rows <= 2 * size:
+                break
+            rows = np.sort(rng.choice(self.rows, size, replace=False))
+            columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
+            sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
+            for group in _by_pivot(a, ~settled):
+                check_cancelled()
+                pivot, partners = int(a[group[0]]), b[group]
+                found = self._sample_duplicates(
+                    sample[np.searchsorted(columns, pivot)],
+                    self.distinct[pivot],
+                    sample[np.searchsorted(columns, partners)],
+                    partners,
+                    nulls,
+                )
+                duplicate[group[found]] = True
+                settled[group[found]] = True
+        for group in _by_pivot(a, ~settled):
+            check_cancelled()
+            duplicate[group] = self._pivot_duplicates(
+                int(a[group[0]]), b[group], nulls, check_cancelled
+            )
+        return [not bool(d) for d in duplicate]
+
+    def _sample_duplicates(
+        self, pivot: Ints, pivot_missing: int, partners: Ints, positions: Ints, nulls: Nulls
+    ) -> Flags:
+        """For each partner (its codes in the sample, one row each, of ``positions``): does
+        the pair with the pivot (its codes in the sample, ``pivot_missing`` marking a
+        missing value) repeat a key within the sample?"""
+        widths = np.array([self.distinct[int(q)] + 1 for q in positions], dtype=np.int64)
+        keys = pivot[None, :] * widths[:, None] + partners
+        if nulls is Nulls.DISTINCT:
+            lost = (partners == widths[:, None] - 1) | (pivot == pivot_missing)[None, :]
+            keys[lost] = -1 - np.arange(int(lost.sum()), dtype=np.int64)
+        keys.sort(axis=1)
+        return np.asarray((keys[:, 1:] == keys[:, :-1]).any(axis=1))
+
+    def _pivot_duplicates(
+        self, pivot: int, partners: Ints, nulls: Nulls, check_cancelled: Callable[[], None]
+    ) -> Flags:
+        """For each partner: does (pivot, partner) hold a duplicate? Compares the codes of
+        the partners on every row pair sharing a pivot value (the only rows that can
+        collide), dropping each partner at its first duplicate; when the pivot has too many
+        such row pairs to list, each partner gets a sort instead."""
+        found = np.zeros(len(partners), dtype=np.bool_)
+        if self._collisions(pivot, nulls) > 8 * self.rows:
+            for i in range(len(partners)):
+                check_cancelled()
+                found[i] = not self.unique((pivot, int(partners[i])), nulls)
+            return found
+        codes = self._codes[pivot]
+        order = np.argsort(codes, kind="stable")
+        ordered = codes[order]
+        repeated = ordered[1:] == ordered[:-1]
+        if nulls is Nulls.DISTINCT:
+            repeated &= ordered[1:] != self.distinct[pivot]
+        colliding = np.zeros(len(ordered), dtype=np.bool_)
+        colliding[1:] |= repeated
+        colliding[:-1] |= repeated
+        rows, values = order[colliding], ordered[colliding]  # groups stay contiguous
+        if not len(rows):
+            return found
+        missing = np.array([self.distinct[int(q)] for q in partners], dtype=np.int64)
+        step = max(1, _GATHER // len(rows))
+        for start in range(0, len(partners), step):
+            check_cancelled()
+            live = np.arange(start, min(start + step, len(partners)))
+            codes_at = self._gather(partners[live], rows, np.uint32)
+            gap = 1
+            while len(live):
+                # rows ``gap`` apart in value order that share the pivot value
+                paired = values[gap:] == values[:-gap]
+                if not paired.any():
+                    break
+                same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
+                if nulls is Nulls.DISTINCT:
+                    same &= codes_at[:, gap:] != missing[live][:, None]
+                hit = same.any(axis=1)
+                found[live[hit]] = True
+                live, codes_at = live[~hit], codes_at[~hit]
+                gap += 1
+        return found
+
+    def _gather(
+        self, columns: Ints, rows: Ints, dtype: type[np.integer[Any]] = np.int64
+    ) -> npt.NDArray[np.integer[Any]]:
+        """Codes of ``columns`` (one row each) at ``rows``."""
+        out = np.empty((len(columns), len(rows)), dtype=dtype)
+        where = np.array([self._where[int(p)] for p in columns], dtype=np.int64).reshape(-1, 2)
+        for block in (0, 1):
+            mine = np.flatnonzero(where[:, 0] == block)
+            if len(mine):
+                out[mine] = self._blocks[block][np.ix_(where[mine, 1], rows)]
+        return out
+
+
+def _span(a: Ints, b: Ints) -> int:
+    return int(max(a.max(initial=-1), b.max(initial=-1))) + 1
+
+
+def _by_pivot(pivots: Ints, selected: Flags) -> Iterator[Ints]:
+    """Indices of the selected pairs, grouped by pivot column."""
+    chosen = np.flatnonzero(selected)
+    if not len(chosen):
+        return
+    chosen = chosen[np.argsort(pivots[chosen], kind="stable")]
+    cuts = np.flatnonzero(np.diff(pivots[chosen])) + 1
+    yield from np.split(chosen, cuts)
+
+
+def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
+    """Record batches gathered into groups of at least :data:`BATCH_ROWS` rows (the last
+    may be smaller), so per-column work is not repeated for DuckDB's small scan chunks; a
+    group stays below 2 x BATCH_ROWS rows, so its dictionary indices fit in 16 bits."""
+    group: list[Any] = []
+    rows = 0
+    for batch in batches:
+        group.append(batch)
+        rows += batch.num_rows
+        if rows >= BATCH_ROWS:
+            yield group
+            group, rows = [], 0
+    if group:
+        yield group
+
+
+def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], int]:
+    """For each group's dictionary (whose entries include a missing value where the group
+    has one), its entries as codes of the whole column (missing = the number of present
+    values); and that number."""
+    if not dictionaries:
+        return [], 0
+    combined = pc.dictionary_encode(pa.concat_arrays(dictionaries))
+    distinct = len(combined.dictionary)
+    codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
+    cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
+    return list(np.split(codes, cuts)), distinct

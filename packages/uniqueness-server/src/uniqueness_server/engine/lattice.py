@@ -9,7 +9,9 @@ counts (fewer possible key values than rows, or a group of equal values larger t
 columns' number of values, means a duplicate; see :mod:`.stats`), then duplicates in a sample
 of the rows and then in a ten times larger one (a duplicate in a sample is a duplicate in the
 data), and only then a full check. Full checks and samples read an in-memory copy of only the
-columns still undecided, so a wide source is never copied whole.
+columns still undecided, so a wide source is never copied whole. When many candidates are
+open, or when the statistics pass already coded a wide source, candidates are decided in bulk
+and exactly over integer codes of the columns instead (:mod:`.codes`).
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
@@ -20,11 +22,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import combinations
+from itertools import pairwise
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
-from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix
+from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import has_duplicates_query
@@ -37,7 +39,11 @@ VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes 
 
 
 def _mask(positions: Sequence[int]) -> int:
-    return sum(1 << p for p in positions)
+    return sum(map((1).__lshift__, positions))
+
+
+def _ascending(positions: tuple[int, ...]) -> bool:
+    return all(a < b for a, b in pairwise(positions))
 
 
 class UniquenessOracle:
@@ -61,33 +67,46 @@ class UniquenessOracle:
         self._columns = tuple(columns)
         self._stats = stats
         self._context = context
-        self._memo: dict[int, bool] = {}
-        # by set size: a unique subset must be smaller, a non-unique superset larger
+        # keyed by the sorted positions: masks of wide sets hash badly (2**p repeats its hash
+        # every 61 positions), which made lookups among many pairs crawl
+        self._memo: dict[tuple[int, ...], bool] = {}
+        # by set size: a unique subset must be smaller, a non-unique superset larger; unique
+        # sets are few and kept as bit masks, non-unique ones (most) as their sorted positions
         self._unique: dict[int, list[int]] = {}
-        self._non_unique: dict[int, list[int]] = {}
+        self._non_unique: dict[int, list[tuple[int, ...]]] = {}
         self._sample_sources: list[str] | None = None
         self._search: str | None = None
         self._copied: set[int] = set()
         self._coded: dict[int, CodeMatrix] = {}
+        if stats is not None and stats.codes is not None:
+            # a wide source was coded whole by the statistics pass: no copy, no SQL checks
+            self._coded = dict.fromkeys(stats.codes.distinct, stats.codes)
         self.full_checks = 0
         self.decided = 0
 
     def record(self, positions: Sequence[int], unique: bool) -> None:
         """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
-        mask = _mask(positions)
-        self._memo[mask] = unique
-        known = self._unique if unique else self._non_unique
-        known.setdefault(mask.bit_count(), []).append(mask)
+        self._remember(tuple(sorted(positions)), unique)
 
-    def _known(self, mask: int) -> bool | None:
-        if mask in self._memo:
-            return self._memo[mask]
-        size = mask.bit_count()
-        for known_size, masks in self._unique.items():
-            if known_size < size and any(u & mask == u for u in masks):
+    def _remember(self, key: tuple[int, ...], unique: bool) -> None:
+        self._memo[key] = unique
+        if unique:
+            self._unique.setdefault(len(key), []).append(_mask(key))
+        else:
+            self._non_unique.setdefault(len(key), []).append(key)
+
+    def _known(self, key: tuple[int, ...]) -> bool | None:
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        size = len(key)
+        smaller = [masks for known_size, masks in self._unique.items() if known_size < size]
+        larger = [sets for known_size, sets in self._non_unique.items() if known_size > size]
+        if smaller or larger:
+            mask = _mask(key)
+            if any(u & mask == u for masks in smaller for u in masks):
                 return True
-        for known_size, masks in self._non_unique.items():
-            if known_size > size and any(n & mask == mask for n in masks):
+            if any(_mask(n) & mask == mask for sets in larger for n in sets):
                 return False
         return None
 
@@ -181,29 +200,41 @@ class UniquenessOracle:
             self._sample_sources = None  # samples of the old copy lack the new columns
         return self._search
 
+    def _all_coded(self, candidate: Sequence[int]) -> bool:
+        return all(map(self._coded.__contains__, candidate))
+
     def _decide_by_codes(
         self, open_: list[tuple[int, ...]], answers: dict[tuple[int, ...], bool]
     ) -> list[tuple[int, ...]]:
-        """Decide many candidates with vectorised checks over integer codes of the copy;
-        returns those the codes could not settle exactly."""
+        """Decide many candidates exactly with vectorised checks over integer codes of the
+        columns; returns those left (spanning columns coded in different passes)."""
         needed = sorted({p for c in open_ for p in c})
-        if self._rows * len(needed) > MAX_CELLS:
-            return open_
         fresh = [p for p in needed if p not in self._coded]
         if fresh:
-            stats = self._stats
-            known = {p: stats.distinct[p] if stats is not None else None for p in fresh}
-            matrix = CodeMatrix(self._table, self.search_relation(), fresh, self._nulls, known)
+            if self._rows * len(fresh) > MAX_CELLS:
+                return open_
+            try:
+                matrix = CodeMatrix.encode(self._table, self.search_relation(), fresh)
+            except TooManyCellsError:
+                return open_
             self._coded.update(dict.fromkeys(fresh, matrix))
         left: list[tuple[int, ...]] = []
+        pairs: dict[CodeMatrix, list[tuple[int, ...]]] = {}
         for c in open_:
             self._context.check_cancelled()
-            verdict = self._coded[c[0]].unique(c) if self._same_matrix(c) else None
-            if verdict is None:
+            if not self._same_matrix(c):
                 left.append(c)
+            elif len(c) == 2:
+                pairs.setdefault(self._coded[c[0]], []).append(c)
             else:
                 self.full_checks += 1
-                answers[c] = verdict
+                answers[c] = self._coded[c[0]].unique(c, self._nulls)
+        for matrix, group in pairs.items():
+            verdicts = matrix.unique_pairs(
+                [(c[0], c[1]) for c in group], self._nulls, self._context.check_cancelled
+            )
+            self.full_checks += len(group)
+            answers.update(zip(group, verdicts, strict=True))
         return left
 
     def _same_matrix(self, candidate: tuple[int, ...]) -> bool:
@@ -220,19 +251,21 @@ class UniquenessOracle:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
         open_: list[tuple[int, ...]] = []
-        for c in candidates:
-            known = self._known(_mask(c))
+        keys = [c if _ascending(c) else tuple(sorted(c)) for c in candidates]
+        for c, key in zip(candidates, keys, strict=True):
+            known = self._known(key)
             if known is None and len(c) == 1:
                 known = self._single(c[0])
-            elif known is None and self._bounded_out(c):
-                known = False
+            elif known is None and not self._all_coded(c) and self._bounded_out(c):
+                known = False  # (coded candidates get the same bounds, vectorised)
             if known is None:
                 open_.append(c)
             else:
                 answers[c] = known
-        if open_:
+        coded = all(map(self._all_coded, open_))
+        if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
-        if len(open_) >= VECTOR_CANDIDATES:
+        if open_ and (coded or len(open_) >= VECTOR_CANDIDATES):
             open_ = self._decide_by_codes(open_, answers)
         for sample in self._samples() if open_ else []:
             for c in open_:
@@ -242,9 +275,9 @@ class UniquenessOracle:
         for c in open_:
             self.full_checks += 1
             answers[c] = self._unique_in(c, self.search_relation(c))
-        for c in candidates:
-            if _mask(c) not in self._memo:
-                self.record(c, answers[c])
+        for c, key in zip(candidates, keys, strict=True):
+            if key not in self._memo:
+                self._remember(key, answers[c])
         self.decided += len(candidates)
         return [answers[c] for c in candidates]
 
@@ -289,13 +322,21 @@ def minimal_unique_sets(
 
 
 def _next_level(non_unique: set[tuple[int, ...]], order: Sequence[int]) -> list[tuple[int, ...]]:
-    """Sets one larger whose every one-smaller subset is non-unique (apriori generation)."""
-    result: list[tuple[int, ...]] = []
+    """Sets one larger whose every one-smaller subset is non-unique (apriori generation:
+    two non-unique sets sharing all but their last column are joined, in sorted order)."""
+    allowed = set(order)
+    extensions: dict[tuple[int, ...], list[int]] = {}
     for base in sorted(non_unique):
-        for p in order:
-            if p <= base[-1]:
-                continue
-            candidate = (*base, p)
-            if all(sub in non_unique for sub in combinations(candidate, len(base))):
-                result.append(candidate)
+        if base[-1] in allowed:
+            extensions.setdefault(base[:-1], []).append(base[-1])
+    result: list[tuple[int, ...]] = []
+    for prefix, lasts in extensions.items():
+        for i, first in enumerate(lasts):
+            for second in lasts[i + 1 :]:
+                candidate = (*prefix, first, second)
+                # the two subsets ending in first/second are non-unique by construction
+                if all(
+                    candidate[:k] + candidate[k + 1 :] in non_unique for k in range(len(prefix))
+                ):
+                    result.append(candidate)
     return result

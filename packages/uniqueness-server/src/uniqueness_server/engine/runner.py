@@ -189,6 +189,25 @@ class DuckDbRunner:
                 raise ToolCancelledError from exc
             raise duckdb_error(exc, self._label) from exc
 
+    def batches(self, sql: str, rows: int) -> Iterator[Any]:
+        """The result of ``sql`` as Arrow record batches of at most ``rows`` rows, streamed
+        (never held whole); cancellation interrupts it, failures become ToolErrors."""
+        try:
+            with watching(
+                self._context,
+                self._connection.interrupt,
+                self._connection.query_progress,
+                self.progress,
+                f"scanning {self._label}",
+            ):
+                yield from self._connection.sql(sql).to_arrow_reader(rows)
+        except duckdb.InterruptException as exc:
+            raise ToolCancelledError from exc
+        except duckdb.Error as exc:
+            if self._context.cancelled:
+                raise ToolCancelledError from exc
+            raise duckdb_error(exc, self._label) from exc
+
     def close(self) -> None:
         """Close the connection and the descriptors it read through."""
         self._connection.close()

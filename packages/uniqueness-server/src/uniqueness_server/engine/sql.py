@@ -50,34 +50,63 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     )
 
 
-def hashed_summary_query(table: Table, positions: Sequence[int], source: str) -> str:
-    """DuckDB only: rows, the largest group when grouping by a 64-bit hash of the key, and
-    rows with a missing key value.
+def duplicate_groups_statement(table: Table, positions: Sequence[int]) -> str:
+    """DuckDB only: one pass that stores, in the temp table ``dup_groups``, every key that
+    occurs more than once (its count ``n``, its first and last row numbers, ``m`` > 0 when
+    the key has a missing value, ``total`` = 0), plus one row with ``total`` = 1 holding the
+    row count ``n`` and the rows with a missing key value ``m``.
 
-    If no two rows share a hash, no two share a key, so a largest group of 1 proves the
-    columns unique with a cheaper grouping; anything else needs :func:`summary_query`.
+    Every key left out occurs exactly once, so this small table gives all the totals, the
+    order of the groups and, for a group of two rows, both its row numbers. (A list of row
+    numbers per group would cost a list for every key of the source.)
     """
-    missing = f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END)"
+    cols = column_list(table, positions)
+    first = table.column(positions[0])
     return (
-        "SELECT COALESCE(SUM(n), 0), COALESCE(MAX(n), 0), COALESCE(SUM(m), 0) FROM "
-        f"(SELECT COUNT(*) AS n, {missing} AS m FROM {source} "
-        f"GROUP BY hash({column_list(table, positions)})) g"
+        "CREATE OR REPLACE TEMP TABLE dup_groups AS "
+        f"SELECT {cols}, COUNT(*) AS n, MIN(rn) AS first, MAX(rn) AS last, "
+        f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END) AS m, "
+        f"grouping({first}) AS total "
+        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) numbered "
+        f"GROUP BY GROUPING SETS (({cols}), ()) HAVING COUNT(*) > 1 OR grouping({first}) = 1"
+    )
+
+
+def duplicate_page_statement(
+    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+) -> str:
+    """One page of the groups :func:`duplicate_groups_statement` stored, in first-occurrence
+    order, into the temp table ``dup_page``."""
+    where = "total = 0 AND m = 0" if nulls is Nulls.DISTINCT else "total = 0"
+    return (
+        f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {column_list(table, positions)}, "
+        f"n, first, last FROM dup_groups WHERE {where} ORDER BY first "
+        f"LIMIT {limit} OFFSET {offset}"
+    )
+
+
+def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
+    """DuckDB only: the first ``rows_shown`` row numbers of each group in ``dup_page``, from
+    one more pass over the rows between the page's first and last row numbers."""
+    cols = column_list(table, positions)
+    same = " AND ".join(
+        f"r.{table.column(p)} IS NOT DISTINCT FROM p.{table.column(p)}" for p in positions
+    )
+    return (
+        f"SELECT p.first, list(r.rn ORDER BY r.rn)[1:{rows_shown}] "
+        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) r "
+        f"JOIN dup_page p ON {same} "
+        "WHERE r.rn BETWEEN (SELECT MIN(first) FROM dup_page) AND (SELECT MAX(last) FROM dup_page) "
+        "GROUP BY p.first"
     )
 
 
 def examples_query(
-    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int, rows_shown: int
+    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
 ) -> str:
-    """Duplicate groups with their counts (and, for files, their first row numbers)."""
+    """Duplicate groups with their counts, largest first (databases)."""
     cols = column_list(table, positions)
     where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
-    if table.row_numbers:
-        return (
-            f"SELECT {cols}, COUNT(*) AS n, list(rn ORDER BY rn)[1:{rows_shown}] "
-            f"FROM (SELECT row_number() OVER () AS rn, * FROM {table.relation}){where} "
-            f"GROUP BY {cols} HAVING COUNT(*) > 1 ORDER BY MIN(rn) "
-            f"LIMIT {limit} OFFSET {offset}"
-        )
     return (
         f"SELECT {cols}, COUNT(*) AS n FROM {table.relation}{where} GROUP BY {cols} "
         f"HAVING COUNT(*) > 1 ORDER BY COUNT(*) DESC, {cols} LIMIT {limit} OFFSET {offset}"

@@ -1,13 +1,16 @@
 """Per-column facts that settle or bound key candidates before any multi-column scan.
 
-Everything here costs one pass over the source whatever its width: row and missing counts,
-value lengths and a HyperLogLog estimate for every column in one query of unfiltered
-aggregates, and exact distinct counts only for narrow searches (DuckDB's exact
-``COUNT(DISTINCT …)`` per column grows with the square of the column count). For files the
-first rows are copied once as a *head* sample; its exact per-column counts prove duplicates by
-pigeonhole (a group of equal values larger than the other columns' number of values must
-repeat a key), which is sound for the whole source because a duplicate in the head is a
-duplicate of the source.
+Everything here costs one pass over the source whatever its width. A wide embedded source
+(more searched columns than :data:`EXACT_DISTINCT_COLUMNS`) whose cells fit in memory as
+integer codes is streamed once and coded exactly (:mod:`.codes`): that pass gives exact row,
+missing and distinct counts and value lengths, and the codes then decide the search without
+another scan. Otherwise one query of unfiltered aggregates gives row and missing counts, value
+lengths and a HyperLogLog estimate for every column, with exact distinct counts only for narrow
+searches (DuckDB's exact ``COUNT(DISTINCT …)`` per column grows with the square of the column
+count). For files too large to code, the first rows are copied once as a *head* sample; its
+exact per-column counts prove duplicates by pigeonhole (a group of equal values larger than
+the other columns' number of values must repeat a key), which is sound for the whole source
+because a duplicate in the head is a duplicate of the source.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
@@ -20,6 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.table import Table
@@ -72,6 +76,7 @@ class ColumnStats:
     distinct: tuple[int | None, ...]  # exact non-missing distinct values where counted
     hash_safe: frozenset[int]  # positions whose values have pairwise distinct 64-bit hashes
     head: HeadFacts | None = None
+    codes: CodeMatrix | None = None  # every searched column coded exactly (wide sources)
 
 
 def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
@@ -80,6 +85,10 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     sample's facts for files."""
     embedded = isinstance(table.runner, DuckDbRunner)
     exact = not embedded or len(positions) <= EXACT_DISTINCT_COLUMNS
+    if not exact:
+        coded = _coded_stats(table, positions)
+        if coded is not None:
+            return coded
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
@@ -121,6 +130,33 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
         tuple(distinct),
         frozenset(safe),
         head,
+    )
+
+
+def _coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
+    """Exact facts for a wide embedded source from one streamed pass that codes every
+    searched column (None when the source has too many cells to hold codes for)."""
+    lengths: dict[int, int] = {}
+    try:
+        codes = CodeMatrix.encode(table, table.relation, positions, lengths=lengths)
+    except TooManyCellsError:
+        return None
+    count = len(table.names)
+    missing, length = [0] * count, [0.0] * count
+    distinct: list[int | None] = [None] * count
+    for p in positions:
+        present = codes.rows - codes.missing[p]
+        missing[p] = codes.missing[p]
+        length[p] = lengths[p] / present if present else 0.0
+        distinct[p] = codes.distinct[p]
+    return ColumnStats(
+        codes.rows,
+        tuple(missing),
+        tuple(length),
+        tuple(d or 0 for d in distinct),
+        tuple(distinct),
+        frozenset(),
+        codes=codes,
     )
 
 

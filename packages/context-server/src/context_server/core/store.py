@@ -1,0 +1,525 @@
+"""The on-disk index store: parsed files and resolved graphs that outlive the process.
+
+A restarted server reads each project's facts back instead of parsing every file again. The
+store is one SQLite file per project root (named by a hash of the root's real path) in a
+cache directory outside every project. Rows are keyed by the file's root-relative path and
+checked against its size and ``mtime_ns``; each row keeps the SHA-256 of the content, so a
+file whose stat changed but whose bytes did not (a checkout, a copy) is recognised without
+parsing it. A resolved graph is kept per language selection, keyed by the content of every
+source and module-resolution config, so an unchanged project needs no resolution either.
+
+The cache directory may be reachable by others, so its contents are untrusted input: the
+directory must be a real directory (not a symlink) owned by this user and writable by no
+one else (it is created 0700), a store file must be a regular file owned by this user, and
+every row is MessagePack decoded by msgspec into declared types (never pickle), its lengths
+and ranges checked. Anything unexpected (a foreign or corrupt file, another format or
+version, a bad row) is reported with a warning and ignored or rebuilt; the answer never
+depends on the store being sound. Writes are SQLite transactions, so a crash leaves the
+previous state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import importlib.metadata
+import logging
+import os
+import re
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+import platformdirs
+
+from context_server.core.extraction import SourceFacts
+from context_server.core.languages import LANGUAGES
+from context_server.core.resolution import Ambiguity, Edge, FileDependencies
+
+FORMAT = 1
+"""The layout of a store file; another number in a file means it is rebuilt."""
+STORE_SUFFIX = ".sqlite3"
+RETENTION_SECONDS = 30 * 24 * 3600
+"""A store file not opened for this long (a project gone or no longer served) is removed."""
+_STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
+# What decoding a malformed row may raise (msgspec's errors are ValueErrors).
+_MALFORMED = (ValueError, TypeError, IndexError)
+_LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
+_KINDS = frozenset({"type", "member"})
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, module TEXT NOT NULL,"
+    " facts BLOB, problem TEXT)",
+    "CREATE TABLE IF NOT EXISTS graphs (languages TEXT PRIMARY KEY, signature TEXT NOT NULL,"
+    " direct BLOB NOT NULL)",
+)
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """What the index knows of one source file: its stat signature, the SHA-256 of its
+    content (empty when it was never read), the module name it was parsed under, and its
+    facts or the reason it was skipped."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+    module: str
+    facts: SourceFacts | None
+    problem: str | None
+
+
+def default_directory() -> Path:
+    """The store directory when none is configured: the user's cache directory
+    (``$XDG_CACHE_HOME/mcp-tools/context-server``, ``~/.cache/…`` without it)."""
+    return Path(platformdirs.user_cache_dir("mcp-tools")) / "context-server"
+
+
+def fingerprint() -> str:
+    """What the stored facts depend on besides the files: the store format, the parser and
+    grammar versions, and the source of the indexing code itself (so any change to the
+    extraction, even without a version bump, invalidates what it produced)."""
+    digest = hashlib.sha256(f"format {FORMAT}\n".encode())
+    distributions = sorted(
+        {"tree-sitter"}
+        | {language.grammar.__module__.split(".")[0].replace("_", "-") for language in LANGUAGES}
+    )
+    for name in distributions:
+        digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
+    core = Path(__file__).parent
+    for module in sorted(core.glob("*.py")):
+        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class IndexStore:
+    """The store directory: hands out one :class:`RootStore` per project root.
+
+    Nothing touches the disk before the first :meth:`open`. A directory that is unsafe
+    (a symlink, owned by someone else, writable by group or others, inside ``outside``)
+    is refused with a warning, and the index then lives in memory only.
+    """
+
+    def __init__(self, directory: Path, outside: Sequence[Path] = ()) -> None:
+        self.directory = directory
+        self._outside = tuple(outside)
+        self._usable: bool | None = None
+        self._fingerprint = ""
+        self._lock = threading.Lock()
+
+    def open(self, root: Path) -> RootStore | None:
+        """The store of the project at ``root`` (a real path), or None if the store cannot
+        be used (the reason was logged)."""
+        with self._lock:
+            if self._usable is None:
+                self._usable = self._prepare()
+            if not self._usable:
+                return None
+        name = hashlib.sha256(str(root).encode()).hexdigest()[:32] + STORE_SUFFIX
+        return RootStore.open(self.directory / name, root, self._fingerprint)
+
+    def _prepare(self) -> bool:
+        directory = Path(os.path.abspath(os.path.expanduser(self.directory)))
+        real = Path(os.path.realpath(directory))
+        inside = next((r for r in self._outside if real.is_relative_to(r)), None)
+        if inside is not None:
+            return _refuse(directory, "it lies inside an allowed directory (a project)")
+        try:
+            # mode 0700 for every directory created here (the umask may only remove bits)
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            info = os.lstat(directory)
+        except OSError as exc:
+            return _refuse(directory, exc.strerror or str(exc))
+        if stat.S_ISLNK(info.st_mode):
+            return _refuse(directory, "it is a symlink")
+        if not stat.S_ISDIR(info.st_mode):
+            return _refuse(directory, "it is not a directory")
+        if info.st_uid != os.geteuid():
+            return _refuse(directory, "it is owned by another user")
+        if info.st_mode & 0o022:
+            return _refuse(directory, "group or others may write to it")
+        self.directory = directory
+        _remove_stale(directory)
+        try:
+            self._fingerprint = fingerprint()
+        except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+            return _refuse(directory, f"the indexing code's version is unknown ({exc})")
+        return True
+
+
+def _remove_stale(directory: Path) -> None:
+    """Remove the store files nobody opened for :data:`RETENTION_SECONDS` (each open marks
+    its file), so stores of deleted or abandoned projects do not pile up."""
+    oldest = time.time() - RETENTION_SECONDS
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            info = entry.stat(follow_symlinks=False)
+            if (
+                _STORE_NAME.fullmatch(entry.name)
+                and stat.S_ISREG(info.st_mode)
+                and info.st_uid == os.geteuid()
+                and info.st_mtime < oldest
+            ):
+                _remove(Path(entry.path))
+
+
+def _refuse(directory: Path, reason: str) -> bool:
+    _log.warning("index store %s not used: %s; the index is kept in memory only", directory, reason)
+    return False
+
+
+class RootStore:
+    """The stored index of one project root: its files' facts and its resolved graphs.
+
+    Every method catches the store's own failures: a read gives nothing, a write is
+    dropped, and after a failure the store of this root is no longer used.
+    """
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._connection: sqlite3.Connection | None = connection
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path, root: Path, fingerprint: str) -> RootStore | None:
+        """The store file ``path`` for ``root``; a foreign, corrupt or outdated one is
+        rebuilt, an unsafe one (a symlink, not a regular file, another owner) refused."""
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        except OSError as exc:
+            _log.warning("index store file %s not used: %s", path, exc.strerror or exc)
+            return None
+        if info is not None:
+            if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+                _log.warning("index store file %s not used: it is not a regular file", path)
+                return None
+            if info.st_uid != os.geteuid():
+                _log.warning("index store file %s not used: it is owned by another user", path)
+                return None
+        for attempt in range(2):
+            connection = None
+            level = logging.WARNING
+            try:
+                if info is None:
+                    _create(path)
+                connection = _connect(path)
+                outdated = _outdated(connection, root, fingerprint)
+                if outdated is None:
+                    with contextlib.suppress(OSError):
+                        os.utime(path)  # in use: not stale
+                    return cls(path, connection)
+                level, reason = outdated
+            except sqlite3.Error as exc:
+                reason = f"it is unreadable ({exc})"
+                if not _damaged(exc):
+                    # busy (another server writing it) or an I/O error: left as it is
+                    if connection is not None:
+                        connection.close()
+                    break
+            except OSError as exc:
+                reason = str(exc.strerror or exc)
+                break
+            if connection is not None:
+                connection.close()
+            if attempt == 0 and info is not None:
+                _log.log(level, "index store file %s rebuilt: %s", path, reason)
+            try:
+                _remove(path)
+            except OSError as exc:
+                reason = str(exc.strerror or exc)
+                break
+            info = None
+        _log.warning("index store file %s not used: %s", path, reason)
+        return None
+
+    def files(self) -> dict[str, FileRecord]:
+        """Every well-formed stored file record; malformed rows are dropped with a warning."""
+        rows = self._read("SELECT path, size, mtime_ns, digest, module, facts, problem FROM files")
+        found: dict[str, FileRecord] = {}
+        bad = 0
+        with collector_paused():
+            for row in rows:
+                try:
+                    path, record = _record(row)
+                except _MALFORMED:
+                    bad += 1
+                    continue
+                found[path] = record
+        if bad:
+            _log.warning("index store %s: %d malformed rows ignored (re-parsed)", self.path, bad)
+        return found
+
+    def save(self, changed: Mapping[str, FileRecord], gone: Iterable[str]) -> None:
+        """Write ``changed`` records and forget the ``gone`` paths, in one transaction."""
+        rows = [
+            (
+                path,
+                record.size,
+                record.mtime_ns,
+                record.digest,
+                record.module,
+                None if record.facts is None else _encode_facts(record.facts),
+                record.problem,
+            )
+            for path, record in changed.items()
+        ]
+        removed = [(path,) for path in gone]
+        if not rows and not removed:
+            return
+
+        def write(connection: sqlite3.Connection) -> None:
+            connection.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+            )
+            connection.executemany("DELETE FROM files WHERE path = ?", removed)
+
+        self._write(write)
+
+    def graph(
+        self, languages: str, signature: str, paths: Sequence[str]
+    ) -> dict[str, FileDependencies] | None:
+        """The stored direct dependencies of ``paths`` for the language selection
+        ``languages``, if they were resolved from sources with this ``signature``."""
+        rows = self._read("SELECT signature, direct FROM graphs WHERE languages = ?", (languages,))
+        if not rows or rows[0][0] != signature:
+            return None
+        try:
+            with collector_paused():
+                return _decode_graph(rows[0][1], paths)
+        except _MALFORMED:
+            _log.warning("index store %s: malformed graph ignored (resolved again)", self.path)
+            return None
+
+    def save_graph(
+        self, languages: str, signature: str, direct: Mapping[str, FileDependencies]
+    ) -> None:
+        """Keep the direct dependencies of every file, resolved from ``signature``."""
+        encoded = _encode_graph(direct)
+        self._write(
+            lambda connection: connection.execute(
+                "INSERT OR REPLACE INTO graphs VALUES (?, ?, ?)", (languages, signature, encoded)
+            )
+        )
+
+    def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            if self._connection is None:
+                return []
+            try:
+                return self._connection.execute(query, parameters).fetchall()
+            except sqlite3.Error as exc:
+                self._fail("unreadable", exc)
+                if _damaged(exc):
+                    # removed, so that the next process starts it afresh
+                    with contextlib.suppress(OSError):
+                        _remove(self.path)
+                return []
+
+    def _write(self, action: Callable[[sqlite3.Connection], object]) -> None:
+        with self._lock:
+            if self._connection is None:
+                return
+            try:
+                with self._connection:
+                    action(self._connection)
+            except sqlite3.Error as exc:
+                self._fail("not written", exc)
+
+    def _fail(self, what: str, exc: sqlite3.Error) -> None:
+        _log.warning(
+            "index store %s %s (%s); the index of this project is kept in memory only",
+            self.path,
+            what,
+            exc,
+        )
+        assert self._connection is not None
+        self._connection.close()
+        self._connection = None
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No garbage collection inside: for work making a million acyclic objects (decoding a
+    store, building a resolver), whose passes of the collector cost a third of its time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says the file is no sound database (rather than busy or unreadable)."""
+    return getattr(exc, "sqlite_errorcode", None) in {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+
+
+def _create(path: Path) -> None:
+    """A new empty store file (SQLite starts an empty file afresh), readable by its owner
+    only; never through a symlink."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # nofollow: never open a store file through a symlink put there after the check
+    uri = f"file:{quote(str(path))}?mode=rwc&nofollow=1"
+    connection = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=False)
+    for pragma in (
+        "PRAGMA trusted_schema = OFF",
+        "PRAGMA cell_size_check = ON",
+        "PRAGMA mmap_size = 0",
+    ):
+        connection.execute(pragma)
+    return connection
+
+
+def _outdated(
+    connection: sqlite3.Connection, root: Path, fingerprint: str
+) -> tuple[int, str] | None:
+    """Why the store cannot serve (with the log level that deserves), or None if it is ours
+    and up to date (an empty new file is made so)."""
+    tables = {
+        name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    }
+    if not tables:
+        # One explicit transaction (sqlite3 would commit each CREATE on its own), so another
+        # server process never sees half a schema; one making the same new store at this
+        # moment waits for it, and its statements then leave what the first one wrote.
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            connection.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                [("format", str(FORMAT)), ("root", str(root)), ("fingerprint", fingerprint)],
+            )
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        tables = {"meta", "files", "graphs"}
+    if tables != {"meta", "files", "graphs"}:
+        return logging.WARNING, "its tables are not an index store's"
+    meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+    if meta == {"format": str(FORMAT), "root": str(root), "fingerprint": fingerprint}:
+        return None
+    # an upgrade outdates every store: worth a note, not a warning
+    return logging.INFO, "it was written for another project or version"
+
+
+def _remove(path: Path) -> None:
+    for leftover in [
+        path,
+        *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm")),
+    ]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(leftover)
+
+
+# encoding ----------------------------------------------------------------------------------
+# Rows are MessagePack decoded by msgspec straight into the declared types (the fact
+# dataclasses' own annotations; a bool is no int there, a missing or mistyped field is
+# refused), in C; what a type cannot say (kinds, ranges, lengths) is checked after.
+_GraphRow = tuple[
+    list[str],  # the source paths, in index order
+    list[str],  # the rules named by number in the edges
+    list[tuple[list[int], list[tuple[str, list[str]]], list[str]]],  # per path: edges, ...
+]
+_ENCODER = msgspec.msgpack.Encoder()
+_FACTS = msgspec.msgpack.Decoder(SourceFacts)
+_GRAPH = msgspec.msgpack.Decoder(_GraphRow)
+
+
+def _encode_facts(facts: SourceFacts) -> bytes:
+    return _ENCODER.encode(facts)
+
+
+def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
+    path, size, mtime_ns, digest, module, facts, problem = row
+    texts = (path, digest, module)
+    if not (all(type(v) is str for v in texts) and type(size) is int and type(mtime_ns) is int):
+        raise ValueError("bad file row")
+    if (facts is None) == (problem is None) or not (problem is None or type(problem) is str):
+        raise ValueError("a file row holds facts or a problem")
+    decoded = None if facts is None else _decode_facts(facts, module)
+    return path, FileRecord(size, mtime_ns, digest, module, decoded, problem)
+
+
+def _decode_facts(data: object, module: str) -> SourceFacts:
+    if not isinstance(data, bytes):
+        raise ValueError("facts are not bytes")
+    facts = _FACTS.decode(data)
+    if facts.language not in _LANGUAGE_NAMES or facts.module != module:
+        raise ValueError("facts of another language or module")
+    for declaration in facts.declarations:
+        if declaration.kind not in _KINDS or min(*declaration.lines, *declaration.span) < 0:
+            raise ValueError("bad declaration")
+    if len(facts.uses) not in (0, len(facts.references)) or min(facts.uses, default=1) < 1:
+        raise ValueError("bad use counts")
+    return facts
+
+
+def _encode_graph(direct: Mapping[str, FileDependencies]) -> bytes:
+    paths = list(direct)
+    number = {path: n for n, path in enumerate(paths)}
+    rules = sorted({edge.rule for dependencies in direct.values() for edge in dependencies.edges})
+    rule_number = {rule: n for n, rule in enumerate(rules)}
+    row: _GraphRow = (
+        paths,
+        rules,
+        [
+            (
+                [n for e in item.edges for n in (number[e.target], rule_number[e.rule], e.uses)],
+                [(a.name, list(a.candidates)) for a in item.ambiguous],
+                list(item.shadowed),
+            )
+            for item in direct.values()
+        ],
+    )
+    return _ENCODER.encode(row)
+
+
+def _decode_graph(data: object, paths: Sequence[str]) -> dict[str, FileDependencies]:
+    if not isinstance(data, bytes):
+        raise ValueError("graph is not bytes")
+    stored, rules, direct = _GRAPH.decode(data)
+    if stored != list(paths) or len(direct) != len(paths):
+        raise ValueError("graph of other files")
+    graph: dict[str, FileDependencies] = {}
+    for path, (edges, ambiguous, shadowed) in zip(paths, direct, strict=True):
+        targets, kinds, uses = edges[0::3], edges[1::3], edges[2::3]
+        if len(edges) % 3:
+            raise ValueError("bad edges")
+        if targets and not (
+            min(targets) >= 0
+            and max(targets) < len(paths)
+            and min(kinds) >= 0
+            and max(kinds) < len(rules)
+            and min(uses) >= 0
+        ):
+            raise ValueError("edge out of range")
+        found = tuple(
+            map(Edge, map(paths.__getitem__, targets), map(rules.__getitem__, kinds), uses)
+        )
+        unresolved = tuple(Ambiguity(name, tuple(candidates)) for name, candidates in ambiguous)
+        graph[path] = FileDependencies(found, unresolved, tuple(shadowed))
+    return graph

@@ -1,0 +1,185 @@
+"""The fast paths answer exactly what brute force over the rows answers.
+
+Wide searches decide column pairs in bulk from integer codes (counting bounds, samples,
+colliding row pairs of a pivot column, a sort when the pivot collides too often), and the
+check reads totals and a page of duplicate groups from one aggregation pass; each is compared
+here with a plain Python reference on generated tables that reach every stage.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text
+from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, open_file
+from uniqueness_server.engine.check import ROWS_PER_GROUP
+from uniqueness_server.engine.codes import SAMPLE_ROWS
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, column_stats
+
+
+def _pair_paths_table(seed: int) -> tuple[int, list[Row]]:
+    """A table wider than EXACT_DISTINCT_COLUMNS, longer than two samples, whose pairs need
+    every stage: (x, y) is a full grid (unique, but x and y each repeat so often that only a
+    sort decides it), y2 is y with one late repeat, z is unique but for one pair of rows,
+    and the rest are noise of 2 to 5,000 values with some missing values."""
+    rng = random.Random(seed)
+    count = 3 * SAMPLE_ROWS[-1] // 2
+    side = int(count**0.5) + 1
+    width = EXACT_DISTINCT_COLUMNS + 4
+    rows: list[Row] = []
+    for i in range(count):
+        x, y = i % side, i // side
+        row: list[str | None] = [str(x), str(y), str(y), str(i)]
+        for k in range(width - 4):
+            card = [2, 7, 60, 400, 5000][k % 5]
+            value = str(rng.randrange(card))
+            row.append(None if k % 3 == 1 and rng.random() < 0.04 else value)
+        rows.append(tuple(row))
+    last = list(rows[-1])
+    last[2] = rows[-1 - side][2]  # y2 repeats once, in rows that also share x
+    last[3] = rows[0][3]  # z repeats once, between the first and the last row
+    rows[-1] = tuple(last)
+    return width, rows
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_wide_pair_search_matches_brute_force(tmp_path: Path, nulls: Nulls) -> None:
+    width, rows = _pair_paths_table(seed=len(nulls.value))
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        search = find_keys(table, max_columns=2, nulls=nulls)
+    finally:
+        table.close()
+    expected = brute_force_keys(rows, range(width), 2, nulls)
+    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    assert got == expected
+    assert frozenset({0, 1}) in got  # the grid: decided by a sort of the combined codes
+    assert frozenset({0, 2}) not in got  # its one repeat shares x
+    assert frozenset({3}) not in got
+
+
+def test_wide_source_too_large_to_code_falls_back_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # past the cell budget the search uses the head-sample bounds and SQL checks instead
+    monkeypatch.setattr(codes, "MAX_CELLS", 1_000)
+    width, rows = _pair_paths_table(seed=5)
+    rows = rows[:600]
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        stats = column_stats(table, range(width))
+        search = find_keys(table, max_columns=2)
+    finally:
+        table.close()
+    assert stats.codes is None
+    expected = brute_force_keys(rows, range(width), 2, Nulls.EQUAL)
+    assert {frozenset(int(n[1:]) for n in key.columns) for key in search.keys} == expected
+
+
+def test_wide_search_of_three_columns_matches_brute_force(tmp_path: Path) -> None:
+    # (k0, k1, k2) is a 10 x 10 x 3 grid: unique, though no two of them are; noise besides
+    rng = random.Random(3)
+    width = EXACT_DISTINCT_COLUMNS + 2
+    rows: list[Row] = [
+        (
+            str(i % 10),
+            str(i // 10 % 10),
+            str(i // 100),
+            *(
+                None if rng.random() < 0.03 else str(rng.randrange([2, 3, 5, 11][k % 4]))
+                for k in range(width - 3)
+            ),
+        )
+        for i in range(300)
+    ]
+    path = tmp_path / "wide3.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    for nulls in Nulls:
+        table = open_file(path, label="wide3.csv")
+        try:
+            search = find_keys(table, max_columns=3, nulls=nulls)
+        finally:
+            table.close()
+        expected = brute_force_keys(rows, range(width), 3, nulls)
+        got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+        assert got == expected
+        assert frozenset({0, 1, 2}) in got
+
+
+def _reference_groups(
+    rows: Sequence[Row], columns: Sequence[int], nulls: Nulls
+) -> tuple[list[tuple[tuple[str | None, ...], list[int]]], int, int]:
+    """Duplicate groups in first-occurrence order with all their 1-based row numbers, the
+    number of distinct keys and the rows with a missing key value."""
+    numbers: dict[tuple[str | None, ...], list[int]] = defaultdict(list)
+    missing = 0
+    for n, row in enumerate(rows, start=1):
+        key = tuple(row[c] for c in columns)
+        missing += None in key
+        numbers[key].append(n)
+    duplicates = [
+        (key, found)
+        for key, found in numbers.items()
+        if len(found) > 1 and not (nulls is Nulls.DISTINCT and None in key)
+    ]
+    duplicates.sort(key=lambda group: group[1][0])
+    distinct = sum(
+        len(found) if nulls is Nulls.DISTINCT and None in key else 1
+        for key, found in numbers.items()
+    )
+    return duplicates, distinct, missing
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_duplicate_pages_carry_totals_and_row_numbers(tmp_path: Path, nulls: Nulls) -> None:
+    rng = random.Random(11)
+    rows: list[Row] = []
+    for i in range(2_000):
+        a = None if rng.random() < 0.02 else str(rng.randrange(40))
+        b = str(rng.randrange(60)) if i % 3 else "hot"  # "hot" keys repeat many times
+        rows.append((str(i), a, b))
+    path = tmp_path / "dups.csv"
+    path.write_text(csv_text(3, rows), encoding="utf-8")
+    duplicates, distinct, missing = _reference_groups(rows, (1, 2), nulls)
+    assert any(len(found) > ROWS_PER_GROUP for _, found in duplicates)
+    pages = []
+    table = open_file(path, label="dups.csv")
+    try:
+        for offset in range(0, len(duplicates) + 7, 7):
+            result = check_uniqueness(
+                table, ["k1", "k2"], nulls=nulls, better_options=False, limit=7, offset=offset
+            )
+            assert not result.unique
+            assert result.rows == len(rows)
+            assert result.duplicate_groups == len(duplicates)
+            assert result.duplicate_rows == sum(len(found) for _, found in duplicates)
+            assert result.distinct_keys == distinct
+            assert result.rows_with_missing == missing
+            pages += [(g.values, g.count, g.rows) for g in result.examples]
+    finally:
+        table.close()
+    assert pages == [(key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates]
+
+
+def test_unique_and_empty_sources_report_no_groups(tmp_path: Path) -> None:
+    unique = tmp_path / "unique.csv"
+    unique.write_text("id,v\n1,\n2,\n3,x\n", encoding="utf-8")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("id,v\n", encoding="utf-8")
+    answers = []
+    for path in (unique, empty):
+        table = open_file(path, label=path.name)
+        try:
+            result = check_uniqueness(table, ["id", "v"], better_options=False)
+        finally:
+            table.close()
+        answers.append((result.unique, result.rows, result.distinct_keys, result.rows_with_missing))
+    assert answers == [(True, 3, 3, 2), (True, 0, 0, 0)]
