@@ -22,6 +22,7 @@ from uniqueness_server.engine import (
     check_uniqueness,
     open_file,
 )
+from uniqueness_server.engine.metadata import describe
 from uniqueness_server.tools.uniqueness_check import CheckAnswer
 
 EXIT_UNIQUE, EXIT_NOT_UNIQUE, EXIT_ERROR = 0, 1, 2
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--delimiter", help="csv field delimiter (sniffed by default)")
     parser.add_argument("--nulls", choices=[n.value for n in Nulls], default="equal")
     parser.add_argument("--no-better-options", action="store_true", help="skip the subset search")
+    parser.add_argument(
+        "--verify", action="store_true", help="scan even when a declared key proves the columns"
+    )
     parser.add_argument("--limit", type=int, default=5, help="duplicate groups to show")
     parser.add_argument("--json", action="store_true", help="print the structured result")
     parser.add_argument("--version", action="version", version=package_version("uniqueness-server"))
@@ -92,7 +96,12 @@ def _as_json(result: CheckResult, nulls: Nulls, limit: int) -> str:
 def _as_text(result: CheckResult) -> str:
     key = ", ".join(result.columns)
     if result.unique:
-        lines = [f"{key}: unique ({result.rows} rows)"]
+        why = (
+            f"; declared by the database: {describe(result.declared)}, not scanned (--verify scans)"
+            if result.basis == "declared" and result.declared is not None
+            else ""
+        )
+        lines = [f"{key}: unique ({result.rows} rows{why})"]
         lines += [f"  smaller key: {', '.join(o)}" for o in result.better_options]
         return "\n".join(lines)
     lines = [
@@ -120,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 nulls=nulls,
                 better_options=not options.no_better_options,
                 limit=max(0, options.limit),
+                verify=options.verify,
             )
         finally:
             table.close()

@@ -12,15 +12,20 @@ from uniqueness_server.engine.files import open_file
 from uniqueness_server.engine.formats import FORMAT_CHOICES, Format
 from uniqueness_server.engine.keys import MAX_KEY_COLUMNS, find_keys
 from uniqueness_server.engine.limits import DEFAULT_MAX_LINE_BYTES, MAX_LINE_BYTES_LIMIT
+from uniqueness_server.engine.metadata import read_metadata
 from uniqueness_server.engine.model import (
     Approximation,
     CheckResult,
+    ColumnEstimate,
     ColumnProfile,
+    DeclaredKey,
     DuplicateGroup,
     Key,
     KeySearch,
     Nulls,
     Profile,
+    Statistics,
+    TableMetadata,
 )
 from uniqueness_server.engine.profile import profile_columns
 from uniqueness_server.engine.table import Table
@@ -32,19 +37,24 @@ __all__ = [
     "MAX_LINE_BYTES_LIMIT",
     "Approximation",
     "CheckResult",
+    "ColumnEstimate",
     "ColumnProfile",
     "DatabaseRegistry",
+    "DeclaredKey",
     "DuplicateGroup",
     "Format",
     "Key",
     "KeySearch",
     "Nulls",
     "Profile",
+    "Statistics",
     "Table",
+    "TableMetadata",
     "approximate_check",
     "check_uniqueness",
     "find_keys",
     "open_file",
     "profile_columns",
+    "read_metadata",
     "read_only_query",
 ]

@@ -44,6 +44,7 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 from uniqueness_server.engine.check import check_uniqueness
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.database import SqlRunner
+from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import Approximation, CheckResult, Nulls
 from uniqueness_server.engine.sql import any_missing, column_list, has_duplicates_query, not_missing
 from uniqueness_server.engine.table import Table
@@ -114,6 +115,10 @@ def approximate_check(
             "SQLite only); call again without approximate",
             ErrorCode.UNSUPPORTED,
         )
+    claim = declared_claim(table, positions, nulls, count=False)
+    if claim is not None and nulls in claim.proves:
+        # a declared key answers exactly for the price of a count: cheaper than any sketch
+        return exact("a key the database declares proves the columns unique; answered from it")
     head = f"(SELECT * FROM {table.relation} LIMIT {HEAD_ROWS}) head"
     if table.query(has_duplicates_query(table, positions, nulls, head)):
         return exact(f"the first {HEAD_ROWS:,} rows already repeat a key value; checked exactly")

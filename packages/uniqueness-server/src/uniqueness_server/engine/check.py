@@ -11,6 +11,7 @@ from mcp_common import ToolContext
 
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
+from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import (
@@ -88,6 +89,7 @@ def check_uniqueness(
     better_options: bool = True,
     limit: int = 5,
     offset: int = 0,
+    verify: bool = False,
     context: ToolContext | None = None,
 ) -> CheckResult:
     """Whether ``columns`` identify every row of ``table``, with the evidence.
@@ -95,15 +97,24 @@ def check_uniqueness(
     Duplicate groups come in first-occurrence order (files) or by size (databases), paged by
     ``limit``/``offset``. When the columns are unique and ``better_options`` is set, the
     minimal unique subsets of ``columns`` are listed (exact lattice search).
+
+    When the columns hold a key the database declares and that key proves them unique under
+    ``nulls``, the verdict comes from the declaration (``basis`` "declared") after one counting
+    pass for the row counts, unless ``verify`` asks for the scan.
     """
     context = context or ToolContext()
     positions = resolve_columns(columns, table.names)
     names = tuple(table.names[p] for p in positions)
-    if isinstance(table.runner, DuckDbRunner):
+    claim = declared_claim(table, positions, nulls, count=not verify)
+    proven = claim is not None and claim.proven
+    examples: list[DuplicateGroup] = []
+    if claim is not None and claim.proven:
+        missing = claim.rows_with_missing
+        summary: tuple[int, ...] = (claim.rows, claim.rows, 0, 0, missing, missing)
+    elif isinstance(table.runner, DuckDbRunner):
         summary, examples = _embedded_groups(table, positions, nulls, limit, offset)
     else:
         summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
-        examples = []
         if summary[2] and limit > 0:
             for row in table.query(examples_query(table, positions, nulls, limit, offset)):
                 values = tuple(shorten(v) for v in row[: len(positions)])
@@ -120,6 +131,8 @@ def check_uniqueness(
         # rows, and the data is copied into memory only if a subset needs a full check
         oracle = UniquenessOracle(table, nulls, context, rows=int(rows), columns=positions)
         oracle.record(positions, True)
+        if claim is not None and claim.proven and claim.key is not None:
+            oracle.record(claim.key.positions or positions, True)  # a declared key inside
         subsets = minimal_unique_sets(oracle, positions, len(positions) - 1, context)
         rank = {p: i for i, p in enumerate(positions)}
         better = [tuple(table.names[p] for p in sorted(s, key=rank.__getitem__)) for s in subsets]
@@ -137,4 +150,8 @@ def check_uniqueness(
         better_options=tuple(better),
         minimal=minimal,
         row_numbers=table.row_numbers,
+        basis="declared" if proven else "scanned",
+        declared=claim.key if claim is not None else None,
+        declared_proves=claim.proves if claim is not None else (),
+        notes=claim.notes if claim is not None else (),
     )

@@ -234,6 +234,7 @@ class DatabaseRegistry:
             raise _invalid("give exactly one of table or query together with database")
         engine = connection.engine
         preparer = engine.dialect.identifier_preparer
+        parts: list[str] = []
         if table is not None:
             parts = [part.strip() for part in table.split(".")]
             if not all(parts) or len(parts) > 3:
@@ -253,7 +254,15 @@ class DatabaseRegistry:
         except BaseException:
             runner.close()
             raise
-        return Table(runner=runner, label=label, names=names, prefix=prefix, row_numbers=False)
+        return Table(
+            runner=runner,
+            label=label,
+            names=names,
+            prefix=prefix,
+            row_numbers=False,
+            base=tuple(parts) if table is not None else None,
+            source_query=inner if query is not None else None,
+        )
 
 
 class SqlRunner:

@@ -12,6 +12,12 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
+from uniqueness_server.engine.metadata import (
+    metadata_scope_note,
+    missing_bound,
+    proves,
+    read_metadata,
+)
 from uniqueness_server.engine.model import Key, KeySearch, Nulls
 from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
 from uniqueness_server.engine.sql import column_list
@@ -44,13 +50,31 @@ def find_keys(
             ErrorCode.INVALID_ARGUMENT,
         )
     positions = resolve_columns(columns, table.names) if columns else tuple(range(len(table.names)))
+    searched = set(positions)
     notes: list[str] = []
+    metadata = read_metadata(table)
+    scope = metadata_scope_note(table)
+    if scope is not None:
+        notes.append(scope)
     table.runner.progress.scan_reports = False
     table.runner.progress.report(0.0, f"reading {table.label}")
     stats = column_stats(table, positions)
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
     )
+    declared: set[frozenset[int]] = set()
+    if metadata is not None:
+        for declared_key in metadata.keys:
+            key_positions = declared_key.positions
+            if (
+                key_positions is not None
+                and set(key_positions) <= searched
+                and proves(declared_key, nulls, missing_bound(declared_key, stats.missing))
+            ):
+                # a declared key is unique without a scan: the search never checks it nor,
+                # by monotonicity, any set holding it
+                oracle.record(key_positions, True)
+                declared.add(frozenset(key_positions))
     wide = len(positions) > EXACT_DISTINCT_COLUMNS
     if not wide:
         oracle.search_relation()  # copy once now, so the samples are random ones
@@ -96,6 +120,7 @@ def find_keys(
                 score=judgement.score,
                 confidence=judgement.confidence,
                 reasons=judgement.reasons,
+                basis="declared" if frozenset(key) in declared else "scanned",
             )
         )
     left_out = 0
@@ -114,4 +139,7 @@ def find_keys(
         full_checks=oracle.full_checks,
         notes=tuple(notes),
         implausible_left_out=left_out,
+        metadata=metadata,
+        declared_used=len(declared),
+        missing=tuple(stats.missing[p] if p in searched else None for p in range(len(table.names))),
     )

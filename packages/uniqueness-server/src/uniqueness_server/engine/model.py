@@ -14,6 +14,49 @@ class Nulls(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class DeclaredKey:
+    """A PRIMARY KEY, UNIQUE constraint or unique index the database declares on a table."""
+
+    kind: str  # "primary key", "unique constraint" or "unique index"
+    name: str | None
+    columns: tuple[str, ...]  # column names; an indexed expression appears as its text
+    positions: tuple[int, ...] | None  # source positions; None when not all plain columns
+    nulls_distinct: bool = True  # False: PostgreSQL NULLS NOT DISTINCT
+    not_null: bool = False  # every column is declared NOT NULL
+    caveat: str | None = None  # why it is not a key of every row read; None: it is
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnEstimate:
+    """What the database's statistics (ANALYZE) estimate about one column; never proof."""
+
+    distinct: float  # estimated distinct non-missing values
+    null_fraction: float | None  # None where the statistics do not say
+
+
+@dataclass(frozen=True, slots=True)
+class Statistics:
+    """The planner statistics of a table: estimates from its last ANALYZE."""
+
+    origin: str  # "pg_stats" or "sqlite_stat1"
+    rows: float | None  # estimated rows; None when unknown
+    columns: tuple[ColumnEstimate | None, ...]  # by source position
+    analyzed_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableMetadata:
+    """What a database declares and estimates about the table a source reads."""
+
+    relation: str  # the relation the metadata describes, e.g. public.orders
+    kind: str  # table, view, materialized view, partitioned table, …
+    keys: tuple[DeclaredKey, ...]
+    statistics: Statistics | None
+    notes: tuple[str, ...] = ()
+    through_query: bool = False  # read for a query that filters the relation's rows
+
+
+@dataclass(frozen=True, slots=True)
 class DuplicateGroup:
     """One key value shared by several rows."""
 
@@ -39,6 +82,10 @@ class CheckResult:
     minimal: bool | None = None  # None when no subset search ran
     row_numbers: bool = True
     approximation: Approximation | None = None  # set when approximate mode was asked for
+    basis: str = "scanned"  # "declared": the verdict comes from a declared key, not a scan
+    declared: DeclaredKey | None = None  # the declared key inside the columns, if any
+    declared_proves: tuple[Nulls, ...] = ()  # nulls modes under which it proves uniqueness
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +139,7 @@ class Key:
     score: float = 1.0  # plausibility as an identifier, 0..1 (see :mod:`.plausibility`)
     confidence: str = "high"  # high, medium or low
     reasons: tuple[str, ...] = ()
+    basis: str = "scanned"  # "declared": a declared key proved it, no scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,3 +155,6 @@ class KeySearch:
     full_checks: int
     notes: tuple[str, ...] = field(default=())
     implausible_left_out: int = 0
+    metadata: TableMetadata | None = None
+    missing: tuple[int | None, ...] = ()  # missing values by source position (None: not counted)
+    declared_used: int = 0  # declared keys known unique before the search (never checked)

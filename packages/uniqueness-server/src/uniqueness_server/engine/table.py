@@ -23,6 +23,8 @@ class Table:
     prefix: str = ""  # a WITH clause defining ``src`` for database sources
     relation: str = "src"
     row_numbers: bool = True
+    base: tuple[str, ...] | None = None  # a database table source: its name, as the parts given
+    source_query: str | None = None  # a database query source: the client's checked query
 
     def column(self, position: int) -> str:
         """The quoted internal identifier of the column at ``position`` (0-based)."""

@@ -27,6 +27,7 @@ from pydantic import Field
 
 from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, find_keys
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field
+from uniqueness_server.tools.metadata import Basis, MetadataFacts, metadata_markdown
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_KEYS = 10
@@ -66,6 +67,10 @@ class KeyFacts(StructuredResult):
     score: float = Field(description="Plausibility as an identifier, 0..1; the rank order.")
     confidence: str = Field(description="high, medium or low (below medium: likely accidental).")
     reasons: list[str] = Field(description="Why the key ranks where it does.")
+    basis: Basis = Field(
+        description="declared: a key the database declares proved it without a scan; "
+        "scanned: the rows were checked."
+    )
 
     @classmethod
     def of(cls, key: Key) -> KeyFacts:
@@ -77,6 +82,7 @@ class KeyFacts(StructuredResult):
             score=key.score,
             confidence=key.confidence,
             reasons=list(key.reasons),
+            basis="declared" if key.basis == "declared" else "scanned",
         )
 
 
@@ -96,10 +102,20 @@ class KeysAnswer(StructuredResult):
     implausible_left_out: int = Field(
         0, description="Keys left out by plausibleOnly (0 when it is off)."
     )
+    declared_keys_used: int = Field(
+        description="Declared keys known unique before the search: neither they nor any set "
+        "holding them needed a uniqueness check."
+    )
+    metadata: MetadataFacts | None = Field(
+        description="Declared keys and statistics of a database table source (null otherwise)."
+    )
 
     @classmethod
-    def of(cls, search: KeySearch, nulls: Nulls, page: Page[KeyFacts]) -> KeysAnswer:
-        """The answer for one search and one page of its keys."""
+    def of(
+        cls, search: KeySearch, nulls: Nulls, page: Page[KeyFacts], table_names: list[str]
+    ) -> KeysAnswer:
+        """The answer for one search of a source with columns ``table_names`` and one page of
+        its keys."""
         return cls(
             source=search.source,
             rows=search.rows,
@@ -112,6 +128,12 @@ class KeysAnswer(StructuredResult):
             full_checks=search.full_checks,
             notes=list(search.notes),
             implausible_left_out=search.implausible_left_out,
+            declared_keys_used=search.declared_used,
+            metadata=(
+                MetadataFacts.of(search.metadata, table_names, search.rows, search.missing)
+                if search.metadata is not None
+                else None
+            ),
         )
 
 
@@ -144,11 +166,20 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
     if page.total:
         parts.append(
             markdown_table(
-                ["rank", "columns", "confidence", "why", "missing values", "avg. value length"],
+                [
+                    "rank",
+                    "columns",
+                    "basis",
+                    "confidence",
+                    "why",
+                    "missing values",
+                    "avg. value length",
+                ],
                 [
                     (
                         page.offset + i,
                         names(k.columns),
+                        k.basis,
                         f"{k.confidence} ({k.score})",
                         "; ".join(k.reasons),
                         "yes" if k.has_missing else "no",
@@ -170,10 +201,24 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
             f"\n{answer.implausible_left_out} keys that look accidental were left out "
             "(plausibleOnly).\n"
         )
-    parts.append(
+    searched = (
         f"\nSearched {len(answer.searched_columns)} columns; {answer.candidates_checked} "
-        f"combinations decided, {answer.full_checks} of them by a full scan.\n"
+        f"combinations decided, {answer.full_checks} of them by a full scan"
     )
+    used = answer.declared_keys_used
+    if used == 1:
+        searched += (
+            "; 1 declared key was known unique before the search, so neither it nor any set "
+            "holding it needed a check"
+        )
+    elif used:
+        searched += (
+            f"; {used} declared keys were known unique before the search, so neither they nor "
+            "any set holding them needed a check"
+        )
+    parts.append(searched + ".\n")
+    if answer.metadata is not None:
+        parts.append(metadata_markdown(answer.metadata, answer.nulls))
     return guard_output("".join(parts), levers="a smaller limit or fewer columns")
 
 
@@ -192,6 +237,7 @@ class FindKeysTool:
         """Search the keys of the requested source."""
         nulls = Nulls(arguments.nulls)
         table = self._sources.open(arguments, context)
+        table_names = list(table.names)
         try:
             search = find_keys(
                 table,
@@ -205,5 +251,5 @@ class FindKeysTool:
             table.close()
         keys = [KeyFacts.of(key) for key in search.keys]
         page = Pagination(arguments.limit, arguments.offset).apply(keys)
-        answer = KeysAnswer.of(search, nulls, page)
+        answer = KeysAnswer.of(search, nulls, page, table_names)
         return ToolResult.success(markdown(answer, page), answer)

@@ -20,9 +20,12 @@ from mcp_common import (
     guard_output,
     markdown_table,
 )
+from pydantic import Field
 
-from uniqueness_server.engine import ColumnProfile, profile_columns
+from uniqueness_server.engine import ColumnProfile, profile_columns, read_metadata
+from uniqueness_server.engine.metadata import metadata_scope_note
 from uniqueness_server.tools.common import shown
+from uniqueness_server.tools.metadata import MetadataFacts, metadata_markdown
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_COLUMNS = 100
@@ -70,6 +73,10 @@ class ColumnsAnswer(StructuredResult):
     rows: int
     columns: list[ColumnFacts]
     page: PageInfo
+    metadata: MetadataFacts | None = Field(
+        description="Declared keys and statistics of a database table source (null otherwise)."
+    )
+    notes: list[str]
 
 
 DEFINITION = ToolDefinition(
@@ -98,6 +105,10 @@ def markdown(answer: ColumnsAnswer, page: Page[ColumnFacts]) -> str:
             ],
         )
     )
+    if answer.metadata is not None:
+        text += metadata_markdown(answer.metadata)
+    for note in answer.notes:
+        text += f"\nNote: {note}.\n"
     return guard_output(text, levers="a smaller limit or an offset")
 
 
@@ -116,12 +127,28 @@ class ListColumnsTool:
         """Profile the columns of the requested source."""
         table = self._sources.open(arguments, context)
         try:
+            metadata = read_metadata(table)
+            scope = metadata_scope_note(table)
             profile = profile_columns(table)
         finally:
             table.close()
         columns = [ColumnFacts.of(column) for column in profile.columns]
         page = Pagination(arguments.limit, arguments.offset).apply(columns)
         answer = ColumnsAnswer(
-            source=profile.source, rows=profile.rows, columns=list(page.items), page=page.info()
+            source=profile.source,
+            rows=profile.rows,
+            columns=list(page.items),
+            page=page.info(),
+            metadata=(
+                MetadataFacts.of(
+                    metadata,
+                    [c.name for c in profile.columns],
+                    profile.rows,
+                    [c.missing for c in profile.columns],
+                )
+                if metadata is not None
+                else None
+            ),
+            notes=[scope] if scope is not None else [],
         )
         return ToolResult.success(markdown(answer, page), answer)

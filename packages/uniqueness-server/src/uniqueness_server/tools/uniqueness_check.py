@@ -39,6 +39,7 @@ from uniqueness_server.engine import (
 )
 from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field, shown
+from uniqueness_server.tools.metadata import Basis, DeclaredKeyFacts
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 DEFAULT_GROUPS = 5
@@ -68,6 +69,11 @@ class CheckArguments(SourceArguments):
         DEFAULT_GROUPS, MAX_GROUPS, "duplicate groups"
     )
     offset: Offset = Pagination.offset_field("duplicate groups")
+    verify: Bool = Field(
+        False,
+        description="Scan the rows even when a key the database declares proves the columns "
+        "unique (default false: such an answer comes from the declaration, labelled so).",
+    )
 
 
 class DuplicateFacts(StructuredResult):
@@ -128,6 +134,14 @@ class CheckAnswer(StructuredResult):
     exact: bool
     method: str | None
     estimate: EstimateFacts | None
+    basis: Basis = Field(
+        description="declared: a key the database declares proved the verdict (rows were "
+        "counted, not grouped); scanned: the rows were checked (or sketched, see method)."
+    )
+    declared_key: DeclaredKeyFacts | None = Field(
+        description="A key the database declares within the columns (null if none)."
+    )
+    notes: list[str]
 
     @classmethod
     def of(cls, result: CheckResult, nulls: Nulls, page: Page[DuplicateGroup]) -> CheckAnswer:
@@ -150,6 +164,13 @@ class CheckAnswer(StructuredResult):
             exact=result.approximation is None or result.approximation.exact,
             method=result.approximation.method if result.approximation else None,
             estimate=EstimateFacts.of(result.approximation) if result.approximation else None,
+            basis="declared" if result.basis == "declared" else "scanned",
+            declared_key=(
+                DeclaredKeyFacts.of(result.declared, result.declared_proves)
+                if result.declared is not None
+                else None
+            ),
+            notes=list(result.notes),
         )
 
 
@@ -192,6 +213,17 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
         ),
         f"\n# {names(columns)}: {shown_verdict}\n\n",
     ]
+    declared = answer.declared_key
+    if declared is not None:
+        named = f"{declared.kind}{' ' + declared.name if declared.name else ''}"
+        parts.append(
+            f"Declared by the database: {named} ({names(declared.columns)}) proves it under "
+            f"nulls={answer.nulls.value} (database metadata, not a scan; the rows were only "
+            "counted; pass verify to scan).\n\n"
+            if answer.basis == "declared"
+            else f"The database declares {named} ({names(declared.columns)}) within these "
+            "columns; this verdict comes from the rows, not the declaration.\n\n"
+        )
     if answer.estimate is not None:
         parts.append(estimate_markdown(answer, answer.estimate))
     elif answer.unique:
@@ -222,6 +254,8 @@ def markdown(answer: CheckAnswer, page: Page[DuplicateGroup]) -> str:
                 row.append(numbers + (", …" if group.count > len(group.rows) else ""))
             table_rows.append(row)
         parts.append(markdown_table(headers, table_rows))
+    for note in answer.notes:
+        parts.append(f"\nNote: {note}.\n")
     if answer.unique and answer.minimal is None and len(columns) > MAX_BETTER_OPTION_COLUMNS:
         parts.append(
             f"\nSmaller keys were not searched: more than {MAX_BETTER_OPTION_COLUMNS} columns.\n"
@@ -276,18 +310,34 @@ class UniquenessCheckTool:
                 "betterOptions needs the exact check: drop it or set approximate to false",
                 ErrorCode.INVALID_ARGUMENT,
             )
-        table = self._sources.open(arguments, context)
-        check = approximate_check if arguments.approximate else check_uniqueness
-        try:
-            result = check(
-                table,
-                arguments.columns,
-                nulls=nulls,
-                better_options=arguments.better_options,
-                limit=arguments.limit,
-                offset=arguments.offset,
-                context=context,
+        if arguments.approximate and arguments.verify:
+            raise ToolError(
+                "verify asks for the exact scan and approximate for an estimate: give one of them",
+                ErrorCode.INVALID_ARGUMENT,
             )
+        table = self._sources.open(arguments, context)
+        try:
+            if arguments.approximate:
+                result = approximate_check(
+                    table,
+                    arguments.columns,
+                    nulls=nulls,
+                    better_options=arguments.better_options,
+                    limit=arguments.limit,
+                    offset=arguments.offset,
+                    context=context,
+                )
+            else:
+                result = check_uniqueness(
+                    table,
+                    arguments.columns,
+                    nulls=nulls,
+                    better_options=arguments.better_options,
+                    limit=arguments.limit,
+                    offset=arguments.offset,
+                    verify=arguments.verify,
+                    context=context,
+                )
         finally:
             table.close()
         page: Page[DuplicateGroup] = Page(
