@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from mcp_common import AllowedPaths, ErrorCode, ToolError, code_block
 
 from context_server.core.extraction import Declaration
@@ -59,39 +60,40 @@ def pagerank(
     """
     if not nodes:
         return {}
-    jump = (
-        {node: max(personalization.get(node, 0.0), 0.0) for node in nodes}
-        if personalization
-        else {}
-    )
-    total = sum(jump.values())
-    if total <= 0:
-        jump = {node: 1.0 / len(nodes) for node in nodes}
-    else:
-        jump = {node: weight / total for node, weight in jump.items()}
-    known = set(nodes)
-    out: dict[str, list[tuple[str, float]]] = {}
+    position = {node: i for i, node in enumerate(nodes)}
+    jump = np.zeros(len(nodes))
+    for node, weight in (personalization or {}).items():
+        if node in position and weight > 0:
+            jump[position[node]] = weight
+    total = jump.sum()
+    jump = jump / total if total > 0 else np.full(len(nodes), 1.0 / len(nodes))
+    sources: list[int] = []
+    targets: list[int] = []
+    weights: list[float] = []
     for node in nodes:
-        kept = [(t, w) for t, w in edges.get(node, ()) if t in known and t != node and w > 0]
-        weight = sum(w for _, w in kept)
-        if weight > 0:
-            out[node] = [(t, w / weight) for t, w in kept]
-    rank = dict(jump)
+        source = position[node]
+        for target, weight in edges.get(node, ()):
+            index = position.get(target)
+            if index is not None and index != source and weight > 0:
+                sources.append(source)
+                targets.append(index)
+                weights.append(weight)
+    source_of = np.array(sources, dtype=np.intp)
+    target_of = np.array(targets, dtype=np.intp)
+    out_weight = np.bincount(source_of, weights=weights, minlength=len(nodes))
+    fraction = np.array(weights) / out_weight[source_of] if sources else np.zeros(0)
+    dangling = out_weight == 0
+    rank = jump
     for _ in range(MAX_ITERATIONS):
-        dangling = sum(rank[node] for node in nodes if node not in out)
-        following = {node: (1 - damping + damping * dangling) * jump[node] for node in nodes}
-        for node in nodes:
-            share = out.get(node)
-            if share is None:
-                continue
-            mass = damping * rank[node]
-            for target, fraction in share:
-                following[target] += mass * fraction
-        change = sum(abs(following[node] - rank[node]) for node in nodes)
+        following = (1 - damping + damping * rank[dangling].sum()) * jump
+        following += np.bincount(
+            target_of, weights=damping * rank[source_of] * fraction, minlength=len(nodes)
+        )
+        change = np.abs(following - rank).sum()
         rank = following
         if change < TOLERANCE:
             break
-    return rank
+    return {node: float(rank[i]) for i, node in enumerate(nodes)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +153,8 @@ def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str
                 edges[edge.target].append((node, weight * BACK_EDGE_WEIGHT))
     personal = {path: 1.0 for path in focused_files(index, focus)} if focus else None
     ranks = pagerank(nodes, edges, personal)
-    return sorted(ranks.items(), key=lambda item: (-item[1], sort_key(item[0])))
+    # ranks equal but for rounding (the last bits depend on summation order) count as ties
+    return sorted(ranks.items(), key=lambda item: (-float(f"{item[1]:.12g}"), sort_key(item[0])))
 
 
 def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
