@@ -39,12 +39,8 @@ def _embedded_groups(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
 ) -> tuple[tuple[int, ...], list[DuplicateGroup]]:
     """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
-    from a single pass over an embedded source grouped by a hash of the key (see
-    :func:`duplicate_groups_statement`; a second, exact pass only if two keys' hashes collide)."""
-    table.query(duplicate_groups_statement(table, positions, hashed=True))
-    if table.query("SELECT COUNT(*) FROM dup_groups WHERE total = 0 AND NOT same")[0][0]:
-        # two different keys share a 64-bit hash: group by the keys themselves
-        table.query(duplicate_groups_statement(table, positions, hashed=False))
+    from a single pass over an embedded source (see :func:`duplicate_groups_statement`)."""
+    table.query(duplicate_groups_statement(table, positions))
     rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
         int(v)
         for v in table.query(

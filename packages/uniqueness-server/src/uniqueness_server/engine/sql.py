@@ -50,7 +50,7 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     )
 
 
-def duplicate_groups_statement(table: Table, positions: Sequence[int], *, hashed: bool) -> str:
+def duplicate_groups_statement(table: Table, positions: Sequence[int]) -> str:
     """DuckDB only: one pass that stores, in the temp table ``dup_groups``, every key that
     occurs more than once (its count ``n``, its first and last row numbers, ``m`` > 0 when
     the key has a missing value, ``total`` = 0), plus one row with ``total`` = 1 holding the
@@ -59,35 +59,16 @@ def duplicate_groups_statement(table: Table, positions: Sequence[int], *, hashed
     Every key left out occurs exactly once, so this small table gives all the totals, the
     order of the groups and, for a group of two rows, both its row numbers. (A list of row
     numbers per group would cost a list for every key of the source.)
-
-    ``hashed`` groups by a 64-bit hash of the key instead, which is cheaper than grouping by
-    the text itself (every column of an embedded source is text), and keeps each column's
-    smallest value as the key. Equal keys always share a hash, so a key left out still occurs
-    once; a stored group is exact when its ``same`` is true (in each column the smallest and
-    largest value agree and the value is missing in none or all of its rows). A group with
-    ``same`` false holds two keys whose hashes collide: then run the unhashed statement.
     """
-    idents = [table.column(p) for p in positions]
-    cols = ", ".join(idents)
-    grouped = "h" if hashed else cols
-    marker = "h" if hashed else idents[0]
-    if hashed:
-        values = ", ".join(f"MIN({c}) AS {c}" for c in idents)
-        same = " AND ".join(
-            f"MIN({c}) IS NOT DISTINCT FROM MAX({c}) AND COUNT({c}) IN (0, COUNT(*))"
-            for c in idents
-        )
-        numbered = f"row_number() OVER () AS rn, hash({cols}) AS h, {cols}"
-    else:
-        values, same, numbered = cols, "TRUE", f"row_number() OVER () AS rn, {cols}"
+    cols = column_list(table, positions)
+    first = table.column(positions[0])
     return (
         "CREATE OR REPLACE TEMP TABLE dup_groups AS "
-        f"SELECT {values}, COUNT(*) AS n, MIN(rn) AS first, MAX(rn) AS last, "
+        f"SELECT {cols}, COUNT(*) AS n, MIN(rn) AS first, MAX(rn) AS last, "
         f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END) AS m, "
-        f"grouping({marker}) AS total, {same} AS same "
-        f"FROM (SELECT {numbered} FROM {table.relation}) numbered "
-        f"GROUP BY GROUPING SETS (({grouped}), ()) "
-        f"HAVING COUNT(*) > 1 OR grouping({marker}) = 1"
+        f"grouping({first}) AS total "
+        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) numbered "
+        f"GROUP BY GROUPING SETS (({cols}), ()) HAVING COUNT(*) > 1 OR grouping({first}) = 1"
     )
 
 
