@@ -169,6 +169,43 @@ def test_duplicate_pages_carry_totals_and_row_numbers(tmp_path: Path, nulls: Nul
     assert pages == [(key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates]
 
 
+@pytest.mark.parametrize("late_duplicates", [False, True])
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_duplicates_only_at_the_end_match_brute_force(
+    tmp_path: Path, nulls: Nulls, late_duplicates: bool
+) -> None:
+    # (k1, k2) is unique over the first 3,000 rows, some with a missing k1; with
+    # late_duplicates the last 150 rows repeat keys of the first rows, missing ones included,
+    # so nothing in the head of the file hints at a duplicate
+    rows: list[Row] = [
+        (str(i), None if i % 97 == 0 else f"r{i % 50}", f"d{i // 50}") for i in range(3_000)
+    ]
+    if late_duplicates:
+        rows += [(str(3_000 + j), *rows[j * 7 % 300][1:]) for j in range(150)]
+    path = tmp_path / "late.csv"
+    path.write_text(csv_text(3, rows), encoding="utf-8")
+    duplicates, distinct, missing = _reference_groups(rows, (1, 2), nulls)
+    assert bool(duplicates) == late_duplicates
+    table = open_file(path, label="late.csv")
+    try:
+        result = check_uniqueness(
+            table, ["k1", "k2"], nulls=nulls, better_options=False, limit=1_000
+        )
+    finally:
+        table.close()
+    assert result.unique is not late_duplicates
+    assert (result.rows, result.distinct_keys, result.rows_with_missing) == (
+        len(rows),
+        distinct,
+        missing,
+    )
+    assert result.duplicate_groups == len(duplicates)
+    assert result.duplicate_rows == sum(len(found) for _, found in duplicates)
+    assert [(g.values, g.count, g.rows) for g in result.examples] == [
+        (key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates
+    ]
+
+
 def test_unique_and_empty_sources_report_no_groups(tmp_path: Path) -> None:
     unique = tmp_path / "unique.csv"
     unique.write_text("id,v\n1,\n2,\n3,x\n", encoding="utf-8")
