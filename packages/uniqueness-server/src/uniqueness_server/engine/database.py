@@ -22,6 +22,8 @@ import sqlalchemy as sa
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
 
 from uniqueness_server.engine.runner import Progress, watching
+from uniqueness_server.engine.spark import SCHEME as SPARK_SCHEME
+from uniqueness_server.engine.spark import SparkConnection
 from uniqueness_server.engine.table import Table
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -112,13 +114,13 @@ def _engine_for(url_text: str) -> sa.Engine:
 class DatabaseRegistry:
     """The named connections a server was started with."""
 
-    def __init__(self, connections: Sequence[_Connection] = ()) -> None:
+    def __init__(self, connections: Sequence[_Connection | SparkConnection] = ()) -> None:
         self._connections = {c.name: c for c in connections}
 
     @classmethod
     def from_options(cls, values: Sequence[str] | None) -> DatabaseRegistry:
         """Connections from ``NAME=URL`` strings; a malformed one is a ``ValueError``."""
-        connections: list[_Connection] = []
+        connections: list[_Connection | SparkConnection] = []
         for value in values or ():
             name, sep, url = value.partition("=")
             name = name.strip()
@@ -127,6 +129,9 @@ class DatabaseRegistry:
                     f"--database expects NAME=URL (NAME of letters, digits, _ or -), got "
                     f"{mask_credentials(value)!r}"
                 )
+            if url.strip().startswith(SPARK_SCHEME):
+                connections.append(SparkConnection(name, url.strip()))
+                continue
             try:
                 engine = _engine_for(url.strip())
             except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ValueError) as exc:
@@ -161,6 +166,8 @@ class DatabaseRegistry:
                 f"unknown database {name!r}; configured databases: {configured}",
                 ErrorCode.NOT_FOUND,
             )
+        if isinstance(connection, SparkConnection):
+            return connection.open(table=table, query=query, context=context)
         if (table is None) == (query is None):
             raise _invalid("give exactly one of table or query together with database")
         engine = connection.engine

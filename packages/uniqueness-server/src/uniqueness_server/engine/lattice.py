@@ -25,6 +25,7 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.spark import SparkRunner
 from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.table import Table
 
@@ -46,13 +47,14 @@ class ColumnStats:
 def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     """Row count and exact distinct/missing counts and mean value length of ``positions``."""
     embedded = isinstance(table.runner, DuckDbRunner)
+    text = "STRING" if isinstance(table.runner, SparkRunner) else "VARCHAR"
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
         parts += [
             f"COUNT(DISTINCT {c})",
             f"COUNT(*) - COUNT({c})",
-            f"AVG(LENGTH(CAST({c} AS VARCHAR)))",
+            f"AVG(LENGTH(CAST({c} AS {text})))",
             f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)" if embedded else "0",
         ]
     row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
@@ -159,6 +161,17 @@ class UniquenessOracle:
                         f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {how}"
                     )
                     self._sample_sources.append(name)
+                elif isinstance(self._table.runner, SparkRunner):
+                    # a random sample of the cached search columns, itself cached: every
+                    # candidate then scans a few thousand in-memory rows
+                    percent = min(100.0, 100.0 * rows / self._rows)
+                    self._sample_sources.append(
+                        self._table.runner.cache(
+                            name,
+                            f"SELECT * FROM {self.search_relation()} "
+                            f"TABLESAMPLE ({percent:.6f} PERCENT) REPEATABLE (7)",
+                        )
+                    )
                 else:
                     self._sample_sources.append(
                         f"(SELECT * FROM {self._table.relation} LIMIT {rows}) {name}"
@@ -173,8 +186,13 @@ class UniquenessOracle:
         grouping fixed-width integers is much faster than grouping text, and equal hashes then
         mean equal values, so every answer stays exact.
         """
-        if not isinstance(self._table.runner, DuckDbRunner):
-            return self._table.relation
+        runner = self._table.runner
+        if isinstance(runner, SparkRunner) and self._search is None:
+            # cached in the cluster's memory once per call; later scans skip the source
+            columns = ", ".join(self._table.column(p) for p in self._columns)
+            self._search = runner.cache("search", f"SELECT {columns} FROM {self._table.relation}")
+        if not isinstance(runner, DuckDbRunner):
+            return self._search or self._table.relation
         if self._search is None:
             safe = self._stats.hash_safe if self._stats is not None else frozenset()
             columns = []
