@@ -1,4 +1,4 @@
-"""A real local Spark Connect server, started from the ``pyspark`` package, for tests and benchmarks.
+"""A real local Spark Connect server from the ``pyspark`` package, for tests and benchmarks.
 
 ``pyspark`` (the full distribution, in the ``spark-tests`` dependency group) ships the Spark
 jars, the Spark Connect server among them, and ``bin/spark-submit``; Java 17 runs it. The

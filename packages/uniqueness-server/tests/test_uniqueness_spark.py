@@ -52,7 +52,9 @@ def _unique(rows: Sequence[Row], columns: Sequence[int], nulls: Nulls) -> bool:
     return len(set(keys)) == len(keys)
 
 
-def _brute_keys(rows: Sequence[Row], width: int, max_size: int, nulls: Nulls) -> set[frozenset[int]]:
+def _brute_keys(
+    rows: Sequence[Row], width: int, max_size: int, nulls: Nulls
+) -> set[frozenset[int]]:
     found: set[frozenset[int]] = set()
     for size in range(1, max_size + 1):
         for combo in itertools.combinations(range(width), size):
@@ -159,7 +161,7 @@ def test_the_sample_path_stays_exact_on_spark(lake: DatabaseRegistry) -> None:
     table = lake.open("lake", query=query)
     try:
         search = find_keys(table, max_columns=2)
-        check = check_uniqueness(table, ["c", "d"])
+        check = check_uniqueness(table, ["a", "b", "d"])
     finally:
         table.close()
     names = ("id", "a", "b", "c", "d")
@@ -167,11 +169,7 @@ def test_the_sample_path_stays_exact_on_spark(lake: DatabaseRegistry) -> None:
     assert {frozenset(names.index(n) for n in k.columns) for k in search.keys} == expected
     assert search.full_checks < search.candidates_checked
     assert check.unique
-    assert {frozenset(o) for o in check.better_options} == {
-        frozenset(names[i] for i in k)
-        for k in _brute_keys(rows, len(names), 1, Nulls.EQUAL)
-        if k <= {3, 4}
-    }
+    assert check.better_options == (("a", "b"),)
 
 
 def _household(tmp_path: Path) -> Path:
@@ -309,12 +307,15 @@ def test_bad_token_and_unreachable_spark_fail_masked_while_files_keep_working(
         with pytest.raises(ToolError) as caught:
             call(tools["find_keys"], {"database": name, "table": "people"})
         text = str(caught.value)
-        assert text.startswith(f"{name}:people: ") and reason in text
-        assert wrong not in text and spark.token not in text
+        assert text.startswith(f"{name}:people: ")
+        assert reason in text
+        assert wrong not in text
+        assert spark.token not in text
         assert time.monotonic() - started < 60
     fine = call(tools["uniqueness_check"], {"path": "household.csv", "columns": ["income"]})
     assert not fine.is_error
-    assert fine.structured_content is not None and fine.structured_content["unique"] is True
+    assert fine.structured_content is not None
+    assert fine.structured_content["unique"] is True
 
 
 def _dead_port() -> int:

@@ -25,7 +25,7 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.spark import SparkRunner
+from uniqueness_server.engine.spark import SparkRunner, duplicated_sets
 from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.table import Table
 
@@ -214,6 +214,15 @@ class UniquenessOracle:
         query = has_duplicates_query(self._table, candidate, self._nulls, source)
         return not self._table.query(query)
 
+    def _with_duplicates(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """The candidates that hold a duplicate within ``source``."""
+        if isinstance(self._table.runner, SparkRunner):
+            self._context.check_cancelled()
+            return duplicated_sets(self._table, candidates, self._nulls, source)
+        return {c for c in candidates if not self._unique_in(c, source)}
+
     def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
@@ -229,13 +238,13 @@ class UniquenessOracle:
             else:
                 answers[c] = known
         for sample in self._samples() if open_ else []:
-            for c in open_:
-                if not self._unique_in(c, sample):
-                    answers[c] = False
+            for c in self._with_duplicates(open_, sample):
+                answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        for c in open_:
-            self.full_checks += 1
-            answers[c] = self._unique_in(c, self.search_relation())
+        if open_:
+            self.full_checks += len(open_)
+            duplicated = self._with_duplicates(open_, self.search_relation())
+            answers.update((c, c not in duplicated) for c in open_)
         for c in candidates:
             if _mask(c) not in self._memo:
                 self.record(c, answers[c])

@@ -21,14 +21,17 @@ import logging
 import re
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import sqlglot
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
 from sqlglot import expressions as exp
 
+from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import Progress, watching
+from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.table import Table
 
 SCHEME = "sc://"
@@ -36,6 +39,9 @@ EXTRA_HINT = "install the Spark extra: pip install 'uniqueness-server[spark]'"
 # a refused or unreachable endpoint fails the call in seconds instead of the client's default
 # ten minutes of retries
 _RETRIES = 3
+# Spark jobs of one call running side by side; measured on local[2], 8 concurrent small jobs
+# finish about four times sooner than one after the other (docs/benchmarks.md)
+CONCURRENT_JOBS = 8
 _READ_ONLY_ROOTS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values)
 # statement kinds that change state; any of them anywhere in the tree refuses the query
 _WRITES = (
@@ -78,7 +84,9 @@ def read_only_spark_query(sql: str) -> str:
     statement = statements[0]
     if not isinstance(statement, _READ_ONLY_ROOTS) or any(statement.find_all(*_WRITES)):
         kind = statement.key.upper() if isinstance(statement, exp.Expression) else "it"
-        raise _invalid(f"query must be one read-only SELECT (or WITH … SELECT) statement, not {kind}")
+        raise _invalid(
+            f"query must be one read-only SELECT (or WITH … SELECT) statement, not {kind}"
+        )
     return statement.sql(dialect="spark")
 
 
@@ -108,8 +116,7 @@ def _client(name: str) -> Any:
         from pyspark.sql.connect.session import SparkSession
     except ImportError as exc:
         raise ValueError(
-            f"--database {name}: Spark Connect sources need the Spark Connect client; "
-            f"{EXTRA_HINT}"
+            f"--database {name}: Spark Connect sources need the Spark Connect client; {EXTRA_HINT}"
         ) from exc
     # the client logs every failed query with its JVM stack trace; the tool error says enough
     logging.getLogger("pyspark").setLevel(logging.CRITICAL)
@@ -127,9 +134,7 @@ class SparkConnection:
         self.name = name
         self._url = url
 
-    def open(
-        self, *, table: str | None, query: str | None, context: ToolContext | None
-    ) -> Table:
+    def open(self, *, table: str | None, query: str | None, context: ToolContext | None) -> Table:
         """A :class:`Table` over a catalog ``table`` or a read-only ``query`` of this cluster."""
         if (table is None) == (query is None):
             raise _invalid("give exactly one of table or query together with database")
@@ -280,3 +285,24 @@ class SparkRunner:
             pass
         finally:
             self._session.stop()
+
+
+def duplicated_sets(
+    table: Table, candidates: Sequence[tuple[int, ...]], nulls: Nulls, source: str
+) -> set[tuple[int, ...]]:
+    """The candidates (column position sets) holding a duplicate in ``source``.
+
+    A Spark job on a cached sample spends most of its time being scheduled, not grouping,
+    so the candidates' jobs are submitted together and the cluster runs them side by side.
+    """
+
+    def duplicated(candidate: tuple[int, ...]) -> bool:
+        return bool(table.query(has_duplicates_query(table, candidate, nulls, source)))
+
+    pool = ThreadPoolExecutor(CONCURRENT_JOBS, thread_name_prefix="uniqueness-spark-job")
+    try:
+        flags = list(pool.map(duplicated, candidates))
+    finally:
+        # after a failure or cancellation the queued jobs are dropped, not started
+        pool.shutdown(cancel_futures=True)
+    return {c for c, flag in zip(candidates, flags, strict=True) if flag}
