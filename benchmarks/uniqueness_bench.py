@@ -7,6 +7,11 @@
    ``maxColumns`` 3, vs one ``COUNT(DISTINCT …)`` query per combination (given the data
    already loaded in memory); every minimal key must be found.
 3. A 1-million-row PostgreSQL table (``MCP_TOOLS_TEST_POSTGRES_URL``): ours vs the bare query.
+4. ``spark`` (needs Java and the ``spark-tests`` group: ``uv run --group spark-tests python
+   benchmarks/uniqueness_bench.py --parts spark``): on a local Spark Connect server
+   (``local[2]``, then ``local[1]``), ``uniqueness_check`` of the same check data as Parquet vs
+   the bare ``groupBy(cols).count().filter(count > 1)`` job, with the DuckDB engine's time on
+   the same file; ``find_keys`` vs one ``countDistinct`` job per combination.
 
 Each measurement runs in a fresh subprocess that reports its wall time (after imports) and
 its peak RSS. Data is generated with DuckDB ``COPY`` into ``benchmarks/.data/`` (gitignored).
@@ -360,6 +365,118 @@ def bench_postgres(rows: int, repeat: int) -> dict[str, Any] | None:
     return {"rows": rows, "ours_s": statistics.median(ours), "bare_s": statistics.median(bare)}
 
 
+def generate_parquet(csv: Path) -> Path:
+    """The CSV ``csv`` as a Parquet file beside it (typed columns, as a lake holds them)."""
+    path = csv.with_suffix(".parquet")
+    if not path.exists():
+        import duckdb
+
+        with duckdb.connect() as con:
+            con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{path}' (FORMAT parquet)")
+    return path
+
+
+def _timed(work: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = work()
+    return time.perf_counter() - start, value
+
+
+def bench_spark(check_rows: int, keys_rows: int, keys_max: int, cores: int) -> dict[str, Any]:
+    """Ours on Spark vs the bare Spark jobs, on one local Spark Connect server of ``cores``."""
+    import itertools
+
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parent.parent / "packages" / "uniqueness-server" / "tests")
+    )
+    from pyspark.sql import functions as f
+    from pyspark.sql.connect.session import SparkSession
+    from spark_local import local_spark
+    from uniqueness_server.engine import (
+        DatabaseRegistry,
+        check_uniqueness,
+        find_keys,
+        open_file,
+    )
+
+    check_file = generate_parquet(generate_check_csv(check_rows))
+    keys_file = generate_parquet(generate_keys_csv(keys_rows))
+    report: dict[str, Any] = {"cores": cores, "check_rows": check_rows, "keys_rows": keys_rows}
+    with local_spark(cores=cores, memory="2g") as server:
+        registry = DatabaseRegistry.from_options([f"lake={server.url}"])
+        session = SparkSession.builder.remote(server.url).create()
+
+        def ours_check() -> bool:
+            table = registry.open("lake", query=f"SELECT * FROM parquet.`{check_file}`")
+            try:
+                return check_uniqueness(table, ["region", "day"], better_options=False).unique
+            finally:
+                table.close()
+
+        def bare_check() -> bool:
+            frame = session.read.parquet(str(check_file))
+            return not frame.groupBy("region", "day").count().filter("count > 1").collect()
+
+        def duckdb_check() -> bool:
+            table = open_file(check_file, label=check_file.name)
+            try:
+                return check_uniqueness(table, ["region", "day"], better_options=False).unique
+            finally:
+                table.close()
+
+        ours_check()  # warm the JVM once; both sides then run on a warm server
+        runs = {"ours": [], "bare": [], "duckdb": []}
+        for _ in range(2):
+            for name, work in (
+                ("ours", ours_check),
+                ("bare", bare_check),
+                ("duckdb", duckdb_check),
+            ):
+                seconds, unique = _timed(work)
+                assert unique
+                runs[name].append(seconds)
+        report.update({f"check_{k}_s": statistics.median(v) for k, v in runs.items()})
+
+        if keys_max:
+
+            def ours_keys() -> list[list[str]]:
+                table = registry.open("lake", query=f"SELECT * FROM parquet.`{keys_file}`")
+                try:
+                    search = find_keys(table, max_columns=keys_max)
+                    report["keys_full_checks"] = search.full_checks
+                    return sorted(sorted(k.columns) for k in search.keys)
+                finally:
+                    table.close()
+
+            def baseline_keys() -> list[list[str]]:
+                frame = session.read.parquet(str(keys_file)).cache()
+                rows = frame.count()
+                unique: dict[tuple[str, ...], bool] = {}
+                for size in range(1, keys_max + 1):
+                    for combo in itertools.combinations(frame.columns, size):
+                        distinct = frame.agg(f.countDistinct(*combo)).collect()[0][0]
+                        unique[combo] = distinct == rows
+                frame.unpersist()
+                report["keys_jobs"] = len(unique)
+                return sorted(
+                    sorted(c)
+                    for c, ok in unique.items()
+                    if ok
+                    and not any(
+                        unique.get(s)
+                        for n in range(1, len(c))
+                        for s in itertools.combinations(c, n)
+                    )
+                )
+
+            report["keys_ours_s"], ours = _timed(ours_keys)
+            report["keys_baseline_s"], baseline = _timed(baseline_keys)
+            report["keys_same"] = ours == baseline
+            report["keys"] = ours
+        session.stop()
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
@@ -367,7 +484,13 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="check,keys,postgres",
-        help="comma-separated subset of check,breakdown,keys,postgres",
+        help="comma-separated subset of check,breakdown,keys,postgres,spark",
+    )
+    parser.add_argument(
+        "--spark-keys-scale", type=int, default=1, help="divide the Spark find_keys rows by N"
+    )
+    parser.add_argument(
+        "--spark-keys-max", type=int, default=3, help="maxColumns of the Spark find_keys run"
     )
     options = parser.parse_args()
     parts = set(options.parts.split(","))
@@ -433,6 +556,32 @@ def main() -> None:
                 "≤ 1.5x |",
                 flush=True,
             )
+    if "spark" in parts:
+        for cores in (2, 1):
+            sp = bench_spark(
+                10_000_000 // scale,
+                1_000_000 // scale // options.spark_keys_scale,
+                options.spark_keys_max if cores == 2 else 0,
+                cores,
+            )
+            print(
+                f"| Spark local[{cores}]: check, {sp['check_rows']:,}-row Parquet, 2-column key | "
+                f"{sp['check_ours_s']:.2f} s | bare groupBy.count.filter job: "
+                f"{sp['check_bare_s']:.2f} s | {sp['check_ours_s'] / sp['check_bare_s']:.2f}x | "
+                f"≤ 1.2x |\n| same file, DuckDB engine (for scale) | {sp['check_duckdb_s']:.2f} s"
+                " | | | (reported) |",
+                flush=True,
+            )
+            if "keys_ours_s" in sp:
+                print(
+                    f"| Spark local[{cores}]: find_keys, {sp['keys_rows']:,} rows x 20 columns, "
+                    f"maxColumns {options.spark_keys_max} | {sp['keys_ours_s']:.2f} s "
+                    f"({sp['keys_full_checks']} full checks) | {sp['keys_jobs']} countDistinct "
+                    f"jobs: {sp['keys_baseline_s']:.2f} s | "
+                    f"{sp['keys_baseline_s'] / sp['keys_ours_s']:.1f}x faster | ≥ 5x faster |",
+                    flush=True,
+                )
+                notes.append(f"Spark find_keys found the baseline's keys: {sp['keys_same']}.")
     print("\n" + "\n".join(notes))
 
 

@@ -28,8 +28,8 @@ class UniquenessSettings(ServerSettings):
     database: Annotated[Repeatable, Flag("NAME=URL")] = Field(
         default_factory=list,
         description="a named database connection (SQLAlchemy URL, e.g. "
-        "warehouse=postgresql+psycopg://user:pass@127.0.0.1/db; repeatable); clients name it, "
-        "never see the URL",
+        "warehouse=postgresql+psycopg://user:pass@127.0.0.1/db, or a Spark Connect URL, e.g. "
+        "lake=sc://host:15002/;token=TOKEN; repeatable); clients name it, never see the URL",
     )
 
 
