@@ -189,8 +189,8 @@ class UniquenessOracle:
         runner = self._table.runner
         if isinstance(runner, SparkRunner) and self._search is None:
             # cached in the cluster's memory once per call; later scans skip the source
-            columns = ", ".join(self._table.column(p) for p in self._columns)
-            self._search = runner.cache("search", f"SELECT {columns} FROM {self._table.relation}")
+            kept = ", ".join(self._table.column(p) for p in self._columns)
+            self._search = runner.cache("search", f"SELECT {kept} FROM {self._table.relation}")
         if not isinstance(runner, DuckDbRunner):
             return self._search or self._table.relation
         if self._search is None:
@@ -201,7 +201,7 @@ class UniquenessOracle:
                 columns.append(
                     f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}" if p in safe else c
                 )
-            self._table.runner.execute(
+            runner.execute(
                 "CREATE OR REPLACE TEMP TABLE search AS "
                 f"SELECT {', '.join(columns)} FROM {self._table.relation}"
             )

@@ -234,7 +234,8 @@ class SparkRunner:
             frame.toDF(*internal).createOrReplaceTempView("src")
             return names
 
-        return self._guarded(define)
+        names: tuple[str, ...] = self._guarded(define)
+        return names
 
     def cache(self, name: str, select: str) -> str:
         """A cached temporary view ``name`` of ``select``, materialised now, released on close."""
@@ -249,7 +250,10 @@ class SparkRunner:
     def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation interrupts the call's Spark operations."""
         self._stages.reset()
-        return self._guarded(lambda: [tuple(row) for row in self._session.sql(sql).collect()])
+        rows: list[tuple[Any, ...]] = self._guarded(
+            lambda: [tuple(row) for row in self._session.sql(sql).collect()]
+        )
+        return rows
 
     def _guarded(self, work: Any) -> Any:
         from pyspark.errors import PySparkException
