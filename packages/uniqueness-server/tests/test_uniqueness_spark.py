@@ -146,26 +146,41 @@ def test_truth_tables_on_both_engines(
             assert {frozenset(int(n[1:]) for n in o) for o in result.better_options} == inside
 
 
-def test_the_sample_path_stays_exact_on_spark(lake: DatabaseRegistry) -> None:
+@pytest.mark.parametrize("nulls", list(Nulls))
+def test_the_sample_path_stays_exact_on_spark(lake: DatabaseRegistry, nulls: Nulls) -> None:
     # 90,000 rows, more than twice the first sample (20,000 rows): 'a' and 'b' repeat and
-    # together are a key, 'c' is a near-key whose one duplicate a sample rarely holds
+    # together are a key, 'c' is a near-key whose one duplicate a sample rarely holds, 'e' is
+    # missing in every other row and 's' is text
     size = 90_000
     query = (
         "SELECT id, id % 300 AS a, id DIV 300 AS b, "
-        f"CASE WHEN id = {size - 1} THEN 0 ELSE id END AS c, id % 7 AS d FROM range({size})"
+        f"CASE WHEN id = {size - 1} THEN 0 ELSE id END AS c, id % 7 AS d, "
+        "CASE WHEN id % 2 = 0 THEN NULL ELSE id DIV 2 END AS e, "
+        f"concat('s', id % 45000) AS s FROM range({size})"
     )
     rows: list[Row] = [
-        tuple(str(v) for v in (i, i % 300, i // 300, 0 if i == size - 1 else i, i % 7))
+        tuple(
+            None if v is None else str(v)
+            for v in (
+                i,
+                i % 300,
+                i // 300,
+                0 if i == size - 1 else i,
+                i % 7,
+                None if i % 2 == 0 else i // 2,
+                f"s{i % 45000}",
+            )
+        )
         for i in range(size)
     ]
     table = lake.open("lake", query=query)
     try:
-        search = find_keys(table, max_columns=2)
-        check = check_uniqueness(table, ["a", "b", "d"])
+        search = find_keys(table, max_columns=2, nulls=nulls)
+        check = check_uniqueness(table, ["a", "b", "d"], nulls=nulls)
     finally:
         table.close()
-    names = ("id", "a", "b", "c", "d")
-    expected = _brute_keys(rows, len(names), 2, Nulls.EQUAL)
+    names = ("id", "a", "b", "c", "d", "e", "s")
+    expected = _brute_keys(rows, len(names), 2, nulls)
     assert {frozenset(names.index(n) for n in k.columns) for k in search.keys} == expected
     assert search.full_checks < search.candidates_checked
     assert check.unique
@@ -183,8 +198,8 @@ def _household(tmp_path: Path) -> Path:
 
 def _answer(tool: McpTool, arguments: dict[str, Any]) -> dict[str, Any]:
     result = call(tool, arguments)
-    assert not result.is_error, result.content
-    structured = dict(result.structured_content or {})
+    assert not result.is_error, result.text
+    structured = dict(result.structured or {})
     structured.pop("source", None)
     return structured
 
@@ -314,8 +329,8 @@ def test_bad_token_and_unreachable_spark_fail_masked_while_files_keep_working(
         assert time.monotonic() - started < 60
     fine = call(tools["uniqueness_check"], {"path": "household.csv", "columns": ["income"]})
     assert not fine.is_error
-    assert fine.structured_content is not None
-    assert fine.structured_content["unique"] is True
+    assert fine.structured is not None
+    assert fine.structured["unique"] is True
 
 
 def _dead_port() -> int:

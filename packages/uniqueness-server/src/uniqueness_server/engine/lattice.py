@@ -215,12 +215,15 @@ class UniquenessOracle:
         return not self._table.query(query)
 
     def _with_duplicates(
-        self, candidates: Sequence[tuple[int, ...]], source: str
+        self, candidates: Sequence[tuple[int, ...]], source: str, sample_rows: int | None = None
     ) -> set[tuple[int, ...]]:
-        """The candidates that hold a duplicate within ``source``."""
+        """The candidates that hold a duplicate within ``source`` (a sample of about
+        ``sample_rows`` rows, or the whole source)."""
         if isinstance(self._table.runner, SparkRunner):
             self._context.check_cancelled()
-            return duplicated_sets(self._table, candidates, self._nulls, source)
+            return duplicated_sets(
+                self._table, candidates, self._nulls, source, sample_rows=sample_rows
+            )
         return {c for c in candidates if not self._unique_in(c, source)}
 
     def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
@@ -237,8 +240,8 @@ class UniquenessOracle:
                 open_.append(c)
             else:
                 answers[c] = known
-        for sample in self._samples() if open_ else []:
-            for c in self._with_duplicates(open_, sample):
+        for sample, rows in zip(self._samples() if open_ else [], SAMPLE_ROWS, strict=False):
+            for c in self._with_duplicates(open_, sample, rows):
                 answers[c] = False
             open_ = [c for c in open_ if c not in answers]
         if open_:

@@ -42,6 +42,28 @@ _RETRIES = 3
 # Spark jobs of one call running side by side; measured on local[2], 8 concurrent small jobs
 # finish about four times sooner than one after the other (docs/benchmarks.md)
 CONCURRENT_JOBS = 8
+# a sample this small is decided for many candidates in one job (see sample_duplicated_sets)
+ONE_JOB_SAMPLE_ROWS = 20_000
+_CANDIDATES_PER_SAMPLE_JOB = 200
+# Spark types whose text form is injective; binary (decoded as UTF-8) and nested types are not
+_TEXT_EXACT = frozenset(
+    {
+        "string",
+        "varchar",
+        "char",
+        "byte",
+        "short",
+        "integer",
+        "long",
+        "boolean",
+        "date",
+        "timestamp",
+        "timestamp_ntz",
+        "decimal",
+        "double",
+        "float",
+    }
+)
 _READ_ONLY_ROOTS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values)
 # statement kinds that change state; any of them anywhere in the tree refuses the query
 _WRITES = (
@@ -210,6 +232,9 @@ class SparkRunner:
         self._label = label
         self._tag = f"uniqueness-{uuid.uuid4().hex}"
         self._cached: list[str] = []
+        # positions whose values CAST AS STRING keeps apart (two different values never give
+        # the same text); known after define_source
+        self.text_exact: frozenset[int] = frozenset()
         self.progress = Progress(context)
         self._stages = _StageProgress()
         session.addTag(self._tag)
@@ -229,7 +254,11 @@ class SparkRunner:
 
         def define() -> tuple[str, ...]:
             frame = self._session.sql(inner)
-            names = tuple(str(n) for n in frame.columns)
+            fields = frame.schema.fields
+            names = tuple(str(field.name) for field in fields)
+            self.text_exact = frozenset(
+                i for i, field in enumerate(fields) if field.dataType.typeName() in _TEXT_EXACT
+            )
             internal = [f"c{i}" for i in range(1, len(names) + 1)]
             frame.toDF(*internal).createOrReplaceTempView("src")
             return names
@@ -238,10 +267,15 @@ class SparkRunner:
         return names
 
     def cache(self, name: str, select: str) -> str:
-        """A cached temporary view ``name`` of ``select``, materialised now, released on close."""
-        self.execute(f"CACHE TABLE {self.quote(name)} AS {select}")
-        self._cached.append(name)
-        return name
+        """A cached temporary view of ``select``, materialised now, released on close.
+
+        Its name is ``name`` numbered, as several searches of one call (a check, then its
+        smaller keys) each cache their own.
+        """
+        view = self.quote(f"{name}_{len(self._cached) + 1}")
+        self.execute(f"CACHE TABLE {view} AS {select}")
+        self._cached.append(view)
+        return view
 
     def execute(self, sql: str) -> None:
         """Run a statement without a result."""
@@ -284,7 +318,7 @@ class SparkRunner:
         """Release cached relations and the session (its temporary views go with it)."""
         try:
             for name in self._cached:
-                self._session.sql(f"UNCACHE TABLE IF EXISTS {self.quote(name)}").collect()
+                self._session.sql(f"UNCACHE TABLE IF EXISTS {name}").collect()
         except Exception:  # noqa: S110 - the session's release below frees them as well
             pass
         finally:
@@ -292,21 +326,70 @@ class SparkRunner:
 
 
 def duplicated_sets(
-    table: Table, candidates: Sequence[tuple[int, ...]], nulls: Nulls, source: str
+    table: Table,
+    candidates: Sequence[tuple[int, ...]],
+    nulls: Nulls,
+    source: str,
+    *,
+    sample_rows: int | None = None,
 ) -> set[tuple[int, ...]]:
     """The candidates (column position sets) holding a duplicate in ``source``.
 
     A Spark job on a cached sample spends most of its time being scheduled, not grouping,
-    so the candidates' jobs are submitted together and the cluster runs them side by side.
+    so the jobs are submitted together and the cluster runs them side by side. A small sample
+    (``sample_rows`` up to ONE_JOB_SAMPLE_ROWS) is decided for a whole batch of candidates in
+    one job: the sample's rows are gathered into one array inside the cluster and each
+    candidate's key texts are de-duplicated there; only one boolean per candidate comes back.
     """
+    runner = table.runner
+    exact = runner.text_exact if isinstance(runner, SparkRunner) else frozenset()
+    batched = [c for c in candidates if set(c) <= exact] if sample_rows else []
+    if sample_rows is None or sample_rows > ONE_JOB_SAMPLE_ROWS:
+        batched = []
+    single = [c for c in candidates if c not in set(batched)]
+    chunks = [
+        batched[i : i + _CANDIDATES_PER_SAMPLE_JOB]
+        for i in range(0, len(batched), _CANDIDATES_PER_SAMPLE_JOB)
+    ]
 
-    def duplicated(candidate: tuple[int, ...]) -> bool:
-        return bool(table.query(has_duplicates_query(table, candidate, nulls, source)))
+    def duplicated(candidate: tuple[int, ...]) -> list[tuple[int, ...]]:
+        found = table.query(has_duplicates_query(table, candidate, nulls, source))
+        return [candidate] if found else []
+
+    def duplicated_in_one_job(chunk: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        row = table.query(_array_query(table, chunk, nulls, source))[0]
+        return [c for c, flag in zip(chunk, row, strict=True) if flag]
 
     pool = ThreadPoolExecutor(CONCURRENT_JOBS, thread_name_prefix="uniqueness-spark-job")
     try:
-        flags = list(pool.map(duplicated, candidates))
+        futures = [pool.submit(duplicated_in_one_job, chunk) for chunk in chunks]
+        futures += [pool.submit(duplicated, c) for c in single]
+        return {c for future in futures for c in future.result()}
     finally:
         # after a failure or cancellation the queued jobs are dropped, not started
         pool.shutdown(cancel_futures=True)
-    return {c for c, flag in zip(candidates, flags, strict=True) if flag}
+
+
+def _array_query(table: Table, chunk: Sequence[tuple[int, ...]], nulls: Nulls, source: str) -> str:
+    """One row: for each candidate, whether two rows of ``source`` share its key text.
+
+    Each value becomes ``<length>:<text>`` (a missing one ``-``), so the concatenated key text
+    is equal exactly when every value is; the columns are of types whose text is injective.
+    """
+    positions = sorted({p for c in chunk for p in c})
+    fields = ", ".join(table.column(p) for p in positions)
+    flags: list[str] = []
+    for candidate in chunk:
+        parts = []
+        for p in candidate:
+            value = f"CAST(x.{table.column(p)} AS STRING)"
+            parts.append(f"coalesce(concat(length({value}), ':', {value}), '-')")
+        rows = "r"
+        if nulls is Nulls.DISTINCT:
+            present = " AND ".join(f"x.{table.column(p)} IS NOT NULL" for p in candidate)
+            rows = f"filter(r, x -> {present})"
+        keys = f"transform({rows}, x -> concat({', '.join(parts)}))"
+        flags.append(f"size(array_distinct({keys})) < size({rows})")
+    return (
+        f"SELECT {', '.join(flags)} FROM (SELECT collect_list(struct({fields})) AS r FROM {source})"
+    )
