@@ -487,7 +487,7 @@ def main() -> None:
         help="comma-separated subset of check,breakdown,keys,postgres,spark",
     )
     parser.add_argument(
-        "--spark-keys-scale", type=int, default=1, help="divide the Spark find_keys rows by N"
+        "--spark-scale", type=int, default=1, help="divide the Spark part's row counts by N"
     )
     parser.add_argument(
         "--spark-keys-max", type=int, default=3, help="maxColumns of the Spark find_keys run"
@@ -559,8 +559,8 @@ def main() -> None:
     if "spark" in parts:
         for cores in (2, 1):
             sp = bench_spark(
-                10_000_000 // scale,
-                1_000_000 // scale // options.spark_keys_scale,
+                10_000_000 // scale // options.spark_scale,
+                1_000_000 // scale // options.spark_scale,
                 options.spark_keys_max if cores == 2 else 0,
                 cores,
             )

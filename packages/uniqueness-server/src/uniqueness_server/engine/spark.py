@@ -21,6 +21,7 @@ import logging
 import re
 import threading
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -141,7 +142,8 @@ def _client(name: str) -> Any:
             f"--database {name}: Spark Connect sources need the Spark Connect client; {EXTRA_HINT}"
         ) from exc
     # the client logs every failed query with its JVM stack trace; the tool error says enough
-    logging.getLogger("pyspark").setLevel(logging.CRITICAL)
+    for logger in ("pyspark", "SQLQueryContextLogger"):
+        logging.getLogger(logger).setLevel(logging.CRITICAL)
     return SparkSession
 
 
@@ -177,6 +179,9 @@ class SparkConnection:
 
     def _connect(self) -> Any:
         from pyspark.sql.connect.client.retries import DefaultPolicy
+
+        # the client warns when it gives up retrying; the call's tool error says it instead
+        warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
 
         try:
             session = self._session_class.builder.remote(self._url).create()
