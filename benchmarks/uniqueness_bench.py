@@ -389,7 +389,7 @@ def bench_spark(check_rows: int, keys_rows: int, keys_max: int, cores: int) -> d
     sys.path.insert(
         0, str(Path(__file__).resolve().parent.parent / "packages" / "uniqueness-server" / "tests")
     )
-    from pyspark.sql import functions as f
+    from pyspark.sql.connect import functions as f
     from pyspark.sql.connect.session import SparkSession
     from spark_local import local_spark
     from uniqueness_server.engine import (
