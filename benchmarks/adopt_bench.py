@@ -5,6 +5,18 @@ its own fresh bare repositories, and checks the reports are identical once timin
 workspace paths are normalised. Target: parallel 4 takes at most 0.35x the serial time.
 
     uv run python benchmarks/adopt_bench.py [--repositories 20] [--claude-seconds 1]
+
+With ``--campaign`` it measures a fleet campaign instead: 100 repositories (GitHub-style URLs
+routed to local bare remotes, so the fake `gh` keeps one pull request per repository) adopted
+with `parallel 8`, first without a rate limit, then with `--max-prs-per-hour`, then resumed
+from the state file. It reports wall times, the rate limit's floor (the time the spacing alone
+needs) and peak memory (this process, and the largest child process). Targets: every
+repository succeeds, the limited run is no faster than its floor (the limit holds) and at most
+1.5x max(unlimited run, floor) (the limit costs nothing beyond its spacing), and the resumed
+run starts no git or gh command.
+
+    uv run python benchmarks/adopt_bench.py --campaign [--repositories 100] [--parallel 8]
+        [--max-prs-per-hour 18000] [--claude-seconds 0.2]
 """
 
 from __future__ import annotations
@@ -13,6 +25,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -22,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories, batch_json
+from adopt_server.pipeline.campaign import CampaignControls, CampaignState, run_campaign
 
 FAKES = Path(__file__).resolve().parents[1] / "packages" / "adopt-server" / "tests" / "fakes"
 TARGET_RATIO = 0.35
@@ -71,11 +85,94 @@ def _run(parallel: int, count: int, scratch: Path) -> tuple[float, str, bool]:
     return elapsed, _normalised(document, root), bool(document["succeeded"])
 
 
+def _campaign_run(
+    label: str, urls: list[str], root: Path, parallel: int, controls: CampaignControls
+) -> tuple[float, bool, int]:
+    log = root / "fake.log"
+    log.unlink(missing_ok=True)
+    os.environ["FAKE_LOG"] = str(log)
+    started = time.perf_counter()
+    reports = run_campaign(urls, root / "ws", AdoptionOptions(parallel=parallel), controls)
+    elapsed = time.perf_counter() - started
+    ok = all(r.succeeded for r in reports)
+    commands = len(log.read_text().splitlines()) if log.exists() else 0
+    print(f"{label}: {elapsed:.2f}s, all succeeded: {ok}, fake gh/claude calls: {commands}")
+    return elapsed, ok, commands
+
+
+def campaign(args: argparse.Namespace, scratch: Path) -> int:
+    root = scratch / "campaign"
+    (root / "remotes").mkdir(parents=True)
+    bare = _make_remotes(root / "remotes", args.repositories)
+    urls = [f"https://github.com/bench/{Path(b).stem}.git" for b in bare]
+    with (scratch / "home" / ".gitconfig").open("a") as config:
+        config.write(f'[url "{root / "remotes"}/"]\n\tinsteadOf = https://github.com/bench/\n')
+    os.environ["FAKE_STATE"] = str(root / "state")
+    (root / "state").mkdir()
+    unlimited, ok_unlimited, _ = _campaign_run(
+        "no rate limit", urls, root / "unlimited", args.parallel, CampaignControls()
+    )
+    shutil.rmtree(root / "state")
+    (root / "state").mkdir()
+    for remote in bare:  # the second run must open every pull request again, from scratch
+        subprocess.run(
+            ["git", "branch", "-D", "claude/adopt-claude-code"], cwd=remote, capture_output=True
+        )
+    state_file = root / "campaign.json"
+    limited_controls = CampaignControls(
+        max_prs_per_hour=args.max_prs_per_hour, state=CampaignState.load(state_file)
+    )
+    floor = (args.repositories - 1) * 3600.0 / args.max_prs_per_hour
+    limited, ok_limited, _ = _campaign_run(
+        f"max-prs-per-hour {args.max_prs_per_hour}",
+        urls,
+        root / "limited",
+        args.parallel,
+        limited_controls,
+    )
+    resumed_controls = CampaignControls(
+        max_prs_per_hour=args.max_prs_per_hour, state=CampaignState.load(state_file)
+    )
+    _, ok_resumed, resumed_commands = _campaign_run(
+        "resumed", urls, root / "limited", args.parallel, resumed_controls
+    )
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC")
+    print(
+        f"repositories: {args.repositories}, parallel {args.parallel}, fake claude: "
+        f"{args.claude_seconds:g}s per /init, load average {os.getloadavg()[0]:.1f}"
+    )
+    print(f"rate-limit floor ({args.repositories - 1} spacings): {floor:.2f}s")
+    print(f"peak memory: this process {own:.0f} MiB, largest child {child:.0f} MiB")
+    ceiling = 1.5 * max(unlimited, floor)
+    ok = (
+        ok_unlimited
+        and ok_limited
+        and ok_resumed
+        and floor <= limited <= ceiling
+        and resumed_commands == 0
+    )
+    print(
+        f"limited run within [floor, 1.5 x max(unlimited, floor) = {ceiling:.2f}s]: "
+        f"{floor <= limited <= ceiling}"
+    )
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repositories", type=int, default=20)
-    parser.add_argument("--claude-seconds", type=float, default=1.0)
+    parser.add_argument("--repositories", type=int, default=None)
+    parser.add_argument("--claude-seconds", type=float, default=None)
+    parser.add_argument("--campaign", action="store_true", help="measure a fleet campaign")
+    parser.add_argument("--parallel", type=int, default=8)
+    parser.add_argument("--max-prs-per-hour", type=int, default=18000)
     args = parser.parse_args()
+    if args.repositories is None:
+        args.repositories = 100 if args.campaign else 20
+    if args.claude_seconds is None:
+        args.claude_seconds = 0.2 if args.campaign else 1.0
     scratch = Path(tempfile.mkdtemp(prefix="adopt-bench-"))
     home = scratch / "home"
     home.mkdir()
@@ -89,6 +186,11 @@ def main() -> int:
             "FAKE_CLAUDE_SLEEP": str(args.claude_seconds),
         }
     )
+    if args.campaign:
+        try:
+            return campaign(args, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     try:
         serial, serial_report, serial_ok = _run(1, args.repositories, scratch)
         parallel, parallel_report, parallel_ok = _run(4, args.repositories, scratch)

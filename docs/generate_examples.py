@@ -309,6 +309,12 @@ def adopt_examples(root: Path) -> list[Example]:
             "a local repository adopted earlier",
             shown,
         ),
+        Example(
+            "adoption_status",
+            {"repositoryUrls": [adopted.as_uri()]},
+            "a local repository: git reads its branches; pull requests need a GitHub owner/name",
+            shown,
+        ),
     ]
 
 

@@ -68,8 +68,8 @@ def test_help_in_a_value_slot_is_refused_not_help() -> None:
         (["--dry-run"], "name at least one repository"),
         (["--", "--upload-pack=touch /tmp/x"], "must not start with '-'"),
         (
-            ["https://github.com/a/tools", "--repo", "https://github.com/b/tools.git"],
-            "both would clone into",
+            ["https://github.com/a/tools", "--repo", "git@github.com:a/tools.git"],
+            "both name the same repository",
         ),
         (["/tmp/ws", "--repo", "https://github.com/o/r"], "names no repository owner"),
         (["https://u:SECRET@github.com/o/r", "ws", "b", "extra"], "unrecognized arguments"),

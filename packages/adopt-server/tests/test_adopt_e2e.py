@@ -47,7 +47,7 @@ def test_stdio_server_adopts_and_never_leaks_the_token(adopt_env: AdoptEnv) -> N
             return names, adopted, refused
 
     names, adopted, refused = anyio.run(scenario)
-    assert names == ["adopt_repo", "verify_adoption"]
+    assert names == ["adopt_repo", "verify_adoption", "adoption_status"]
     assert not adopted.is_error, result_text(adopted)
     [entry] = adopted.structured_content["repositories"]
     assert entry["pullRequestUrl"] == "https://github.com/owner/repo/pull/1"

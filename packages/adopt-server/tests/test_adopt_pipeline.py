@@ -195,20 +195,33 @@ def test_batch_keeps_going_after_a_failure_and_reports_in_input_order(
     assert [r["succeeded"] for r in document["repositories"]] == [True, False, True]
 
 
-def test_colliding_names_fail_only_the_second(adopt_env: AdoptEnv) -> None:
+def test_two_repositories_with_one_name_get_their_own_checkouts(adopt_env: AdoptEnv) -> None:
     (adopt_env.remotes / "alice").mkdir()
     (adopt_env.remotes / "bob").mkdir()
     first = adopt_env.remote("plain", "alice/tools")
-    second = adopt_env.remote("plain", "bob/tools")
+    second = adopt_env.remote("python", "bob/tools")
+    urls = [str(first), str(second)]
+    reports = adopt_repositories(urls, adopt_env.workspace, fast(parallel=2, dry_run=True))
+    assert [r.failure for r in reports] == [None, None]
+    assert [r.build for r in reports] == ["github-actions", "python"]
+    assert reports[0].checkout == str(adopt_env.workspace / "tools")
+    assert reports[1].checkout is not None
+    assert Path(reports[1].checkout).name.startswith("tools-")
+    # a re-run resumes each checkout in its own directory
+    again = adopt_repositories(urls, adopt_env.workspace, fast(parallel=2, dry_run=True))
+    assert [r.checkout for r in again] == [r.checkout for r in reports]
+    assert all(r.succeeded for r in again), [r.failure for r in again]
+
+
+def test_one_repository_named_twice_is_refused_for_the_second(adopt_env: AdoptEnv) -> None:
+    remote = adopt_env.remote("plain", "tools")
     reports = adopt_repositories(
-        [str(first), str(second)], adopt_env.workspace, fast(parallel=2, dry_run=True)
+        [str(remote), remote.as_uri()], adopt_env.workspace, fast(parallel=2, dry_run=True)
     )
     assert reports[0].succeeded, reports[0].failure
     assert reports[1].completed_steps == []
-    assert reports[1].checkout is None
     assert reports[1].failure is not None
-    assert reports[1].failure.startswith("Cannot adopt ")
-    assert "both would clone into" in reports[1].failure
+    assert "both name the same repository" in reports[1].failure
 
 
 def test_duplicate_urls_are_adopted_once(adopt_env: AdoptEnv) -> None:

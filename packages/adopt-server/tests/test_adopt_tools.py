@@ -112,9 +112,9 @@ def test_verify_adoption_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> N
         ),
         ({"repositoryUrl": "x/r", "branch": "-f"}, ErrorCode.INVALID_ARGUMENT, "branch"),
         (
-            {"repositoryUrls": ["https://github.com/a/tools", "https://github.com/b/tools.git"]},
+            {"repositoryUrls": ["https://github.com/a/tools", "ssh://git@github.com/a/tools.git"]},
             ErrorCode.INVALID_ARGUMENT,
-            "both would clone into",
+            "both name the same repository",
         ),
     ],
 )
@@ -150,6 +150,7 @@ def _samples(env: AdoptEnv) -> dict[str, list[dict[str, Any]]]:
         "parallel": 2,
         "keepWorkspace": True,
         "dryRun": False,
+        "closeStale": False,
         "timeoutMinutes": 5,
         "retries": 1,
     }
@@ -163,7 +164,8 @@ def _samples(env: AdoptEnv) -> dict[str, list[dict[str, Any]]]:
         "timeoutMinutes": 1,
         "retries": 0,
     }
-    return {"adopt_repo": [full], "verify_adoption": [verify]}
+    status = {"repositoryUrls": [str(adopted)], "branch": BRANCH, "parallel": 2}
+    return {"adopt_repo": [full], "verify_adoption": [verify], "adoption_status": [status]}
 
 
 def test_contract_over_the_real_registry(adopt_env: AdoptEnv) -> None:
@@ -179,7 +181,7 @@ def test_contract_over_the_real_registry(adopt_env: AdoptEnv) -> None:
 
 def test_golden_tools_list(tmp_path: Path) -> None:
     tools_list = fetch_tools_list(APP, ["--workspace-root", str(tmp_path)])
-    assert [t["name"] for t in tools_list] == ["adopt_repo", "verify_adoption"]
+    assert [t["name"] for t in tools_list] == ["adopt_repo", "verify_adoption", "adoption_status"]
     assert_golden_tools_list("adopt-server", tools_list, GOLDEN_DIR, min_tools=2)
 
 
@@ -239,3 +241,42 @@ def test_fuzzing_the_tools(adopt_env: AdoptEnv) -> None:
         forbidden=[str(adopt_env.root)],
         max_examples=40,
     )
+
+
+def test_adoption_status_reads_branch_pull_request_and_checks(adopt_env: AdoptEnv) -> None:
+    adopt_env.git_config(f'[url "{adopt_env.remotes}/"]\n\tinsteadOf = https://github.com/owner/\n')
+    adopt_env.remote("plain", "fleet1")
+    adopt_env.remote("plain", "fleet2")
+    url = "https://x-access-token:ghs_STATUSTOKEN1234567890abcdef@github.com/owner/fleet1.git"
+    assert not call(adopt_env, "adopt_repo", {"repositoryUrl": url}).is_error
+    checks = adopt_env.state / "repos" / "owner_fleet1" / "pr-checks"
+    checks.write_text('[{"status":"IN_PROGRESS","conclusion":null,"name":"build"}]')
+    result = call(
+        adopt_env,
+        "adoption_status",
+        {"repositoryUrls": [url, "https://github.com/owner/fleet2", str(adopt_env.home)]},
+    )
+    assert not result.is_error, result.text
+    assert result.structured is not None
+    first, second, third = result.structured["repositories"]
+    assert first["repositoryUrl"] == "https://***@github.com/owner/fleet1.git"
+    assert (first["branchPushed"], first["pullRequest"], first["checks"]) == (
+        True,
+        "open",
+        "pending",
+    )
+    assert (second["branchPushed"], second["pullRequest"]) == (False, "none")
+    assert third["branchPushed"] is None
+    assert third["problems"]
+    assert "| https://***@github.com/owner/fleet1.git | yes | open |" in result.text
+    assert "STATUSTOKEN" not in result.text + json.dumps(result.structured)
+    assert not git(adopt_env.remotes / "fleet2.git", "branch", "--list", BRANCH).strip()
+
+
+def test_adoption_status_refuses_paths_outside_the_root(adopt_env: AdoptEnv) -> None:
+    with pytest.raises(ToolError) as caught:
+        call(adopt_env, "adoption_status", {"repositoryUrls": ["/etc"]})
+    assert caught.value.code == ErrorCode.ACCESS_DENIED
+    with pytest.raises(ToolError) as caught:
+        call(adopt_env, "adoption_status", {"repositoryUrls": []})
+    assert caught.value.code == ErrorCode.INVALID_ARGUMENT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -134,3 +135,32 @@ async def test_http_transports_answer_the_same_tools(http_server: str) -> None:
             "src/app/Main.kt",
             "src/app/Gen0.java",
         ]
+
+
+async def test_long_answers_reach_the_client_whole_page_by_page(tmp_path: Path) -> None:
+    # Long file names make 5000 tree nodes far more than the 100,000-character answer cap.
+    root = tmp_path / "wide"
+    (root / "src").mkdir(parents=True)
+    stem = "AVeryLongGeneratedSourceFileName" * 6
+    for n in range(900):
+        (root / "src" / f"{stem}{n:04d}.txt").write_text("x", encoding="utf-8")
+    params = StdioServerParameters(
+        command=str(COMMAND), args=["--allowed-dir", str(root)], cwd=str(tmp_path)
+    )
+    async with Client(params) as client:
+        seen: list[str] = []
+        offset: int | None = 0
+        while offset is not None:
+            result = await client.call_tool(
+                "project_tree", {"path": ".", "format": "json", "limit": 5000, "offset": offset}
+            )
+            assert result.structured_content is not None
+            text = text_of(result)
+            assert "[OUTPUT TRUNCATED]" not in text  # the adapter never cut it again
+            tree = json.loads(text)  # whole, valid JSON
+            page = result.structured_content["page"]
+            names = [c["name"] for c in tree["children"][0]["children"]] if tree["children"] else []
+            assert len(names) == page["returned"] - (2 if page["offset"] == 0 else 0)
+            seen += [node["path"] for node in result.structured_content["nodes"]]
+            offset = page["nextOffset"]
+        assert len(seen) == len(set(seen)) == 902

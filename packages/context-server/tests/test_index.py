@@ -38,6 +38,7 @@ def test_gitignore_and_build_folders_are_skipped(project: Project) -> None:
             "debug.log": "x",
             "keep.log": "x",
             ".git/config": "x",
+            "pom.xml": "<project/>",
             "target/classes/T.java": "class T {}",
             "build/B.java": "class B {}",
             "node_modules/m/M.java": "class M {}",
@@ -45,8 +46,39 @@ def test_gitignore_and_build_folders_are_skipped(project: Project) -> None:
         }
     )
     index = build(root)
-    assert listed(index) == [".gitignore", "keep.log", "src/.gitignore", "src/A.java"]
+    assert listed(index) == [".gitignore", "keep.log", "pom.xml", "src/.gitignore", "src/A.java"]
     assert index.resolver.direct("src/A.java").files == ()
+
+
+def test_build_output_is_recognised_by_its_build_file_not_by_its_name(project: Project) -> None:
+    root = project(
+        {
+            "core/build.gradle.kts": "",
+            "core/build/classes/Gen.java": "class Gen {}",
+            "core/src/main/java/org/acme/aop/target/Pool.java": (
+                "package org.acme.aop.target; public class Pool {}"
+            ),
+            "core/src/main/java/org/acme/aop/Advisor.java": (
+                "package org.acme.aop; import org.acme.aop.target.Pool; class Advisor { Pool p; }"
+            ),
+            "core/src/main/java/org/acme/build/Step.java": "package org.acme.build; class Step {}",
+            "app/pyproject.toml": "",
+            "app/build/lib/app/x.py": "",
+            "app/app/out/render.py": "",
+        }
+    )
+    index = build(root)
+    assert sorted(listed(index)) == [
+        "app/app/out/render.py",
+        "app/pyproject.toml",
+        "core/build.gradle.kts",
+        "core/src/main/java/org/acme/aop/Advisor.java",
+        "core/src/main/java/org/acme/aop/target/Pool.java",
+        "core/src/main/java/org/acme/build/Step.java",
+    ]
+    assert index.resolver.direct("core/src/main/java/org/acme/aop/Advisor.java").files == (
+        "core/src/main/java/org/acme/aop/target/Pool.java",
+    )
 
 
 def test_gitignore_files_above_a_scanned_subdirectory_apply(project: Project) -> None:
@@ -98,7 +130,7 @@ def test_unreadable_sources_are_reported_not_fatal(project: Project) -> None:
     found = problems(index)
     assert "not UTF-8" in found["Latin.java"]
     assert "binary" in found["Binary.java"]
-    assert "byte limit" in found["Big.java"]
+    assert "MB is over the 2 MB limit" in found["Big.java"]
     assert sorted(index.sources) == ["Ok.java"]
 
 

@@ -7,20 +7,26 @@ from concurrent.futures import ThreadPoolExecutor
 from conftest import CORPUS
 from context_server.core.index import IndexCache
 from context_server.core.service import ContextService
-from context_server.core.tokens import budget_prefix, heuristic_tokens, subword_tokens
+from context_server.core.tokens import budget_fill, heuristic_tokens, subword_tokens
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_common import AllowedPaths
 
 
 @given(st.lists(st.integers(min_value=0, max_value=50), max_size=30), st.integers(1, 200))
-def test_budget_keeps_the_longest_fitting_prefix(costs: list[int], budget: int) -> None:
+def test_budget_fill_keeps_order_and_skips_only_what_cannot_fit(
+    costs: list[int], budget: int
+) -> None:
     items = list(enumerate(costs))
-    kept, dropped = budget_prefix(items, budget)
-    assert kept + dropped == [index for index, _ in items]
+    kept, dropped = budget_fill(items, budget)
+    assert sorted(kept + dropped) == [index for index, _ in items]
+    assert kept == sorted(kept)
+    assert dropped == sorted(dropped)
     assert sum(costs[i] for i in kept) <= budget
-    if dropped:
-        assert sum(costs[i] for i in kept) + costs[dropped[0]] > budget
+    for skipped in dropped:
+        # when it was reached, what had been kept before it left too little room
+        before = sum(costs[i] for i in kept if i < skipped)
+        assert before + costs[skipped] > budget
 
 
 @given(st.text(max_size=200), st.integers(1, 8))

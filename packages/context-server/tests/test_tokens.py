@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from context_server.core.tokens import (
-    budget_prefix,
+    budget_fill,
     cl100k_tokens,
     counter,
     heuristic_tokens,
@@ -75,11 +75,13 @@ def test_unknown_tokenizer_is_refused() -> None:
         counter("gpt2")
 
 
-def test_budget_keeps_the_highest_priority_prefix() -> None:
-    assert budget_prefix([("a", 2), ("b", 2), ("c", 2)], 4) == (["a", "b"], ["c"])
-    assert budget_prefix([("a", 1), ("b", 5), ("c", 1)], 3) == (["a"], ["b", "c"])
-    assert budget_prefix([("a", 1), ("b", 1)], 100) == (["a", "b"], [])
-    assert budget_prefix([("a", 5)], 2) == ([], ["a"])
-    assert budget_prefix([("a", 3), ("z", 0)], 3) == (["a", "z"], [])
+def test_budget_fills_in_priority_order_skipping_what_does_not_fit() -> None:
+    assert budget_fill([("a", 2), ("b", 2), ("c", 2)], 4) == (["a", "b"], ["c"])
+    # a large item does not keep the smaller ones after it out
+    assert budget_fill([("a", 1), ("b", 5), ("c", 1)], 3) == (["a", "c"], ["b"])
+    assert budget_fill([("big", 10726), ("x", 900), ("y", 7000)], 8000) == (["x", "y"], ["big"])
+    assert budget_fill([("a", 1), ("b", 1)], 100) == (["a", "b"], [])
+    assert budget_fill([("a", 5)], 2) == ([], ["a"])
+    assert budget_fill([("a", 3), ("z", 0)], 3) == (["a", "z"], [])
     with pytest.raises(ValueError, match="budget must be positive"):
-        budget_prefix([("a", 1)], 0)
+        budget_fill([("a", 1)], 0)

@@ -90,11 +90,11 @@ def test_find_context_with_alias_budget_and_source(project: Project) -> None:
     )
     assert budgeted.structured is not None
     assert [d["path"] for d in budgeted.structured["dependencies"]] == ["pkg/B.java"]
-    assert budgeted.structured["omitted"] == ["pkg/A.java"]
+    assert [o["path"] for o in budgeted.structured["omitted"]] == ["pkg/A.java"]
     tight = call(tool, {"path": ".", "className": "C", "tokenBudget": 1})
     assert tight.structured is not None
     assert tight.structured["dependencies"] == []
-    assert tight.structured["omitted"] == ["pkg/B.java"]
+    assert [o["path"] for o in tight.structured["omitted"]] == ["pkg/B.java"]
     assert "No dependency fits the 1 token budget: the nearest, `pkg/B.java`" in tight.text
     for spelling in ("pkg/C.java", "./pkg/C.java", str(root / "pkg" / "C.java"), "C.java"):
         by_path = call(tool, {"path": ".", "className": spelling, "tokenizer": "subword"})
@@ -132,6 +132,7 @@ def test_estimate_tokens_puts_the_target_first(project: Project) -> None:
             {"path": "B.java", "role": "target", "level": 0, "tokens": 8},
             {"path": "A.java", "role": "dependency", "level": 1, "tokens": 5},
         ],
+        "page": {"total": 2, "offset": 0, "limit": 500, "returned": 2, "nextOffset": None},
     }
 
 

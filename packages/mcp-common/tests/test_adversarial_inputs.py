@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 from mcp_common import escape_cell, escape_inline, front_matter, redact
 
-RUNS = ["a.", "a-", "a+", "/a", "a/", "x@", "a://", '"a', "\\", "password=", "C:\\a", "Bearer "]
+RUNS = [
+    *("a.", "a-", "a+", "/a", "a/", "x@", "a://", '"a', "\\", "password=", "C:\\a", "Bearer "),
+    # the shapes issue 9 added: loose URL passwords, key: value, quoted values, home, UNC and
+    # spaced paths, glued tokens, PEM blocks
+    *("a://b:", "a://b:c ", "password: ", "'password': '", 'password="', "x-api-key:"),
+    *("authorization: a ", "pass=", "~/", "\\\\a\\", "/a a", "/a ", "a b/", "C:\\a b"),
+    *("AKIA", "_ghp_", "eyJ", "-----BEGIN PRIVATE KEY-----", "sqlite:///"),
+]
 
 
 @pytest.mark.timeout(30)

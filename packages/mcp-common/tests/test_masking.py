@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_common import FailureMessage, mask_arguments, mask_credentials, redact
@@ -42,6 +43,68 @@ def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("key AKIAIOSFODNN7EXAMPLE used", "key *** used"),
+        ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfi", "aws_secret_access_key=***"),
+        ("AWS_SECRET_ACCESS_KEY = wJalrXUtnFEMI/K7MDENG", "AWS_SECRET_ACCESS_KEY = ***"),
+        ("password: hunter2", "password: ***"),
+        ("  password: correct horse battery", "  password: ***"),
+        ("password = hunter2", "password = ***"),
+        ('"password": "hunter2"', '"password": "***"'),
+        ("{'password': 'hunter2', 'user': 'x'}", "{'password': '***', 'user': 'x'}"),
+        ('password="a \\"quoted\\" one"', 'password="***"'),
+        ("passphrase=hunter2", "passphrase=***"),
+        ("pass=hunter2 db_pass=hunter2", "pass=*** db_pass=***"),
+        ("private_key=hunter2", "private_key=***"),
+        ("credentials=hunter2", "credentials=***"),
+        ("auth=hunter2&x=1", "auth=***&x=1"),
+        ("x-api-key: hunter2", "x-api-key: ***"),
+        ("Authorization: Token hunter2abc", "Authorization: Token ***"),
+        ("authorization=hunter2abc", "authorization=***"),
+        ("postgresql://admin:pass word@db.example/app", "postgresql://***@db.example/app"),
+        ("postgresql://admin:pa/ss@db.example/app", "postgresql://***@db.example/app"),
+        ("prefix_ghp_" + "a" * 36, "prefix_***"),
+        ("CI_AKIAIOSFODNN7EXAMPLE", "CI_***"),
+        ("xoxb-123456789012-abcdefghij", "***"),
+        ("sk-proj-abcdefghijklmnopqrstuvwx", "***"),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3", "jwt ***"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEab+c/d=\n-----END RSA PRIVATE KEY----- then",
+            "-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY----- then",
+        ),
+        ("sqlite:////srv/secret/shop.db", "sqlite:///.../shop.db"),
+        ("open ~/work/acme/data.csv", "open .../data.csv"),
+        ("open ~bob/work/data.csv", "open .../data.csv"),
+        ("C:\\Users\\bob\\x.txt", "...\\x.txt"),
+        ("C:/Users/bob/x.txt", ".../x.txt"),
+        ("C:\\Program Files\\Acme Tool\\x.txt", "...\\x.txt"),
+        ("\\\\server\\share\\dir\\f.txt", "...\\f.txt"),
+        ("read /srv/my data/secret dir/x.csv now", "read .../x.csv now"),
+        # what must stay: prose, ports, keys that name no secret, relative paths
+        ("tests pass: 5 of 5; bypass=1; author=Ann", "tests pass: 5 of 5; bypass=1; author=Ann"),
+        ("token budget 500, tokens: 12, key=id", "token budget 500, tokens: 12, key=id"),
+        ("http://example.com:8080/a/b and a@b.org", "http://example.com:8080/a/b and a@b.org"),
+        ("read /srv/a/b.csv or c/d", "read .../b.csv or c/d"),
+    ],
+)
+def test_redact_catches_the_shapes_issue_9_found(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected
+    assert mask_credentials(mask_credentials(text)) == mask_credentials(text)
+
+
+def test_a_yaml_parse_error_quoting_a_password_line_is_masked() -> None:
+    # the parser's message quotes the offending line; masking, not the caller, must hide it
+    with pytest.raises(yaml.YAMLError) as caught:
+        yaml.safe_load('rows:\n  - id: 1\n password: "Hunter2Secret"\n   x: [')
+    message = str(caught.value)
+    assert "Hunter2Secret" in message
+    assert "Hunter2Secret" not in redact(message)
+    assert "Hunter2Secret" not in mask_credentials(message)
+
+
 def test_log_masking_keeps_paths_but_not_credentials() -> None:
     text = "cloning https://bot:s3cret@git.example/org/repo into /srv/work/repo"
     assert mask_credentials(text) == "cloning https://***@git.example/org/repo into /srv/work/repo"
@@ -66,6 +129,13 @@ def test_mask_arguments_masks_secret_keys_and_urls_recursively() -> None:
         "tokenizer": "cl100k",
         "tokenBudget": 500,
     }
+
+
+def test_mask_arguments_masks_every_secret_key_shape() -> None:
+    keys = ["passphrase", "db_pass", "dbPass", "private_key", "credentials", "auth", "x-api-key"]
+    keys += ["aws_secret_access_key", "Authorization", "clientSecret"]
+    masked = mask_arguments({key: "v" for key in keys} | {"author": "Ann", "bypass": 1})
+    assert masked == {key: "***" for key in keys} | {"author": "Ann", "bypass": 1}
 
 
 def test_failure_message_names_the_tool_and_redacts() -> None:
@@ -102,6 +172,82 @@ def test_redact_never_leaks_a_url_password(
     url = f"https://{user}:{password}{extra}@host.example/path"
     assert password not in redact(f"{before}{url} {after}")
     assert password not in mask_credentials(f"{before}{url} {after}")
+
+
+_SECRET = st.text(alphabet=st.sampled_from("QWERTZ789qwz+/"), min_size=8, max_size=24)
+_SEPARATOR = st.sampled_from([" ", "\n", "\t", ", ", "; ", "(", ")", "[", "]", "{", "}", "|", "_"])
+_TEXT = st.text(max_size=30)
+_KEYS = st.sampled_from(
+    ["password", "DB_PASSWORD", "passphrase", "pwd", "secret", "client_secret", "token",
+     "GITHUB_TOKEN", "api_key", "apiKey", "x-api-key", "private_key", "credentials",
+     "aws_secret_access_key", "AccessKey"]
+)  # fmt: skip
+
+
+def _assignments(key: str, secret: str) -> list[str]:
+    return [
+        f"{key}={secret}",
+        f"{key} = {secret}",
+        f"{key}: {secret}",
+        f'{key}: "{secret}"',
+        f'"{key}": "{secret}"',
+        f"'{key}': '{secret}'",
+        f"{{'{key}': '{secret}'}}",
+    ]
+
+
+@given(_TEXT, _SEPARATOR, _KEYS, _SECRET, _SEPARATOR, _TEXT, st.integers(0, 6))
+def test_generated_secret_assignments_never_survive(
+    before: str, sep1: str, key: str, secret: str, sep2: str, after: str, shape: int
+) -> None:
+    text = f"{before}{sep1}{_assignments(key, secret)[shape]}{sep2}{after}"
+    if secret in before or secret in after:
+        return
+    assert secret not in redact(text)
+    assert secret not in mask_credentials(text)
+
+
+def _token(prefix: str, alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.builds(lambda body: prefix + body, st.text(alphabet, min_size=size, max_size=size))
+
+
+_TOKENS = st.one_of(
+    _token("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16),
+    *(_token(f"gh{kind}_", "abcXYZ019", 36) for kind in "pousr"),
+    _token("github_pat_", "abcXYZ019_", 60),
+    _token("glpat-", "abcXYZ019_-", 20),
+    _token("xoxb-", "abcXYZ019-", 24),
+    _token("sk_live_", "abcXYZ019", 24),
+    _token("AIza", "abcXYZ019_-", 35),
+)
+
+
+@given(_TEXT, _SEPARATOR, _TOKENS, _SEPARATOR, _TEXT)
+def test_generated_token_shapes_never_survive(
+    before: str, sep1: str, token: str, sep2: str, after: str
+) -> None:
+    text = f"{before}{sep1}{token}{sep2}{after}"
+    assert token not in redact(text)
+    assert token not in mask_credentials(text)
+
+
+@given(
+    _TEXT,
+    st.sampled_from(["https", "postgresql", "redis", "sqlite+x"]),
+    st.text(alphabet="abcXYZ019-._", min_size=1, max_size=10),
+    st.text(alphabet="QWERTZ789 /!$&*+,;=", min_size=6, max_size=20).filter(
+        lambda p: p.strip() and not p[0].isdigit()
+    ),
+    _TEXT,
+)
+def test_generated_url_passwords_with_spaces_and_slashes_never_survive(
+    before: str, scheme: str, user: str, password: str, after: str
+) -> None:
+    text = f"{before} {scheme}://{user}:{password}@db.example:5432/app {after}"
+    leaked = [part for part in password.split() if len(part) >= 4 and part not in before + after]
+    for part in leaked:
+        assert part not in redact(text)
+        assert part not in mask_credentials(text)
 
 
 @given(st.text(alphabet=st.sampled_from("ab/\\:@.,;()[]~-_ 'C\n=&?"), max_size=40))

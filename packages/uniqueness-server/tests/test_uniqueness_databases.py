@@ -247,9 +247,10 @@ def test_cancellation_interrupts_a_running_database_query(tmp_path: Path) -> Non
         ("", False),
     ],
 )
-def test_read_only_query_recognition(query: str, ok: bool) -> None:
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_read_only_query_recognition(query: str, ok: bool, dialect: str) -> None:
     if ok:
-        assert read_only_query(query)
+        assert read_only_query(query, dialect)
     else:
         with pytest.raises(ToolError):
-            read_only_query(query)
+            read_only_query(query, dialect)

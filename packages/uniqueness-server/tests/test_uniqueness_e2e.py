@@ -73,7 +73,9 @@ async def test_stdio_server_answers_the_three_tools(data: Path, tmp_path: Path) 
             "uniqueness_check", {"database": "shop", "query": "DROP TABLE orders", "columns": "id"}
         )
         assert refused.is_error
-        assert text_of(refused).startswith("uniqueness_check failed: query must be a read-only")
+        assert text_of(refused).startswith(
+            "uniqueness_check failed: only SELECT queries are allowed"
+        )
     with sqlite3.connect(data / "shop.db") as connection:
         assert connection.execute("SELECT COUNT(*) FROM orders").fetchone() == (2,)
     connection.close()
@@ -113,7 +115,7 @@ def test_cli_exit_status_tells_unique_from_not(data: Path) -> None:
         (["--header-row", "x", "household.csv.gz", "id"], "invalid int value"),
         (["household.csv.gz", "id", "--bogus"], "unrecognized arguments"),
         (["--bogus"], "the following arguments are required"),
-        (["--database", "shop=sqlite:///x.db", "--query", "DELETE FROM t", "id"], "read-only"),
+        (["--database", "shop=sqlite:///x.db", "--query", "DELETE FROM t", "id"], "only SELECT"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line_and_no_traceback(

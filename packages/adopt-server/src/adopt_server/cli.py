@@ -20,12 +20,20 @@ from mcp_common.usage import UsageParser
 from adopt_server.pipeline import (
     AdoptionOptions,
     OptionsError,
-    adopt_repositories,
     batch_json,
     check_repositories,
     default_workspace,
     prepare_workspace,
     validate_options,
+)
+from adopt_server.pipeline.campaign import (
+    MAX_PRS_PER_HOUR,
+    CampaignControls,
+    CampaignError,
+    CampaignState,
+    list_org_repositories,
+    read_url_list,
+    run_campaign,
 )
 from adopt_server.pipeline.options import (
     DEFAULT_BODY,
@@ -37,6 +45,8 @@ from adopt_server.pipeline.options import (
     MAX_RETRIES,
     MAX_TIMEOUT_MINUTES,
 )
+from adopt_server.pipeline.runner import CommandRunner
+from adopt_server.pipeline.status import adoption_status
 from adopt_server.pipeline.urls import RepositoryUrlError, parse_repository_url
 
 _log = logging.getLogger("claude-adopt")
@@ -44,12 +54,19 @@ _log = logging.getLogger("claude-adopt")
 EXAMPLES = """\
 examples:
   claude-adopt https://github.com/owner/repo.git
-  claude-adopt --repo https://github.com/o/a.git --repo git@github.com:o/b.git --parallel 4
+  claude-adopt https://github.com/o/a.git git@github.com:o/b.git --parallel 4
   claude-adopt --repos repos.txt --workspace ~/adoptions --report report.json --dry-run
+  claude-adopt --org my-org --canary 3 --max-prs-per-hour 20 --state campaign.json
+  claude-adopt --status --state campaign.json
   claude-adopt --verify-only --repos repos.txt
   claude-adopt --reviewer alice --label claude --draft https://github.com/owner/repo.git
 
+Every positional argument is a repository URL. The older form URL WORKSPACE [BRANCH] is
+still read when the later words are not repositories (a URL or an existing git repository).
 --repos FILE holds one URL a line; blank lines and lines starting with # are skipped.
+--state FILE records each repository as it finishes; run the same command again to resume
+(repositories already adopted are skipped). --status lists, per repository, whether the
+branch is pushed and the state of its pull request and checks (via git and gh).
 Credentials in URLs are masked in every log line, error and report, and never written to
 .git/config. Exit status: 0 all adopted, 1 some failed, 2 bad usage.
 """
@@ -85,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "positionals",
         nargs="*",
-        metavar="URL [WORKSPACE [BRANCH]]",
-        help="a repository URL, then optionally the workspace and the branch",
+        metavar="URL",
+        help="repository URLs to adopt (or the older URL WORKSPACE [BRANCH])",
     )
     parser.add_argument(
         "--repo",
@@ -101,6 +118,43 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="FILE",
         help="a file of repository URLs, one a line (repeatable)",
+    )
+    parser.add_argument(
+        "--org",
+        action="append",
+        default=[],
+        metavar="OWNER",
+        help="adopt every repository of a GitHub user or organisation that is neither "
+        "archived nor a fork, as `gh repo list` sees them (repeatable)",
+    )
+    parser.add_argument(
+        "--canary",
+        type=_bounded("--canary", "repositories", 1, 10_000, 0),
+        default=0,
+        metavar="N",
+        help="adopt the first N repositories first and stop unless every one succeeds",
+    )
+    parser.add_argument(
+        "--max-prs-per-hour",
+        type=_bounded("--max-prs-per-hour", "pull requests", 1, MAX_PRS_PER_HOUR, 0),
+        default=None,
+        metavar="N",
+        help="open at most N pull requests an hour, evenly spaced",
+    )
+    parser.add_argument(
+        "--state",
+        metavar="FILE",
+        help="campaign state file: written as repositories finish, read to resume",
+    )
+    parser.add_argument(
+        "--close-stale",
+        action="store_true",
+        help="close the branch's open pull request when nothing is left to change",
+    )
+    parser.add_argument(
+        "--status",
+        action="store_true",
+        help="only list each repository's adoption status (branch, pull request, checks)",
     )
     parser.add_argument(
         "--workspace",
@@ -198,10 +252,13 @@ def _read_repos_file(parser: argparse.ArgumentParser, name: str) -> list[str]:
     if not name.strip():
         parser.error("--repos must not be blank")
     try:
-        lines = Path(name).read_text(encoding="utf-8").splitlines()
+        text = Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         parser.error(f"Could not read the repository URL list: {name}")
-    return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+    try:
+        return read_url_list(text, name)
+    except CampaignError as error:
+        parser.error(str(error))
 
 
 def _has_owner(text: str) -> bool:
@@ -211,30 +268,64 @@ def _has_owner(text: str) -> bool:
         return False
 
 
-def _repositories(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+def _is_repository(text: str) -> bool:
+    """Whether a positional word names a repository: a remote URL, or a local path that is a
+    git repository (a work tree or a bare one)."""
+    try:
+        url = parse_repository_url(text)
+    except RepositoryUrlError:
+        return False
+    if url.kind != "local":
+        return True
+    path = Path(text).expanduser()
+    return (path / ".git").exists() or (path / "HEAD").is_file()
+
+
+def _split_positionals(
+    parser: argparse.ArgumentParser, positionals: list[str]
+) -> tuple[list[str], str | None, str | None]:
+    """The repositories, the workspace and the branch the positional words name."""
+    if len(positionals) <= 1:
+        return positionals, None, None
+    repository = [_is_repository(word) for word in positionals]
+    if all(repository):
+        return positionals, None, None
+    if len(positionals) <= 3 and repository[0] and not any(repository[1:]):
+        rest = positionals[1:]
+        return positionals[:1], rest[0], rest[1] if len(rest) > 1 else None
+    others = [w for w, is_repo in zip(positionals, repository, strict=True) if not is_repo]
+    parser.error(
+        f"unrecognized arguments: {' '.join(others)} (every positional argument is a "
+        "repository URL, and these are neither URLs nor git repositories; name the workspace "
+        "with --workspace and the branch with --branch)"
+    )
+
+
+def _repositories(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, runner: CommandRunner
+) -> list[str]:
     positionals: list[str] = args.positionals
-    if len(positionals) > 3:
-        parser.error(f"unrecognized arguments: {' '.join(positionals[3:])}")
     named = [r for r in args.repo if r.strip()]
     for name in args.repos:
         named += _read_repos_file(parser, name)
-    if positionals and named and not _has_owner(positionals[0]):
+    if positionals and named and not _has_owner(positionals[0]) and len(positionals) == 1:
         parser.error(
             f"The first argument is read as a repository URL, but {positionals[0]} names no "
             "repository owner. Name the workspace with --workspace, or the repository with --repo."
         )
-    urls = positionals[:1] + named
+    for owner in args.org:
+        try:
+            named += list_org_repositories(owner.strip(), runner, Path.cwd())
+        except CampaignError as error:
+            parser.error(str(error))
+    urls: list[str] = [*args.urls, *named]
     if not [u for u in urls if u.strip()]:
-        parser.error("name at least one repository (a URL, --repo or --repos)")
+        parser.error("name at least one repository (a URL, --repo, --repos or --org)")
     return urls
 
 
 def _options(args: argparse.Namespace) -> AdoptionOptions:
-    branch = (
-        args.branch
-        if args.branch is not None
-        else (args.positionals[2] if len(args.positionals) > 2 else None)
-    )
+    branch = args.branch if args.branch is not None else args.positional_branch
     sections = None if args.section is None else tuple(args.section)
     return AdoptionOptions(
         branch=(branch or "").strip() or DEFAULT_BRANCH,
@@ -254,6 +345,7 @@ def _options(args: argparse.Namespace) -> AdoptionOptions:
         parallel=args.parallel,
         timeout_seconds=60.0 * args.timeout,
         retries=args.retries,
+        close_stale=args.close_stale,
     )
 
 
@@ -280,6 +372,38 @@ def _asks_for_help(parser: argparse.ArgumentParser, words: Sequence[str]) -> boo
     return False
 
 
+def _load_state(parser: argparse.ArgumentParser, name: str | None) -> CampaignState | None:
+    if name is None:
+        return None
+    if not name.strip():
+        parser.error("--state must not be blank")
+    try:
+        return CampaignState.load(Path(name).expanduser())
+    except CampaignError as error:
+        parser.error(str(error))
+
+
+def _state_urls(parser: argparse.ArgumentParser, state: CampaignState) -> list[str]:
+    """The repositories a state file records; it keeps masked URLs, so git and gh get them
+    without the masked user part."""
+    urls: list[str] = []
+    for number, entry in enumerate(state.document.repositories):
+        try:
+            urls.append(parse_repository_url(entry.repository_url).credential_free)
+        except RepositoryUrlError as error:
+            parser.error(f"The campaign state {state.path}: repositories.{number}: {error}")
+    return urls
+
+
+def _print_status(urls: Sequence[str], options: AdoptionOptions) -> int:
+    outcome = adoption_status(urls, options)
+    print(json.dumps(outcome.to_wire(), indent=2))
+    troubled = [s for s in outcome.repositories if s.problems]
+    for status in troubled:
+        _log.error("%s: %s", status.repository_url, "; ".join(status.problems))
+    return 1 if troubled else 0
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, adopt, write the report; return the exit status."""
     parser = build_parser()
@@ -293,22 +417,29 @@ def run(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(levelname)s %(message)s",
     )
-    urls = _repositories(parser, args)
-    workspace_text = (
-        args.workspace
-        if args.workspace is not None
-        else (args.positionals[1] if len(args.positionals) > 1 else None)
-    )
+    args.urls, workspace_word, args.positional_branch = _split_positionals(parser, args.positionals)
+    state = _load_state(parser, args.state)
+    runner = CommandRunner(timeout_seconds=60.0 * args.timeout, retries=args.retries)
+    if args.status and state is not None and not (args.urls or args.repo or args.repos or args.org):
+        urls = _state_urls(parser, state)
+    else:
+        urls = _repositories(parser, args, runner)
+    workspace_text = args.workspace if args.workspace is not None else workspace_word
     try:
         options = validate_options(_options(args))
+        if args.status:
+            return _print_status(urls, options)
         workspace = (
             Path(workspace_text).expanduser() if workspace_text and workspace_text.strip() else None
         )
         check_repositories(urls, (workspace or Path.cwd()).absolute())
+        controls = CampaignControls(
+            canary=args.canary, max_prs_per_hour=args.max_prs_per_hour, state=state
+        )
         workspace = prepare_workspace(workspace) if workspace else default_workspace()
     except (OptionsError, ValueError) as error:
         parser.error(str(error))
-    reports = adopt_repositories(urls, workspace, options)
+    reports = run_campaign(urls, workspace, options, controls)
     document = batch_json(reports)
     if args.report and args.report.strip():
         try:

@@ -19,6 +19,7 @@ import json
 import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
@@ -236,6 +237,7 @@ class NonEmpty(_AfterCheck):
 # parsing a raw payload
 
 
+@cache
 def deprecated_aliases(model: type[Arguments]) -> dict[str, str]:
     """Old argument name -> canonical wire name, from the model's :class:`Deprecated` marks."""
     aliases: dict[str, str] = {}
@@ -248,11 +250,13 @@ def deprecated_aliases(model: type[Arguments]) -> dict[str, str]:
     return aliases
 
 
+@cache
 def wire_names(model: type[Arguments]) -> dict[str, str]:
     """Canonical wire name -> Python field name."""
     return {(info.alias or name): name for name, info in model.model_fields.items()}
 
 
+@cache
 def _max_length(model: type[Arguments], field: str, default: int) -> int:
     for mark in model.model_fields[field].metadata:
         limit = getattr(mark, "max_length", None)

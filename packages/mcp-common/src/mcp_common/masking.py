@@ -7,45 +7,160 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-# user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole.
-# A scheme is at most 32 characters: unbounded, every word start of a long dotted run
-# ('a.a.a.…') would rescan the rest of the run looking for '://'.
-_URL_USERINFO = re.compile(
-    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@"
+# Every pattern below is linear in the text: quantifiers that could overlap are bounded or
+# separated by a required character, and no pattern starts with an unbounded prefix that
+# each later position would rescan (tests/test_adversarial_inputs.py holds the tripwires).
+# detect-secrets was weighed for the token shapes and not taken: its keyword patterns rescan
+# long runs (an unbounded key prefix before each word) and it reports values per line, not
+# where they are, so masking would still need patterns of its own.
+_SCHEME = r"\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://"  # bounded: a long dotted run is not rescanned
+# user-info runs greedily to the last '@' before the host, so 'user:p@ss@host' is masked whole
+_URL_USERINFO = re.compile(rf"(?P<scheme>{_SCHEME})(?P<userinfo>[^/\s@]*(?:@[^/\s@]*)*)@")
+# 'user:password@host' whose password holds a space or '/' (not valid in a URL, but written):
+# the password runs to the first '@' that a host follows, within 128 characters of the line
+# (a port, 'host:8080/path', is no password)
+_URL_LOOSE_PASSWORD = re.compile(
+    rf"(?P<scheme>{_SCHEME})(?P<userinfo>[^/\s@:]{{1,64}}:(?!\d{{1,5}}(?:[/?#\s]|$))[^@\n]{{1,128}})"
+    r"@(?=[\w\[])"
 )
-_SECRET_WORD = r"(?:password|passwd|pwd|token|secret|api_?key)"  # noqa: S105 - a pattern
-# key=value (query strings, environment dumps: access_token=, PGPASSWORD=, GITHUB_TOKEN=) and
-# quoted JSON members ("dbPassword": "..."); the key must end in the secret word, so
-# tokenizer=cl100k keeps its value. The key's prefix is left out of the pattern on purpose:
-# matching it lazily made long dotted runs quadratic.
-_SECRET_PARAM = re.compile(rf"(?i)(?P<key>{_SECRET_WORD}=)(?P<value>[^&\s;,'\"]+)")
-_SECRET_MEMBER = re.compile(rf'(?i)(?P<key>"[\w.\-]*?{_SECRET_WORD}"\s*:\s*")(?P<value>[^"]+)')
+# Keys whose value is a secret. A key matches when it ends in one of these words (PGPASSWORD,
+# db_password, GITHUB_TOKEN, aws_secret_access_key, x-api-key); the part of the key before
+# the word is left out of the pattern on purpose (matching it made long runs quadratic).
+# STRONG words name a secret after '=' or ':' (config files, YAML, JSON, headers); WEAK words
+# are common English too ('tests pass: 5'), so only 'pass=' and 'auth=' count.
+_STRONG_WORDS = (
+    r"password|passwd|passphrase|pwd|secret|token|credentials?"
+    r"|(?:api|access|secret|private|client|auth|encryption|signing|master)[_\-]?key"
+)
+_WEAK_WORDS = r"pass|auth"
+_QUOTED = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+# after '=' a bare value stops at the next separator; after ':' it runs to the line's end
+# (YAML 'password: correct horse') unless a ',', ';' or '}' ends it
+_SECRET_ASSIGNMENT = re.compile(
+    rf"(?i)(?P<key>(?:{_STRONG_WORDS})[\"']?[ \t]{{0,8}}=[ \t]{{0,8}})"
+    rf"(?P<value>{_QUOTED}|[^&\s;,'\"]+)"
+    rf"|(?P<ckey>(?:{_STRONG_WORDS})[\"']?[ \t]{{0,8}}:[ \t]{{0,8}})"
+    rf"(?P<cvalue>{_QUOTED}|[^\s,;}}'\"][^\n,;}}'\"]*)"
+    rf"|(?P<wkey>(?<![A-Za-z])(?:{_WEAK_WORDS})=)(?P<wvalue>[^&\s;,'\"]+)"
+)
 _BEARER = re.compile(r"(?i)(?P<key>\b(?:bearer|basic)\s+)(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
-_KNOWN_TOKEN = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_\-]{20,})"
+# an Authorization header (or member) with any scheme: Bearer, Basic, Token, Digest, none
+_AUTHORIZATION = re.compile(
+    r"(?i)(?P<key>\bauthorization[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?(?:[A-Za-z\-]{1,16}[ \t]+)?)"
+    r"(?P<value>[^\s\"',;]+)"
 )
+# token shapes recognisable without a key; a token may be glued after '_' or other text
+# (prefix_ghp_…), so only a letter or digit right before it rules it out
+_KNOWN_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|sk-[A-Za-z0-9_\-]{20,}"
+    r"|npm_[A-Za-z0-9]{36}"
+    r"|pypi-[A-Za-z0-9_\-]{16,}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"
+    r")"
+)
+# a PEM private key: its body (base64 and 'Proc-Type: …' headers; '*' so that a masked key
+# is matched whole again) is consumed possessively, so a run of BEGIN lines is scanned once
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN [A-Z ]{0,32}PRIVATE KEY-----(?:[A-Za-z0-9+/=\s:,*]|-(?!----END))*+"
+    r"(?:-----END [A-Z ]{0,32}PRIVATE KEY-----)?"
+)
+# A directory may hold single spaces ('/srv/my data/x.csv'): up to four words free of dots
+# and punctuation, so prose after a file name ('a.csv; [/srv/b]', 'b.csv or c/d', 'x.csv via
+# https://') is not read into the path.
+_WORD = r"[^/\\\s'\"`,;:.()\[\]]+"
+_SEGMENT = rf"(?:[^/\s'\"`]+|{_WORD}(?: {_WORD}){{1,3}})/"
+_LEAF = r"(?P<leaf>[^/\s'\"`,;)\]]*)"
+_PATH_BODY = rf"/(?:{_SEGMENT})+{_LEAF}"
 # a '/' not preceded by a word char, ':', '/', '.', '-', '~' or '@' (a URL's host-less path after
-# masked user-info) starts an absolute path; it needs at least one directory segment, and its
-# last segment stops at , ; ) ] as well.
-_PATH_BODY = r"/(?:[^/\s'\"`]+/)+(?P<leaf>[^/\s'\"`,;)\]]*)"
+# masked user-info) starts an absolute path; it needs at least one directory segment
 _POSIX_PATH = re.compile(r"(?<![\w:/.\-~@])" + _PATH_BODY)
-_WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"`]+\\)+(?P<leaf>[^\\\s'\"`,;)\]]*)")
-# a file URL is a server path in disguise: its path is shortened like any other
-_FILE_URL = re.compile(r"\bfile://" + _PATH_BODY)
-# a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
-# (tokenizer and tokenBudget name no secret)
+# '~/a/b' and '~user/a/b': a home directory is as telling as an absolute path
+_HOME_PATH = re.compile(r"(?<![\w/.\-~])~[\w.\-]{0,32}" + _PATH_BODY)
+_WIN_SEGMENT = rf"(?:[^\\/\s'\"`]+|{_WORD}(?: {_WORD}){{1,3}})[\\/]"
+_WIN_LEAF = r"(?P<leaf>[^\\/\s'\"`,;)\]]*)"
+# C:\a\b.txt and C:/a/b.txt; UNC \\server\share\b.txt
+_WINDOWS_PATH = re.compile(rf"(?<![\w])[A-Za-z]:[\\/](?:{_WIN_SEGMENT})+{_WIN_LEAF}")
+_UNC_PATH = re.compile(rf"(?<![\w\\])\\\\[^\\/\s'\"`]+\\(?:{_WIN_SEGMENT})*{_WIN_LEAF}")
+# a URL with an empty host is a server path in disguise (file:///srv/x, sqlite:////srv/x.db):
+# its path is shortened like any other (once: 'sqlite:///.../x.db' is already short)
+_EMPTY_HOST_URL = re.compile(rf"(?P<prefix>{_SCHEME}/?)(?!/\.\.\./){_PATH_BODY}")
 _MAX_FAILURE_CHARS = 4000
-_SECRET_KEYS = re.compile(r"(?i)(?:password|passwd|secret|token|credentials?|api_?key)$")
+# a key naming a secret ends in the secret word: authToken, db_password, apiKey, credentials
+# (tokenizer and tokenBudget name no secret); a weak word only as a whole word of the key:
+# db_pass, dbPass, auth, but not bypass
+_SECRET_KEYS = re.compile(
+    rf"(?:(?i:{_STRONG_WORDS}|authorization)|(?<![A-Za-z])(?i:{_WEAK_WORDS})"
+    r"|(?<=[a-z])(?:Pass|Auth))$"
+)
+
+
+def _masked_assignment(match: re.Match[str]) -> str:
+    """The key kept, the value masked (its quotes kept), whichever alternative matched."""
+    key, value = next(
+        (key, value)
+        for key, value in (("key", "value"), ("ckey", "cvalue"), ("wkey", "wvalue"))
+        if match[key] is not None
+    )
+    quote = match[value][0] if match[value][0] in "\"'" else ""
+    return f"{match[key]}{quote}***{quote}"
+
+
+# Every match of the two key patterns starts with one of these words (in any case). Python's re
+# tries each alternative of a case-insensitive pattern at every position of the text, which
+# made masking a 100 KB answer take a second; trying the pattern only where one of these
+# words starts gives the same matches at a fraction of the cost.
+_KEY_STARTS = (
+    "pass", "pwd", "secret", "token", "credential", "api", "access", "private", "client",
+    "auth", "encryption", "signing", "master",
+)  # fmt: skip
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _sub_at_key_starts(
+    pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str], text: str
+) -> str:
+    """``pattern.sub(replace, text)`` for a pattern whose matches start at a key word."""
+    lowered = text.translate(_ASCII_LOWER)  # same length: only ASCII letters change
+    starts: set[int] = set()
+    for word in _KEY_STARTS:
+        found = lowered.find(word)
+        while found != -1:
+            starts.add(found)
+            found = lowered.find(word, found + 1)
+    if not starts:
+        return text
+    parts, done = [], 0
+    for start in sorted(starts):
+        if start < done:
+            continue
+        match = pattern.match(text, start)
+        if match is not None and match.end() > match.start():
+            parts += [text[done : match.start()], replace(match)]
+            done = match.end()
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def mask_credentials(text: str) -> str:
-    """Mask URL user-info, secret query parameters, bearer tokens and well-known token shapes."""
-    text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
-    text = _SECRET_PARAM.sub(lambda m: f"{m['key']}***", text)
-    text = _SECRET_MEMBER.sub(lambda m: f"{m['key']}***", text)
+    """Mask URL user-info, secret assignments (``password: x``, ``"token": "x"``,
+    ``api_key=x``), authorization headers, private keys and well-known token shapes."""
+    text = _PRIVATE_KEY.sub("-----BEGIN PRIVATE KEY-----***-----END PRIVATE KEY-----", text)
+    if "://" in text:
+        text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}***@", text)
+        text = _URL_LOOSE_PASSWORD.sub(lambda m: f"{m['scheme']}***@", text)
+    text = _sub_at_key_starts(_SECRET_ASSIGNMENT, _masked_assignment, text)
+    text = _sub_at_key_starts(_AUTHORIZATION, lambda m: f"{m['key']}***", text)
     text = _BEARER.sub(lambda m: f"{m['key']}***", text)
     return _KNOWN_TOKEN.sub("***", text)
 
@@ -59,10 +174,13 @@ def _leaf(match: re.Match[str], separator: str) -> str:
 
 
 def shorten_paths(text: str) -> str:
-    """Replace absolute POSIX and Windows paths (two or more components) by ``.../<leaf>``."""
-    text = _FILE_URL.sub(lambda m: "file://" + _leaf(m, "/"), text)
+    """Replace absolute POSIX, home (``~/``) and Windows (drive, UNC) paths of two or more
+    components, also inside host-less URLs (``file:///``, ``sqlite:////``), by ``.../<leaf>``."""
+    text = _EMPTY_HOST_URL.sub(lambda m: m["prefix"] + _leaf(m, "/"), text)
     text = _POSIX_PATH.sub(lambda m: _leaf(m, "/"), text)
-    return _WINDOWS_PATH.sub(lambda m: _leaf(m, "\\"), text)
+    text = _HOME_PATH.sub(lambda m: _leaf(m, "/"), text)
+    text = _WINDOWS_PATH.sub(lambda m: _leaf(m, "\\" if "\\" in m[0] else "/"), text)
+    return _UNC_PATH.sub(lambda m: _leaf(m, "\\"), text)
 
 
 def redact(text: str) -> str:

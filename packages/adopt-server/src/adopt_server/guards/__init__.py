@@ -66,6 +66,12 @@ def is_guard_installed(checkout: Path, build: str) -> bool:
     return fallback.is_installed(checkout)
 
 
+def guard_notes(checkout: Path, build: str) -> list[str]:
+    """What a report should say about the guard of ``build`` beyond installed or not (a
+    Maven enforcer whose version this POM cannot show to be recent enough)."""
+    return maven.notes(checkout) if _known(build) == "maven" else []
+
+
 def _known(build: str) -> str:
     if build not in _GUARD_PATHS:
         raise ValueError(f"Unknown build system '{build}'. Use one of {', '.join(_GUARD_PATHS)}")
@@ -76,6 +82,7 @@ __all__ = [
     "WRITTEN_PATHS",
     "checked_rule_version",
     "detect_build",
+    "guard_notes",
     "guard_paths",
     "install_guard",
     "is_guard_installed",

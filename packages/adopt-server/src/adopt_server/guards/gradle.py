@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.guards.style import indent_unit, reindent
 
 GROOVY = "build.gradle"
 KOTLIN = "build.gradle.kts"
@@ -109,7 +110,8 @@ def install(checkout: Path) -> list[str]:
         return []
     template = _KOTLIN_BLOCK if script == KOTLIN else _GROOVY_BLOCK
     newline = "\r\n" if "\r\n" in source else "\n"
-    block = template.format(marker=MARKER)
+    # the template is written with four spaces a level; the file's own step replaces them
+    block = reindent(template.format(marker=MARKER), indent_unit(source))
     if source and not source.endswith("\n"):
         block = "\n" + block
     files.write_text(script, block.replace("\n", newline), mode="append")

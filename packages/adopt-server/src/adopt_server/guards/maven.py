@@ -51,7 +51,31 @@ def is_installed(checkout: Path) -> bool:
     files = CheckoutFiles(checkout)
     if not files.is_file(POM):
         return False
-    return _guarded(parse(_read(files), POM))
+    source = _read(files)
+    return _guarded(parse(source, POM), source)
+
+
+def notes(checkout: Path) -> list[str]:
+    """What the report should say about the POM's enforcer although the guard was wired in:
+    a version behind a property this POM does not define (so it cannot be checked here)."""
+    files = CheckoutFiles(checkout)
+    if not files.is_file(POM):
+        return []
+    source = _read(files)
+    root = parse(source, POM)
+    build, _, enforcer = _locate(root, source)
+    declared, where = _declared_version(source, enforcer, build) if enforcer else (None, "")
+    if declared is None:
+        return []
+    literal = declared.text(source)
+    value, name = _resolved(literal, root, source)
+    if name is None or value != literal:
+        return []
+    return [
+        f"The {ENFORCER_PLUGIN} in {where} takes its version from ${{{name}}}, which {POM} "
+        "does not define (a parent POM or the command line must): make sure it resolves to "
+        "3.1.0 or later, or the CLAUDE.md rule cannot load."
+    ]
 
 
 def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
@@ -82,7 +106,7 @@ def _read(files: CheckoutFiles) -> str:
 def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
     """``source`` with the guard added (unchanged when already guarded)."""
     root = parse(source)
-    if _guarded(root):
+    if _guarded(root, source):
         return source
     unit = indent_unit(source, root)
     dependency = Node(
@@ -113,7 +137,25 @@ def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
         return append_child(
             source, root, Node("build", children=(Node("plugins", children=(plugin,)),)), unit
         )
-    _refuse_old_enforcer(source, enforcer, build)
+    _refuse_old_enforcer(source, enforcer, build, root)
+    skipped = _skip_reason(root, source, enforcer.child("configuration"), None)
+    if skipped:
+        raise PomError(
+            f"The {ENFORCER_PLUGIN} in build/plugins is switched off ({skipped}), so a "
+            "CLAUDE.md rule added to it would never run. Remove the skip (or move it into a "
+            "profile), then adopt again."
+        )
+    executions = enforcer.child("executions")
+    if executions is not None and any(
+        (identifier := execution.child("id")) is not None
+        and identifier.text(source) == EXECUTION_ID
+        for execution in executions.children
+    ):
+        raise PomError(
+            f"The {ENFORCER_PLUGIN} already has an execution '{EXECUTION_ID}', but it does not "
+            "run the CLAUDE.md rule (it is skipped or configured differently). Remove or fix "
+            "it, then adopt again."
+        )
     if not _depends_on_rules(source, enforcer):
         source = _append_under(source, enforcer, "dependencies", dependency, unit)
         # Re-read: the splice moved every offset after it.
@@ -181,21 +223,63 @@ def _execution(rules: RuleSet) -> Node:
     )
 
 
-def _guarded(root: Element) -> bool:
+def _guarded(root: Element, source: str) -> bool:
     # Only build/plugins runs on an ordinary build: pluginManagement, profiles and reporting
-    # declarations do not count.
+    # declarations do not count, and neither does a rule whose execution is skipped.
     build = root.child("build")
     plugins = build.child("plugins") if build else None
     if plugins is None:
         return False
-    return any(
-        element.name in GUARD_RULES
-        and element.parent is not None
-        and element.parent.name == "rules"
-        for plugin in plugins.children
-        if plugin.name == "plugin"
-        for element in plugin.descendants()
-    )
+    for plugin in plugins.children:
+        if plugin.name != "plugin":
+            continue
+        for element in plugin.descendants():
+            rules = element.parent
+            if element.name not in GUARD_RULES or rules is None or rules.name != "rules":
+                continue
+            configuration = rules.parent
+            execution = configuration.parent if configuration else None
+            if execution is not None and execution.name == "execution":
+                if not _skip_reason(root, source, plugin.child("configuration"), configuration):
+                    return True
+            elif not _skip_reason(root, source, configuration, None):
+                return True
+    return False
+
+
+def _property(root: Element, source: str, name: str) -> str | None:
+    properties = root.child("properties")
+    element = properties.child(name) if properties else None
+    return element.text(source) if element else None
+
+
+def _resolved(literal: str, root: Element, source: str) -> tuple[str, str | None]:
+    """A ``${name}`` literal resolved from the POM's own ``<properties>`` (unchanged when
+    it is not defined there), and the property's name (``None`` for a plain literal)."""
+    match = re.fullmatch(r"\$\{([\w.-]+)\}", literal.strip())
+    if match is None:
+        return literal, None
+    value = _property(root, source, match[1])
+    return (literal if value is None else value), match[1]
+
+
+def _skip_reason(
+    root: Element, source: str, plugin_configuration: Element | None, execution: Element | None
+) -> str | None:
+    """Why the enforcer skips (an execution's ``<skip>`` wins over the plugin's, which wins
+    over the ``enforcer.skip`` property), or ``None`` when it runs."""
+    for configuration in (execution, plugin_configuration):
+        skip = configuration.child("skip") if configuration else None
+        if skip is None:
+            continue
+        literal = skip.text(source)
+        value, name = _resolved(literal, root, source)
+        if value.strip().lower() != "true":
+            return None
+        return f"<skip>{literal}</skip>" + (f" with {name}=true" if name else "")
+    if (_property(root, source, "enforcer.skip") or "").strip().lower() == "true":
+        return "the property enforcer.skip=true"
+    return None
 
 
 def _enforcer(plugins: Element, source: str) -> Element | None:
@@ -221,21 +305,30 @@ def _depends_on_rules(source: str, enforcer: Element) -> bool:
     )
 
 
-def _refuse_old_enforcer(source: str, enforcer: Element, build: Element | None) -> None:
+def _declared_version(
+    source: str, enforcer: Element, build: Element | None
+) -> tuple[Element | None, str]:
     declared = enforcer.child("version")
-    where = "build/plugins"
-    if declared is None and build is not None:
-        management = build.child("pluginManagement")
-        managed_plugins = management.child("plugins") if management else None
-        managed = _enforcer(managed_plugins, source) if managed_plugins else None
-        declared = managed.child("version") if managed else None
-        where = "build/pluginManagement"
+    if declared is not None or build is None:
+        return declared, "build/plugins"
+    management = build.child("pluginManagement")
+    managed_plugins = management.child("plugins") if management else None
+    managed = _enforcer(managed_plugins, source) if managed_plugins else None
+    return (managed.child("version") if managed else None), "build/pluginManagement"
+
+
+def _refuse_old_enforcer(
+    source: str, enforcer: Element, build: Element | None, root: Element
+) -> None:
+    declared, where = _declared_version(source, enforcer, build)
     if declared is None:
         return
     literal = declared.text(source)
-    if is_below(literal, MINIMUM_ENFORCER):
+    value, name = _resolved(literal, root, source)
+    if is_below(value, MINIMUM_ENFORCER):
+        shown = f"{value} (from ${{{name}}})" if name else value
         raise ValueError(
-            f"The {ENFORCER_PLUGIN} in {where} is version {literal}, but the CLAUDE.md rule "
+            f"The {ENFORCER_PLUGIN} in {where} is version {shown}, but the CLAUDE.md rule "
             "needs 3.1.0 or later. Raise it to 3.1.0 or later, then adopt again."
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from mcp_common import package_version
@@ -97,6 +98,42 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
     return written
 
 
+_ENTRY = re.compile(r"^(?P<dash> *)-(?P<gap> +)repo:")
+_HOOKS = re.compile(r"^(?P<lead> *)hooks:")
+_HOOK = re.compile(r"^(?P<dash> *)-(?P<gap> +)id:")
+
+
+def _layout(entries: list[str], dash: int) -> Callable[[str], str]:
+    """How to indent a line of :func:`hook_lines` (written with two spaces a level, dashes
+    flush) the way the existing ``repos:`` entries are: where their dashes sit, how far the
+    keys after a dash are pushed ('-   repo:'), how deep ``hooks:`` items go."""
+    columns = {0: dash, 2: dash + 2, 4: dash + 4, 6: dash + 6}
+    entry = next((m for line in entries if (m := _ENTRY.match(line))), None)
+    if entry is not None:
+        columns[0] = len(entry["dash"])
+        columns[2] = columns[0] + 1 + len(entry["gap"])
+        below = entries[entries.index(entry.string) + 1 :]
+        hooks = next((m for line in below if (m := _HOOKS.match(line))), None)
+        hook = next((m for line in below if (m := _HOOK.match(line))), None)
+        if hooks is not None and hook is not None:
+            columns[4] = columns[2] + max(0, len(hook["dash"]) - len(hooks["lead"]))
+            columns[6] = columns[4] + 1 + len(hook["gap"])
+        else:
+            columns[4], columns[6] = columns[2] + 2, columns[2] + 4
+
+    def place(line: str) -> str:
+        text = line.lstrip(" ")
+        depth = len(line) - len(text)
+        known = max(c for c in columns if c <= depth)
+        column = columns[known] + depth - known
+        if text.startswith("- ") and depth + 2 in columns:
+            key = text[2:].lstrip(" ")
+            return " " * column + "-" + " " * max(1, columns[depth + 2] - column - 1) + key
+        return " " * column + text
+
+    return place
+
+
 def splice_hook(source: str, rules: RuleSet) -> str:
     """``source`` with the hook appended to its block-style ``repos:`` list, bytes kept.
 
@@ -128,8 +165,8 @@ def splice_hook(source: str, rules: RuleSet) -> str:
         last = index
         if indent is None and text.lstrip().startswith("-"):
             indent = depth
-    pad = " " * (2 if indent is None else indent)
-    block = newline.join(pad + h for h in hook_lines(rules)) + newline
+    layout = _layout(lines[key + 1 : last + 1], 2 if indent is None else indent)
+    block = newline.join(layout(h) for h in hook_lines(rules)) + newline
     head = "".join(lines[: last + 1])
     if not head.endswith("\n"):
         head += newline

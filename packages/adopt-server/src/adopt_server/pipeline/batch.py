@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from mcp_common import mask_credentials
+from mcp_common import ToolError, mask_credentials
 
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import CredentialHelper, RepoContext
@@ -51,24 +53,44 @@ class SilentObserver:
         return False
 
 
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A repository of the run and the checkout directory reserved for it."""
+
+    url: RepositoryUrl
+    checkout: Path
+
+
 class CheckoutClaims:
-    """Reserves checkout directories so two repositories of one run never share one.
+    """Gives every repository of one run its own checkout directory.
 
     Claims are made in input order before any repository runs (see :func:`claim_all`), so
-    parallel workers never race for a directory and the later of two colliders loses.
+    parallel workers never race for a directory. The first repository called ``name`` clones
+    into ``name``; a later one with the same name (``alice/tools`` after ``bob/tools``) into
+    ``name-<8 hex digits of its identity>``, stable from run to run so a re-run resumes it.
+    The same repository named twice (https and ssh URLs, say) is refused: both would push
+    one branch.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, workspace: Path) -> None:
+        self._workspace = workspace
         self._owners: dict[Path, RepositoryUrl] = {}
+        self._identities: dict[str, RepositoryUrl] = {}
 
-    def claim(self, checkout: Path, url: RepositoryUrl) -> None:
-        """Reserve ``checkout`` for ``url``; raise ValueError if another URL holds it."""
-        owner = self._owners.setdefault(checkout, url)
-        if owner is not url:
+    def claim(self, url: RepositoryUrl) -> Claim:
+        """Reserve a checkout for ``url``; raise ValueError if the repository is already in."""
+        same = self._identities.setdefault(url.identity, url)
+        if same is not url:
             raise ValueError(
-                f"Cannot adopt {url.masked} and {owner.masked} in one run: both would clone "
-                f"into {checkout}. Adopt them in separate runs, or into separate workspaces."
+                f"Cannot adopt {url.masked} and {same.masked} in one run: both name the same "
+                "repository, and both would push one branch. Name it once."
             )
+        checkout = self._workspace / url.name
+        if checkout in self._owners:
+            digest = hashlib.sha256(url.identity.encode("utf-8")).hexdigest()[:8]
+            checkout = self._workspace / f"{url.name}-{digest}"
+        self._owners[checkout] = url
+        return Claim(url, checkout)
 
 
 def unique_urls(urls: Sequence[str]) -> list[str]:
@@ -82,15 +104,15 @@ def unique_urls(urls: Sequence[str]) -> list[str]:
 
 
 def check_repositories(urls: Sequence[str], workspace: Path) -> list[RepositoryUrl]:
-    """Parse every URL and detect checkout collisions up front, so an entry point can refuse
-    a bad batch before anything is cloned; raises ValueError naming every problem."""
+    """Parse every URL and detect repositories named twice up front, so an entry point can
+    refuse a bad batch before anything is cloned; raises ValueError naming every problem."""
     claimed = claim_all(unique_urls(urls), workspace)
     if not claimed:
         raise ValueError("Missing required argument: give at least one repository URL")
     problems = [c for c in claimed if isinstance(c, str)]
     if problems:
         raise ValueError("; ".join(problems))
-    return [c for c in claimed if not isinstance(c, str)]
+    return [c.url for c in claimed if isinstance(c, Claim)]
 
 
 def adopt_repositories(
@@ -98,10 +120,16 @@ def adopt_repositories(
     workspace: Path,
     options: AdoptionOptions,
     observer: Observer | None = None,
+    pull_request_gate: Callable[[], None] | None = None,
+    only: Collection[str] | None = None,
 ) -> list[RepositoryReport]:
     """Adopt (or verify) every repository into ``workspace``; one report each, input order.
 
     One repository's failure never stops the others. ``workspace`` is created if missing.
+    ``pull_request_gate`` is called before each pull request is opened (a campaign's rate
+    limit blocks there). With ``only``, checkouts are still assigned over all of ``urls`` (so
+    every repository keeps its directory from run to run) but only the URLs in ``only`` run
+    and are reported.
     """
     options = validate_options(options)
     workspace = prepare_workspace(workspace)
@@ -118,14 +146,23 @@ def adopt_repositories(
 
         def adopt(index: int) -> RepositoryReport:
             return _adopt_one(
-                index, texts[index], claimed[index], workspace, options, runner, helper, watcher
+                index,
+                texts[index],
+                claimed[index],
+                workspace,
+                options,
+                runner,
+                helper,
+                watcher,
+                pull_request_gate or _open,
             )
 
-        if options.parallel == 1 or len(texts) <= 1:
-            reports = [adopt(i) for i in range(len(texts))]
+        chosen = [i for i, text in enumerate(texts) if only is None or text in only]
+        if options.parallel == 1 or len(chosen) <= 1:
+            reports = [adopt(i) for i in chosen]
         else:
             with ThreadPoolExecutor(max_workers=options.parallel) as pool:
-                reports = list(pool.map(adopt, range(len(texts))))
+                reports = list(pool.map(adopt, chosen))
     failed = [r for r in reports if not r.succeeded]
     _log.info(
         "Adopted %d of %d repositories in %.1fs",
@@ -138,17 +175,19 @@ def adopt_repositories(
     return reports
 
 
-def claim_all(texts: Sequence[str], workspace: Path) -> list[RepositoryUrl | str]:
+def _open() -> None:
+    """The gate of a run without a rate limit: never waits."""
+
+
+def claim_all(texts: Sequence[str], workspace: Path) -> list[Claim | str]:
     """Each URL parsed and its checkout claimed, in input order before anything runs, so the
-    later of two colliding repositories is always the one refused; a refusal is kept as its
+    later of two URLs of one repository is always the one refused; a refusal is kept as its
     message and becomes that repository's failure."""
-    claims = CheckoutClaims()
-    claimed: list[RepositoryUrl | str] = []
+    claims = CheckoutClaims(workspace)
+    claimed: list[Claim | str] = []
     for text in texts:
         try:
-            url = parse_repository_url(text)
-            claims.claim(workspace / url.name, url)
-            claimed.append(url)
+            claimed.append(claims.claim(parse_repository_url(text)))
         except ValueError as error:
             claimed.append(str(error))
     return claimed
@@ -157,12 +196,13 @@ def claim_all(texts: Sequence[str], workspace: Path) -> list[RepositoryUrl | str
 def _adopt_one(
     index: int,
     text: str,
-    claimed: RepositoryUrl | str,
+    claimed: Claim | str,
     workspace: Path,
     options: AdoptionOptions,
     runner: CommandRunner,
     helper: CredentialHelper,
     observer: Observer,
+    gate: Callable[[], None],
 ) -> RepositoryReport:
     report = RepositoryReport(repository_url=text, branch=options.branch)
     masked = mask_credentials(text)
@@ -174,13 +214,12 @@ def _adopt_one(
         if isinstance(claimed, str):
             report.fail(claimed)
             return report
-        url = claimed
-        checkout = workspace / url.name
+        url, checkout = claimed.url, claimed.checkout
         if checkout.is_symlink():
             # the workspace is a real path, so only the last component can lead elsewhere
             report.fail(
-                f"clone: {url.name} in the workspace is a symlink; symlink leads outside the "
-                "checkout, and the adoption never works through one"
+                f"clone: {checkout.name} in the workspace is a symlink; symlink leads outside "
+                "the checkout, and the adoption never works through one"
             )
             return report
         ctx = RepoContext(
@@ -193,6 +232,9 @@ def _adopt_one(
             trust=ProjectTrust(checkout),
             git_env=helper.environment(url),
             log=lambda message: _log.info("%s: %s", masked, mask_credentials(message)),
+            warn=report.warn,
+            pull_request_gate=gate,
+            closed=lambda pr: setattr(report, "closed_pull_request_url", pr),
         )
         try:
             _run_steps(index, ctx, report, observer)
@@ -225,8 +267,8 @@ def _run_steps(index: int, ctx: RepoContext, report: RepositoryReport, observer:
             return
         if outcome is not None:
             report.pull_request_url = outcome
-        if step.name == "build-toolchain":
-            report.build = detect_build(ctx.checkout)
+        if step.name == "clone":
+            report.build = _build_of(ctx)
         report.completed_steps.append(step.name)
 
 
@@ -240,6 +282,16 @@ def _revoke_trust(ctx: RepoContext) -> None:
             ctx.checkout,
             mask_credentials(str(error)),
         )
+
+
+def _build_of(ctx: RepoContext) -> str | None:
+    """The build system, known as soon as the checkout exists so a later failure still
+    reports it; ``None`` when a build file cannot be read (a symlink leading out of the
+    checkout), which the ``build-toolchain`` step then reports as the failure."""
+    try:
+        return detect_build(ctx.checkout)
+    except (ToolError, OSError):
+        return None
 
 
 def _retain(ctx: RepoContext, report: RepositoryReport) -> None:

@@ -4,6 +4,7 @@ verification pipeline's ``check-adopted``."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from mcp_common import mask_credentials
@@ -11,14 +12,36 @@ from mcp_common import mask_credentials
 from adopt_server.assets import install_assets
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
-from adopt_server.guards import detect_build, fallback, install_guard, is_guard_installed
+from adopt_server.guards import (
+    detect_build,
+    fallback,
+    guard_notes,
+    install_guard,
+    is_guard_installed,
+)
+from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
-from adopt_server.pipeline.runner import CommandError, render
+from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, render
 
 _WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
 _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
 _PROBE_SH = ("sh", "-c", "exit 0")
+_DOWNLOAD_FAILURE = re.compile(
+    r"downloading https?://|could not (?:download|install|resolve)|unknownhostexception|"
+    r"connectexception|unable to tunnel|failed to fetch|cannot download",
+    re.IGNORECASE,
+)
+_WRAPPER_ADVICE = {
+    "gradlew": "gradlew could not fetch the Gradle distribution named by distributionUrl in "
+    "gradle/wrapper/gradle-wrapper.properties (no network?). Run it once where it can download "
+    "so the distribution is cached under ~/.gradle/wrapper/dists, or point distributionUrl at "
+    "a mirror this machine reaches, then adopt again.",
+    "mvnw": "mvnw could not fetch the Maven distribution named by distributionUrl in "
+    ".mvn/wrapper/maven-wrapper.properties (no network?). Run it once where it can download "
+    "so Maven is cached under ~/.m2/wrapper/dists, or point distributionUrl at a mirror this "
+    "machine reaches, then adopt again.",
+}
 
 
 def launcher(checkout: Path, build: str) -> list[str]:
@@ -45,13 +68,19 @@ def build_toolchain(ctx: RepoContext) -> None:
         probe = list(_PROBE_SH)
         advice = "Put a POSIX sh on the PATH, or give the project a Maven, Gradle or Python build."
     try:
-        ok = ctx.runner.run(ctx.checkout, probe).ok
-    except CommandError:
-        ok = False
-    if not ok:
+        result: CommandResult | str = ctx.runner.run(ctx.checkout, probe)
+    except CommandError as error:
+        result = str(error)
+    if isinstance(result, str) or not result.ok:
+        output = result if isinstance(result, str) else result.transcript
+        wrapper = Path(probe[-2]).name
+        if wrapper in _WRAPPER_ADVICE and _DOWNLOAD_FAILURE.search(output):
+            advice = _WRAPPER_ADVICE[wrapper]
+        shown = excerpt(output)
+        said = f" It said:\n{shown}\n" if shown else " "
         raise StepError(
             f"build-toolchain failed: {ctx.checkout} builds with {build} but {render(probe)} "
-            f"could not be run, so the CLAUDE.md guard could not be verified. {advice}"
+            f"could not be run, so the CLAUDE.md guard could not be verified.{said}{advice}"
         )
 
 
@@ -64,12 +93,38 @@ def enforcer(ctx: RepoContext) -> None:
     except ValueError as error:
         raise StepError(f"enforcer failed: {error}") from None
     ctx.log(f"guard for {build}: " + (", ".join(changed) if changed else "already installed"))
+    for note in guard_notes(ctx.checkout, build):
+        ctx.warn(note)
+    format_written(ctx, changed)
 
 
 def assets(ctx: RepoContext) -> None:
     """Install the starter assets that are not there yet (never overwrites)."""
     written = install_assets(ctx.checkout)
     ctx.log("assets: " + (", ".join(written) if written else "all present"))
+    format_written(ctx, written)
+
+
+def format_written(ctx: RepoContext, written: list[str]) -> None:
+    """Run the formatter the repository declares for each written file, when it is on the
+    PATH; warn (with how to format by hand) when it is missing, fails, or runs only inside
+    the build (Spotless)."""
+    for formatter in declared_formatters(ctx.checkout, written):
+        if formatter.command is None:
+            ctx.warn(formatter.advice)
+            continue
+        try:
+            result = ctx.runner.run(ctx.checkout, list(formatter.command))
+        except CommandError:
+            ctx.warn(f"{formatter.name} is not on the PATH here. {formatter.advice}")
+            continue
+        if result.ok:
+            ctx.log(f"formatted {formatter.path} with {formatter.name}")
+        else:
+            ctx.warn(
+                f"{formatter.name} failed on {formatter.path}:\n"
+                f"{excerpt(result.transcript, lines=5)}\n{formatter.advice}"
+            )
 
 
 def verify(ctx: RepoContext) -> None:
@@ -82,7 +137,13 @@ def verify(ctx: RepoContext) -> None:
         argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
     else:
         argv = ["sh", fallback.SCRIPT]
-    ctx.runner.run_or_fail("verify", ctx.checkout, argv)
+    result = ctx.runner.run(ctx.checkout, argv)
+    if not result.ok:
+        raise StepError(
+            f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"
+            f"{excerpt(result.transcript)}\nThe CLAUDE.md guard did not pass in the project's "
+            "own build: read its output above, fix CLAUDE.md or the build, then adopt again."
+        )
 
 
 def _verify_in_process(ctx: RepoContext, build: str) -> None:

@@ -74,6 +74,9 @@ class RepoContext:
     ``reused`` says the checkout existed before this run (it is resumed, never deleted).
     ``trust`` is the checkout's trust in ``~/.claude.json``, taken back when the run ends.
     ``git_env`` carries the credential prompt answers for commands that reach the remote.
+    ``warn`` records a warning in the repository's report; ``pull_request_gate`` blocks until
+    the campaign's rate limit allows one more pull request; ``closed`` records a pull request
+    the run closed.
     """
 
     url: RepositoryUrl
@@ -85,6 +88,9 @@ class RepoContext:
     trust: ProjectTrust
     git_env: Mapping[str, str] = field(default_factory=dict)
     log: Callable[[str], None] = lambda message: None
+    warn: Callable[[str], None] = lambda message: None
+    pull_request_gate: Callable[[], None] = lambda: None
+    closed: Callable[[str], None] = lambda url: None
 
     def git(self, *args: str, remote: bool = False) -> CommandResult:
         """Run ``git <args>`` in the checkout; ``remote`` adds the credential answers and

@@ -33,7 +33,8 @@ class AdoptionOptions:
     """Everything that shapes an adoption run except the repositories and the workspace.
 
     ``timeout_seconds`` is per external command; ``backoff_unit`` scales every retry wait
-    (1.0 = real seconds), so tests can run the real retry logic quickly.
+    (1.0 = real seconds), so tests can run the real retry logic quickly. ``close_stale``
+    closes the branch's open pull request when the default branch leaves nothing to change.
     """
 
     branch: str = DEFAULT_BRANCH
@@ -54,6 +55,7 @@ class AdoptionOptions:
     timeout_seconds: float = DEFAULT_TIMEOUT_MINUTES * 60.0
     retries: int = DEFAULT_RETRIES
     backoff_unit: float = 1.0
+    close_stale: bool = False
 
     @property
     def keeps_checkouts(self) -> bool:

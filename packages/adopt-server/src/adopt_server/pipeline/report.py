@@ -22,6 +22,9 @@ class RepositoryReport:
     completed_steps: list[str] = field(default_factory=list)
     build: str | None = None
     elapsed_seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    closed_pull_request_url: str | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -32,6 +35,12 @@ class RepositoryReport:
         """Record the first failure (later ones never overwrite it); credentials masked."""
         if self.failure is None:
             self.failure = mask_credentials(message.strip() or "failed")
+
+    def warn(self, message: str) -> None:
+        """Record something the user should look at although the step went on (masked)."""
+        text = mask_credentials(message.strip())
+        if text and text not in self.warnings:
+            self.warnings.append(text)
 
     def to_json(self) -> dict[str, Any]:
         """The report object, keys in their documented order."""
@@ -54,6 +63,17 @@ class RepositoryOutcome(StructuredResult):
         description="Detected build system: maven, gradle, python or github-actions."
     )
     elapsed_seconds: float = Field(description="Wall time for this repository.")
+    warnings: list[str] = Field(
+        description="Things to review although the run went on: a formatter the change was "
+        "not run through, an enforcer that is skipped, a stale pull request left open."
+    )
+    skipped: str | None = Field(
+        description="Why the repository was not run (done in an earlier run of the campaign, "
+        "or the canary failed); null when it ran."
+    )
+    closed_pull_request_url: str | None = Field(
+        description="The stale pull request this run closed because nothing was left to change."
+    )
 
     @classmethod
     def of(cls, report: RepositoryReport) -> RepositoryOutcome:
@@ -68,6 +88,9 @@ class RepositoryOutcome(StructuredResult):
             completed_steps=list(report.completed_steps),
             build=report.build,
             elapsed_seconds=round(report.elapsed_seconds, 3),
+            warnings=list(report.warnings),
+            skipped=report.skipped,
+            closed_pull_request_url=report.closed_pull_request_url,
         )
 
 

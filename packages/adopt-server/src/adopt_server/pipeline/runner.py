@@ -68,6 +68,29 @@ _RATE_WAIT = re.compile(
 )
 
 
+# CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+EXCERPT_LINES = 25
+EXCERPT_CHARS = 4000
+
+
+def excerpt(transcript: str, lines: int = EXCERPT_LINES, chars: int = EXCERPT_CHARS) -> str:
+    """The end of a command's output as a report can show it: ANSI codes removed, progress
+    redraws (carriage returns) collapsed, blank lines dropped, the last ``lines`` lines and at
+    most ``chars`` characters kept, credentials masked."""
+    text = _ANSI.sub("", transcript)
+    kept = [line.rsplit("\r", 1)[-1].rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    kept = [line for line in kept if line.strip()]
+    omitted = max(0, len(kept) - lines)
+    body = "\n".join(kept[-lines:])
+    if len(body) > chars:
+        body = body[-chars:]
+        body = body[body.find("\n") + 1 :] if "\n" in body else body
+        omitted += 1
+    head = f"[... {omitted} earlier lines omitted ...]\n" if omitted else ""
+    return mask_credentials(head + body)
+
+
 class CommandError(Exception):
     """A command could not be started, timed out, or failed; the message is already masked."""
 
@@ -96,7 +119,7 @@ class CommandResult:
         head = f"{notice}\n" if notice else ""
         return mask_credentials(
             f"{head}{step} failed (exit {self.exit_code}) running: {render(self.argv)}\n"
-            f"{self.transcript.rstrip()}"
+            f"{_ANSI.sub('', self.transcript).rstrip()}"
         )
 
 

@@ -116,6 +116,11 @@ class AdoptArguments(VerifyArguments):
     dry_run: Annotated[Bool, Deprecated("dry_run")] = Field(
         False, description="Do everything but push and open the pull request."
     )
+    close_stale: Bool = Field(
+        False,
+        description="When the default branch leaves nothing to change, close the branch's "
+        "open pull request (default: leave it open and warn).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +180,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
             rule_version=arguments.rule_version,
             keep_workspace=arguments.keep_workspace,
             dry_run=arguments.dry_run,
+            close_stale=arguments.close_stale,
         )
     try:
         options = validate_options(options)

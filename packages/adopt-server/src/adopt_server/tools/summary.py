@@ -17,6 +17,7 @@ def _for_client(outcome: RepositoryOutcome, root: AllowedPaths) -> RepositoryOut
             "checkout": root.display(Path(checkout)) if checkout is not None else None,
             "repository_url": redact(outcome.repository_url),
             "failure": redact(outcome.failure) if outcome.failure is not None else None,
+            "warnings": [redact(w) for w in outcome.warnings],
         }
     )
 
@@ -42,7 +43,7 @@ def markdown_summary(document: BatchOutcome, *, verify: bool, dry_run: bool = Fa
             r.build or "",
             r.checkout or "",
             r.pull_request_url or "",
-            r.failure or ", ".join(r.completed_steps[-1:]),
+            r.failure or r.skipped or ", ".join(r.completed_steps[-1:]),
         ]
         for r in repositories
     ]
@@ -52,4 +53,12 @@ def markdown_summary(document: BatchOutcome, *, verify: bool, dry_run: bool = Fa
     )
     title, outcome = ("Verification", "verified") if verify else ("Adoption", "adopted")
     text = f"# {title} report\n\n{done} of {len(repositories)} repositories {outcome}"
-    return guard_output(f"{text}{mode}.\n\n{table}\n", levers="fewer repositories per call")
+    notes = [f"- {r.repository_url}: {warning}" for r in repositories for warning in r.warnings] + [
+        f"- {r.repository_url}: closed the stale pull request {r.closed_pull_request_url}"
+        for r in repositories
+        if r.closed_pull_request_url
+    ]
+    warnings = "\n## Warnings\n\n" + "\n".join(notes) + "\n" if notes else ""
+    return guard_output(
+        f"{text}{mode}.\n\n{table}\n{warnings}", levers="fewer repositories per call"
+    )

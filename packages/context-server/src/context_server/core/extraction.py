@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,33 @@ import tree_sitter
 
 from context_server.core.languages import LANGUAGES, SourceLanguage
 
+_ANNOTATION = re.compile(r"@[\w$.]+")
+_SUPERTYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
+_BRACKETED = re.compile(r"<[^<>]*>|\[[^\[\]]*\]|\([^()]*\)")
+_SUPERTYPE_KEYWORDS = frozenset({"extends", "implements", "with", "by"})
+# Nodes listing what a type extends or implements.
+_SUPERTYPES = frozenset(
+    {
+        "superclass",
+        "super_interfaces",
+        "extends_interfaces",
+        "delegation_specifiers",
+        "extends_clause",
+    }
+)
+# A type declared at the start of a line, after any modifiers (JVM languages).
+_TOP_LEVEL_TYPE = re.compile(
+    rb"^(?:(?:public|internal|private|protected|open|abstract|sealed|data|enum|annotation|"
+    rb"value|inline|final|static|strictfp|expect|actual|case|implicit|fun)\s+)*"
+    rb"(?:class|interface|object|trait|record|@interface|typealias)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
+_INDENTED_TYPE = re.compile(
+    rb"^[ \t]+(?:(?:public|internal|private|protected|open|abstract|sealed|data|enum|"
+    rb"annotation|value|inline|final|static|inner|case|implicit)\s+)*"
+    rb"(?:class|interface|object|trait|record|typealias)\s+([A-Za-z_$][\w$]*)",
+    re.MULTILINE,
+)
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _JAVA_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$]+(?:\s*\.\s*[\w$]+)*)(\s*\.\s*\*)?\s*;?")
 _KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
@@ -32,9 +60,23 @@ _DECLARATIONS = {
     ),
     "kotlin": frozenset({"class_declaration", "object_declaration", "type_alias"}),
     "scala": frozenset(
-        {"class_definition", "object_definition", "trait_definition", "enum_definition"}
+        {
+            "class_definition",
+            "object_definition",
+            "trait_definition",
+            "enum_definition",
+            "package_object",
+        }
     ),
     "python": frozenset({"class_definition"}),
+}
+# Top-level functions and values another file can import by name (Kotlin's
+# ``import okhttp3.internal.closeQuietly``, Scala 3's top-level ``def``, a Python function).
+_TOP_LEVEL_MEMBERS = {
+    "java": frozenset[str](),
+    "kotlin": frozenset({"function_declaration", "property_declaration"}),
+    "scala": frozenset({"function_definition", "val_definition", "var_definition"}),
+    "python": frozenset({"function_definition", "decorated_definition"}),
 }
 # Declarations below one of these are local: invisible outside their body.
 _LOCAL_SCOPES = {
@@ -68,7 +110,7 @@ _LOCAL_SCOPES = {
 }
 _CHAINS = {
     "java": frozenset({"scoped_type_identifier", "scoped_identifier", "field_access"}),
-    "kotlin": frozenset({"navigation_expression", "qualified_identifier"}),
+    "kotlin": frozenset({"navigation_expression", "qualified_identifier", "user_type"}),
     "scala": frozenset({"stable_type_identifier", "stable_identifier", "field_expression"}),
     "python": frozenset({"attribute"}),
 }
@@ -163,10 +205,19 @@ class Import:
 
 @dataclass(frozen=True, slots=True)
 class Declaration:
-    """A type declared in a file and visible outside its body."""
+    """A name declared in a file and visible outside its body.
+
+    ``kind`` is ``type`` (class, interface, object, enum, record, alias) or ``member`` (a
+    top-level function or value); ``nested`` says whether it sits inside another type.
+    ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
+    """
 
     simple_name: str
     qualified_name: str
+    kind: str = "type"
+    nested: bool = False
+    lines: tuple[int, int] = (0, 0)
+    span: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,30 +231,45 @@ class SourceFacts:
     local_names: frozenset[str]
     references: tuple[str, ...]
     module: str = ""
+    uses: tuple[int, ...] = ()
+    """How often each of ``references`` occurs in the code (same order)."""
+    supertypes: tuple[str, ...] = ()
+    """The names the file's types extend or implement, as written (JVM languages)."""
 
 
 def extract(
-    language: SourceLanguage, text: str, module: str = "", is_package: bool = False
+    language: SourceLanguage,
+    text: str,
+    module: str = "",
+    is_package: bool = False,
+    span: tuple[int, int] | None = None,
 ) -> SourceFacts:
     """Parse ``text`` and collect its facts.
 
     ``module`` is the dotted Python module name and ``is_package`` whether the file is a
     package's ``__init__``; both are ignored for other languages, whose package comes from
-    the source.
+    the source. With ``span`` (byte offsets of one declaration), only references inside it
+    are collected: what that declaration alone needs (imports and declarations stay whole).
     """
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)
-    collector.walk(tree.root_node, source)
+    collector.walk(tree.root_node, source, span)
+    # The Kotlin grammar misreads some valid declarations without reporting an error.
+    if language.name == "kotlin" or (tree.root_node.has_error and language.name != "python"):
+        collector.rescue_declarations(source)
     package = module if language.name == "python" else ".".join(collector.packages)
+    counts = Counter(collector.references)
     return SourceFacts(
         language=language.name,
         package=package,
         imports=tuple(collector.imports),
         declarations=tuple(collector.declarations),
         local_names=frozenset(collector.local_names),
-        references=tuple(dict.fromkeys(collector.references)),
+        references=tuple(counts),
         module=module,
+        uses=tuple(counts.values()),
+        supertypes=tuple(dict.fromkeys(collector.supertypes)),
     )
 
 
@@ -221,12 +287,16 @@ class _Collector:
         self.declarations: list[Declaration] = []
         self.local_names: set[str] = set()
         self.references: list[str] = []
+        self.supertypes: list[str] = []
         self._declaration_types = _DECLARATIONS[language]
         self._local_scopes = _LOCAL_SCOPES[language]
         self._chains = _CHAINS[language]
 
-    def walk(self, root: tree_sitter.Node, source: bytes) -> None:
+    def walk(
+        self, root: tree_sitter.Node, source: bytes, span: tuple[int, int] | None = None
+    ) -> None:
         header_end, spans = self._header(root)
+        self._top_level_members(root)
         # The grammar's query engine finds the interesting nodes in C; Python only looks at
         # those (a few dozen per file), never at every node of the tree. The leading
         # package and import lines were read above, so the query starts after them.
@@ -255,6 +325,8 @@ class _Collector:
                 continue
             if start in names or skipped.holds(start):
                 continue
+            if span is not None and not span[0] <= start < span[1]:
+                continue
             chain = self._dotted_chain(node)
             if chain is not None:
                 if chain[0] not in chains:
@@ -266,6 +338,40 @@ class _Collector:
                 events.append((start, name))
         events.sort(key=lambda event: event[0])
         self.references.extend(text for _, text in events)
+        self.declarations.sort(key=lambda declaration: declaration.span)
+
+    def rescue_declarations(self, source: bytes) -> None:
+        """Declare the top-level types of a file the grammar could not fully parse.
+
+        A type declared at the start of a line is top-level by every formatting
+        convention; those the syntax tree missed (``annotation class OkHttpInternalApi``
+        after multi-line annotations reads as an expression to the Kotlin grammar) are added
+        from the text.
+        """
+        known = {declaration.simple_name for declaration in self.declarations}
+        scope = ".".join(self.packages)
+        # An indented one (nested, or local to a function) is at least a name of this file:
+        # its uses here are no dependency on another file.
+        self.local_names.update(
+            match.group(1).decode("utf-8", "replace") for match in _INDENTED_TYPE.finditer(source)
+        )
+        for match in _TOP_LEVEL_TYPE.finditer(source):
+            name = match.group(1).decode("utf-8", "replace")
+            if name in known:
+                continue
+            known.add(name)
+            self.local_names.add(name)
+            line = source.count(b"\n", 0, match.start()) + 1
+            self.declarations.append(
+                Declaration(
+                    name,
+                    f"{scope}.{name}" if scope else name,
+                    "type",
+                    False,
+                    (line, line),
+                    (match.start(), len(source)),
+                )
+            )
 
     def _header(self, root: tree_sitter.Node) -> tuple[int, list[tuple[int, int]]]:
         """Read the leading package and import lines; return where they end and the spans
@@ -291,12 +397,56 @@ class _Collector:
                 break
         return header_end, spans
 
+    def _top_level_members(self, root: tree_sitter.Node) -> None:
+        """Declare the file's top-level functions and values (importable by name)."""
+        kinds = _TOP_LEVEL_MEMBERS[self.language]
+        if not kinds:
+            return
+        scope = self.module if self.language == "python" else ".".join(self.packages)
+        for child in root.named_children:
+            if child.type not in kinds:
+                continue
+            definition = child.child_by_field_name("definition") or child
+            if definition.type not in kinds:
+                continue  # a decorated class: declared with the types
+            name_node = definition.child_by_field_name("name") or definition.child_by_field_name(
+                "pattern"
+            )
+            if name_node is None and definition.type == "property_declaration":
+                variable = next(
+                    (c for c in definition.named_children if c.type == "variable_declaration"),
+                    None,
+                )
+                name_node = variable.named_children[0] if variable is not None else None
+            if name_node is None or name_node.type not in _IDENTIFIERS:
+                continue
+            name = _text(name_node)
+            self.declarations.append(
+                Declaration(
+                    name,
+                    f"{scope}.{name}" if scope else name,
+                    "member",
+                    False,
+                    (child.start_point[0] + 1, child.end_point[0] + 1),
+                    (child.start_byte, child.end_byte),
+                )
+            )
+
     def _dotted_chain(self, node: tree_sitter.Node) -> tuple[int, str] | None:
         """The outermost dotted name (``a.b.Foo``, ``Outer.Inner``) the identifier is part of."""
         best: tuple[int, str] | None = None
         current = node.parent
         while current is not None and current.type in self._chains:
-            compact = "".join(_text(current).split())
+            if current.type == "user_type":
+                # A Kotlin type ``a.b.Outer.Inner<T>``: its own segments, not the arguments.
+                parts = [_text(c) for c in current.named_children if c.type in _IDENTIFIERS]
+                if len(parts) > 1:
+                    best = (current.start_byte, ".".join(parts))
+                current = current.parent
+                continue
+            # A type-use annotation inside a qualified name (``a.b.@Nullable Foo``) is no
+            # segment of it.
+            compact = "".join(_ANNOTATION.sub("", _text(current)).split())
             if _DOTTED.fullmatch(compact):
                 best = (current.start_byte, compact)
             current = current.parent
@@ -330,9 +480,34 @@ class _Collector:
             qualified = f"{prefix}.{name}" if prefix else name
             open_scopes.append((end, qualified))
             self.local_names.add(name)
+            self._supertypes(node)
             if not self._is_local(node):
-                self.declarations.append(Declaration(name, qualified))
+                self.declarations.append(
+                    Declaration(
+                        name,
+                        qualified,
+                        "type",
+                        len(open_scopes) > 1,
+                        (node.start_point[0] + 1, node.end_point[0] + 1),
+                        (start, end),
+                    )
+                )
         return name_starts
+
+    def _supertypes(self, node: tree_sitter.Node) -> None:
+        """Record the names ``node`` extends or implements, without type or value arguments."""
+        for child in node.named_children:
+            if child.type not in _SUPERTYPES:
+                continue
+            text = _ANNOTATION.sub("", _text(child))
+            stripped = _BRACKETED.sub("", text)
+            while stripped != text:
+                text, stripped = stripped, _BRACKETED.sub("", stripped)
+            for match in _SUPERTYPE_NAME.finditer(text):
+                name = "".join(match.group().split())
+                if name in _SUPERTYPE_KEYWORDS or not ("." in name or name[:1].isupper()):
+                    continue
+                self.supertypes.append(name)
 
     def _type_parameter(self, node: tree_sitter.Node) -> None:
         if node.type == "type_parameters" and self.language != "scala":

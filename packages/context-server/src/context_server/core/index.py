@@ -156,7 +156,7 @@ def _parse(
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
-            f"skipped: {item.size} bytes is more than the {MAX_SOURCE_BYTES} byte limit"
+            f"skipped: {_size(item.size)} is over the {_size(MAX_SOURCE_BYTES)} limit"
             " for a source file"
         )
     try:
@@ -172,6 +172,13 @@ def _parse(
     is_package = item.name in {"__init__.py", "__init__.pyi"}
     facts = extract(language, text, module, is_package)
     return _CachedFile(item.size, item.mtime_ns, module, facts, None)
+
+
+def _size(count: int) -> str:
+    """A byte count for people: ``52 MB``, ``2 MB``, ``2.5 MB``, ``1536 bytes``."""
+    if count < 1024 * 1024:
+        return f"{count} bytes"
+    return f"{count / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
 
 
 def read_source(item: FileEntry, allowed: AllowedPaths) -> str:

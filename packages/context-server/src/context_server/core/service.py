@@ -6,6 +6,7 @@ qualified name or file path, and selects dependencies in priority order within a
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 from collections.abc import Callable
@@ -14,10 +15,11 @@ from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
+from context_server.core.extraction import Declaration, extract
 from context_server.core.index import IndexCache, ProjectIndex, read_source
-from context_server.core.languages import select_languages
-from context_server.core.resolution import Ambiguity
-from context_server.core.tokens import budget_prefix, counter
+from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.resolution import Ambiguity, Edge, FileDependencies
+from context_server.core.tokens import budget_fill, counter
 from context_server.core.walk import sort_key
 
 MIN_DEPTH = 1
@@ -28,7 +30,13 @@ _log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class SelectedFile:
-    """A file of a context selection: path, BFS level (0 = the target), token cost."""
+    """A file of a context selection: path, BFS level (0 = the target), token cost.
+
+    ``rule`` and ``uses`` describe the edge that reached a dependency (how it was resolved
+    and how often the file before it uses it; 0 = named only by an import, as for
+    documentation). ``symbol`` and ``lines`` narrow a target to one declaration of its file,
+    whose ``tokens`` then count that declaration only.
+    """
 
     path: str
     language: str
@@ -36,11 +44,28 @@ class SelectedFile:
     declarations: tuple[str, ...]
     tokens: int
     source: str | None = None
+    rule: str = ""
+    uses: int = 0
+    symbol: str | None = None
+    lines: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TargetMatch:
+    """The file a class name designates, the declaration chosen in it, and the others."""
+
+    path: str
+    declaration: Declaration | None
+    others: tuple[str, ...]
 
 
 @dataclass(slots=True)
 class ContextSelection:
-    """The answer to "what does this class need": the target and its dependencies."""
+    """The answer to "what does this class need": the target and its dependencies.
+
+    ``dependencies`` is ordered by relevance: nearest level first, then the most used, files
+    named only by an import last. ``omitted`` are those left out to fit the budget.
+    """
 
     target: SelectedFile
     dependencies: list[SelectedFile]
@@ -89,44 +114,27 @@ class ContextService:
         )
         return index
 
-    def find_target(self, index: ProjectIndex, name: str) -> tuple[str, tuple[str, ...]]:
-        """The file ``name`` designates, and any other files it could also mean.
+    def find_target(self, index: ProjectIndex, name: str) -> TargetMatch:
+        """The file ``name`` designates, the declaration it names, and the other candidates.
 
         ``name`` is a simple type name (``Foo``), a qualified name (``a.b.Foo``), a file name
         (``Foo.java``), a root-relative path (``src/a/Foo.java``) or an absolute path inside
-        the project. Several matches are resolved by sorted path; the rest are returned so
-        the caller can say so.
+        the project. Several candidates are ranked: top-level over nested, main sources over
+        tests, shorter qualified name, then sorted path. A name that matches nothing raises
+        ``not_found`` with close names (did you mean) or, for a file the index skipped, the
+        reason it was skipped.
         """
         wanted = name.strip().replace("\\", "/").removeprefix("./")
         if os.path.isabs(wanted):
             real = Path(os.path.realpath(wanted))
             if real.is_relative_to(index.root):
                 wanted = real.relative_to(index.root).as_posix()
-        matches = self._matches(index, wanted)
+        matches = _matches(index, wanted)
         if not matches:
-            raise ToolError(f"class not found: {name.strip()}", ErrorCode.NOT_FOUND)
-        ordered = sorted(set(matches), key=sort_key)
-        return ordered[0], tuple(ordered[1:])
-
-    @staticmethod
-    def _matches(index: ProjectIndex, wanted: str) -> list[str]:
-        sources = index.sources
-        if wanted in sources:
-            return [wanted]
-        by_file = [rel for rel in sources if rel.rsplit("/", 1)[-1] == wanted]
-        if by_file:
-            return by_file
-        declared = list(index.resolver.declared(wanted))
-        if declared:
-            return declared
-        by_simple = [
-            rel
-            for rel, facts in sources.items()
-            if any(d.simple_name == wanted for d in facts.declarations)
-        ]
-        if by_simple:
-            return by_simple
-        return [rel for rel in sources if rel.rsplit("/", 1)[-1].rsplit(".", 1)[0] == wanted]
+            raise ToolError(_not_found(index, name.strip(), wanted), ErrorCode.NOT_FOUND)
+        ranked = sorted(matches, key=_rank)
+        paths = list(dict.fromkeys(path for path, _ in ranked))
+        return TargetMatch(paths[0], ranked[0][1], tuple(paths[1:]))
 
     def select(
         self,
@@ -137,10 +145,11 @@ class ContextService:
         token_budget: int | None = None,
         include_source: bool = False,
     ) -> ContextSelection:
-        """The target and its dependencies within ``depth``, in BFS priority order.
+        """The target and its dependencies within ``depth``, most relevant first.
 
-        With ``token_budget``, only the highest-priority prefix of dependencies whose total
-        fits is kept (the target itself is not charged); the rest is listed as omitted.
+        With ``token_budget``, dependencies are taken in that order while they fit; one that
+        does not fit is skipped (listed as omitted with its cost) and smaller ones after it
+        still get in. The target itself is not charged.
         """
         if not MIN_DEPTH <= depth <= MAX_DEPTH:
             raise ToolError(
@@ -148,31 +157,131 @@ class ContextService:
                 ErrorCode.INVALID_ARGUMENT,
             )
         count = counter(tokenizer)
-        target, others = self.find_target(index, name)
-        reached = index.resolver.dependencies(target, depth)
+        match = self.find_target(index, name)
+        target, symbol = match.path, match.declaration
+        facts = index.sources[target]
+        entry = index.entry(target)
+        target_text = read_source(entry, self.allowed) if entry is not None else ""
+        narrowed = symbol is not None and sum(not d.nested for d in facts.declarations) > 1
+        first: FileDependencies | None = None
+        if narrowed and symbol is not None:
+            # One declaration of a module of several: what that declaration alone needs.
+            language = next(lang for lang in LANGUAGES if lang.name == facts.language)
+            part = extract(language, target_text, facts.module, span=symbol.span)
+            first = index.resolver.resolve(target, part, whole=False)
+        reached = index.resolver.reach(target, depth, first)
 
-        def describe(path: str, level: int, with_source: bool) -> SelectedFile:
-            facts = index.sources[path]
+        def describe(path: str, level: int, edge: Edge) -> SelectedFile:
             entry = index.entry(path)
             text = read_source(entry, self.allowed) if entry is not None else ""
             return SelectedFile(
                 path=path,
-                language=facts.language,
+                language=index.sources[path].language,
                 level=level,
-                declarations=tuple(d.qualified_name for d in facts.declarations),
+                declarations=tuple(d.qualified_name for d in index.sources[path].declarations),
                 tokens=count(text),
-                source=text if with_source else None,
+                source=text if include_source else None,
+                rule=edge.rule,
+                uses=edge.uses,
             )
 
-        chosen = [describe(path, level, include_source) for path, level in reached]
+        # Nearest first; within a level the most used first; import-only files last.
+        order = sorted(
+            range(len(reached)),
+            key=lambda n: (reached[n][0].uses == 0, reached[n][1], -reached[n][0].uses, n),
+        )
+        chosen = [describe(reached[n][0].target, reached[n][1], reached[n][0]) for n in order]
         omitted: list[SelectedFile] = []
         if token_budget is not None:
-            kept, dropped = budget_prefix([(item, item.tokens) for item in chosen], token_budget)
-            chosen, omitted = kept, dropped
+            chosen, omitted = budget_fill([(item, item.tokens) for item in chosen], token_budget)
+        whole = target_text
+        if narrowed and symbol is not None:
+            encoded = target_text.encode("utf-8")
+            whole = encoded[symbol.span[0] : symbol.span[1]].decode("utf-8", "replace")
+        target_file = SelectedFile(
+            path=target,
+            language=facts.language,
+            level=0,
+            declarations=tuple(d.qualified_name for d in facts.declarations),
+            tokens=count(whole),
+            symbol=symbol.qualified_name if symbol is not None else None,
+            lines=symbol.lines if narrowed and symbol is not None else None,
+        )
         return ContextSelection(
-            target=describe(target, 0, False),
+            target=target_file,
             dependencies=chosen,
             omitted=omitted,
-            ambiguous=index.resolver.direct(target).ambiguous,
-            other_matches=others,
+            ambiguous=(first or index.resolver.direct(target)).ambiguous,
+            other_matches=match.others,
         )
+
+
+_TEST_FOLDERS = frozenset({"test", "tests", "testing", "testFixtures", "it", "integrationTest"})
+
+
+def _is_test(path: str) -> bool:
+    """Whether ``path`` lies in a test source set (``src/test``, ``jvmTest``, ``tests``)."""
+    folders = path.split("/")[:-1]
+    return any(f in _TEST_FOLDERS or f.endswith(("Test", "Tests")) for f in folders)
+
+
+def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes]:
+    path, declaration = match
+    nested = declaration is not None and declaration.nested
+    length = declaration.qualified_name.count(".") if declaration is not None else 0
+    return nested, _is_test(path), length, sort_key(path)
+
+
+def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | None]]:
+    """Candidates for ``wanted``: a path, a file name, a qualified name, a simple name,
+    a file stem; the first kind that matches anything."""
+    sources = index.sources
+    # A path or a file name means the whole file.
+    if wanted in sources:
+        return [(wanted, None)]
+    by_file = [rel for rel in sources if rel.rsplit("/", 1)[-1] == wanted]
+    if by_file:
+        return [(rel, None) for rel in by_file]
+    declared = index.resolver.declared(wanted)
+    if declared:
+        return [
+            (rel, next((d for d in sources[rel].declarations if d.qualified_name == wanted), None))
+            for rel in declared
+        ]
+    by_simple: list[tuple[str, Declaration | None]] = [
+        (rel, d)
+        for rel, facts in sources.items()
+        for d in facts.declarations
+        if d.simple_name == wanted and d.kind == "type"
+    ]
+    if by_simple:
+        return by_simple
+    return [(rel, None) for rel in sources if rel.rsplit("/", 1)[-1].rsplit(".", 1)[0] == wanted]
+
+
+def _not_found(index: ProjectIndex, shown: str, wanted: str) -> str:
+    """The ``not found`` message: the skip reason of a matching file, or close names."""
+    base = wanted.rsplit("/", 1)[-1]
+    stem = base.rsplit(".", 1)[0] if "/" in wanted or base.endswith(_EXTENSIONS) else base
+    simple = stem.rsplit(".", 1)[-1]
+    for problem in index.problems:
+        name = problem.path.rsplit("/", 1)[-1]
+        if problem.path == wanted or name == base or name.rsplit(".", 1)[0] == simple:
+            return f"class not found: {shown}; `{problem.path}` was {problem.reason}"
+    names = sorted(
+        {
+            d.simple_name
+            for facts in index.sources.values()
+            for d in facts.declarations
+            if d.kind == "type"
+        }
+    )
+    close = difflib.get_close_matches(simple, names, n=5, cutoff=0.6)
+    if not close:
+        lowered = simple.lower()
+        close = [n for n in names if lowered in n.lower()][:5]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"class not found: {shown}{hint}"
+
+
+_EXTENSIONS = tuple(extension for language in LANGUAGES for extension in language.extensions)

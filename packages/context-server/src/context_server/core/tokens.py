@@ -129,19 +129,21 @@ def counter(name: str) -> TokenCounter:
 T = TypeVar("T")
 
 
-def budget_prefix(costs: Sequence[tuple[T, int]], budget: int) -> tuple[list[T], list[T]]:
-    """Split ``costs`` into the longest prefix whose total fits ``budget`` and the rest.
+def budget_fill(costs: Sequence[tuple[T, int]], budget: int) -> tuple[list[T], list[T]]:
+    """Split ``costs`` (in priority order) into what fits ``budget`` and what does not.
 
-    The walk stops at the first item that does not fit; it never skips ahead to a smaller
-    one, so what is kept is always the highest-priority part.
+    Items are taken in order; one that does not fit what is left is skipped and the walk
+    goes on, so a large item never keeps a smaller, later one out of the answer.
     """
     if budget <= 0:
         raise ValueError(f"budget must be positive and received: {budget}")
     kept: list[T] = []
+    skipped: list[T] = []
     remaining = budget
-    for index, (item, cost) in enumerate(costs):
+    for item, cost in costs:
         if cost > remaining:
-            return kept, [entry for entry, _ in costs[index:]]
+            skipped.append(item)
+            continue
         kept.append(item)
         remaining -= cost
-    return kept, []
+    return kept, skipped

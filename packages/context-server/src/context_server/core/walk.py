@@ -1,9 +1,14 @@
 """The project walk: every file worth listing, confined to the allowed roots.
 
-It honours ``.gitignore`` files (nested ones too), skips version-control, build and
-dependency folders, never follows a symlink out of the allowed roots, survives symlink loops,
-and reports what it skipped instead of failing. The files it reads itself (``.gitignore``)
-are read through :meth:`AllowedPaths.read_bytes`, like every source file, with a size limit.
+It honours ``.gitignore`` files (nested ones too), skips version-control, cache and
+dependency folders and build output, never follows a symlink out of the allowed roots,
+survives symlink loops, and reports what it skipped instead of failing. The files it reads
+itself (``.gitignore``) are read through :meth:`AllowedPaths.read_bytes`, like every source
+file, with a size limit.
+
+Build output is recognised, not guessed from a name: ``target``, ``build`` or ``out`` is
+skipped only next to a build file (``pom.xml``, ``build.gradle``, ``build.sbt``,
+``pyproject.toml``…), so a source package such as ``org.springframework.aop.target`` stays.
 """
 
 from __future__ import annotations
@@ -23,8 +28,6 @@ SKIPPED_DIRECTORIES = frozenset(
         ".hg",
         ".svn",
         ".bzr",
-        "target",
-        "build",
         "node_modules",
         ".venv",
         "venv",
@@ -39,6 +42,23 @@ SKIPPED_DIRECTORIES = frozenset(
         ".metals",
         ".bloop",
         ".bsp",
+    }
+)
+# Folders that hold build output when a build file sits beside them.
+BUILD_OUTPUT_DIRECTORIES = frozenset({"target", "build", "out"})
+BUILD_FILES = frozenset(
+    {
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "build.sbt",
+        "build.xml",
+        "build.sc",
+        "pyproject.toml",
+        "setup.py",
+        "setup.cfg",
     }
 )
 MAX_IGNORE_FILE_BYTES = 1024 * 1024
@@ -119,8 +139,11 @@ def walk_project(
             problems.append(Problem(node.relative or ".", f"unreadable directory: {exc.strerror}"))
             continue
         pending: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = []
+        builds = any(entry.name in BUILD_FILES for entry in entries)
         for entry in entries:
             relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
+            if builds and entry.name in BUILD_OUTPUT_DIRECTORIES and entry.is_dir():
+                continue
             child = _classify(entry, relative, specs, allowed.contains, seen, problems)
             if child is None:
                 continue

@@ -7,22 +7,29 @@ from typing import Annotated
 from mcp_common import (
     Between,
     Bool,
+    Clamp,
     Int,
+    Offset,
+    Page,
+    PageInfo,
+    Pagination,
     StructuredResult,
     ToolAnnotations,
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
 )
 from pydantic import Field
 
 from context_server.core.service import ContextSelection, ContextService, SelectedFile
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ClassArguments
 
 MAX_TOKEN_BUDGET = 10_000_000
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
 
 _FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
 
@@ -32,12 +39,16 @@ class ContextArguments(ClassArguments):
 
     token_budget: Annotated[Int | None, Between(1, MAX_TOKEN_BUDGET)] = Field(
         None,
-        description="Keep only the highest-priority dependencies whose tokens fit, e.g. 8000 "
-        "(default: no budget).",
+        description="Fill this many tokens with the most relevant dependencies that fit, "
+        "skipping any that does not, e.g. 8000 (default: no budget).",
     )
     include_source: Bool = Field(
         False, description="Include the dependencies' source text (default false)."
     )
+    limit: Annotated[Int, Clamp(1, MAX_LIMIT)] = Pagination.limit_field(
+        DEFAULT_LIMIT, MAX_LIMIT, "dependencies"
+    )
+    offset: Offset = Pagination.offset_field("dependencies")
 
 
 class ContextFile(StructuredResult):
@@ -50,6 +61,13 @@ class ContextFile(StructuredResult):
     tokens: int
     # present only when the call asked for the source text
     source: str | None = Field(None, exclude_if=lambda value: value is None)
+    # a dependency: the rule that found it and how often the file before it uses it
+    # (0: named only by an import, e.g. for documentation)
+    rule: str | None = Field(None, exclude_if=lambda value: value is None)
+    uses: int | None = Field(None, exclude_if=lambda value: value is None)
+    # the target: the declaration the class name chose and, when narrowed to it, its lines
+    symbol: str | None = Field(None, exclude_if=lambda value: value is None)
+    lines: list[int] | None = Field(None, exclude_if=lambda value: value is None)
 
     @classmethod
     def of(cls, item: SelectedFile) -> ContextFile:
@@ -61,7 +79,18 @@ class ContextFile(StructuredResult):
             declarations=list(item.declarations),
             tokens=item.tokens,
             source=item.source,
+            rule=item.rule or None,
+            uses=item.uses if item.rule else None,
+            symbol=item.symbol,
+            lines=list(item.lines) if item.lines is not None else None,
         )
+
+
+class OmittedFile(StructuredResult):
+    """A dependency left out to fit the budget, and what it would have cost."""
+
+    path: str
+    tokens: int
 
 
 class Ambiguity(StructuredResult):
@@ -81,16 +110,17 @@ class ContextAnswer(StructuredResult):
     token_budget: int | None
     dependencies: list[ContextFile]
     dependency_tokens: int
-    omitted: list[str]
+    omitted: list[OmittedFile]
     ambiguous: list[Ambiguity]
     other_matches: list[str]
+    page: PageInfo
 
 
 DEFINITION = ToolDefinition(
     name="find_context",
     description=(
-        "Find the project files a class depends on, nearest first, optionally with their "
-        "source within a token budget."
+        "Find the project files a class depends on, most relevant first, optionally with "
+        "their source within a token budget."
     ),
     arguments=ContextArguments,
     annotations=ToolAnnotations.read_only_tool(title="Find context"),
@@ -99,7 +129,7 @@ DEFINITION = ToolDefinition(
 
 
 class FindContextTool:
-    """Finds the project files a class depends on, nearest first, within a token budget."""
+    """Finds the project files a class depends on, most relevant first, within a budget."""
 
     definition = DEFINITION
 
@@ -119,61 +149,88 @@ class FindContextTool:
             arguments.token_budget,
             arguments.include_source,
         )
+        page, text = fit_page(
+            Pagination(arguments.limit, arguments.offset).apply(selection.dependencies),
+            lambda part: _markdown(arguments, selection, part),
+        )
         answer = ContextAnswer(
             target=ContextFile.of(selection.target),
             depth=arguments.depth,
             tokenizer=arguments.tokenizer,
             token_budget=arguments.token_budget,
-            dependencies=[ContextFile.of(item) for item in selection.dependencies],
+            dependencies=[ContextFile.of(item) for item in page.items],
             dependency_tokens=selection.dependency_tokens,
-            omitted=[item.path for item in selection.omitted],
+            omitted=[OmittedFile(path=item.path, tokens=item.tokens) for item in selection.omitted],
             ambiguous=[
                 Ambiguity(name=a.name, candidates=list(a.candidates)) for a in selection.ambiguous
             ],
             other_matches=list(selection.other_matches),
+            page=page.info(),
         )
-        return ToolResult.success(
-            guard_output(
-                _markdown(arguments.class_name, selection, answer),
-                levers="a tokenBudget, a smaller depth, or includeSource=false",
-            ),
-            answer,
-        )
+        return ToolResult.success(text, answer)
 
 
-def _markdown(class_name: str, selection: ContextSelection, answer: ContextAnswer) -> str:
-    depth, tokenizer, budget = answer.depth, answer.tokenizer, answer.token_budget
+def _markdown(
+    arguments: ContextArguments, selection: ContextSelection, page: Page[SelectedFile]
+) -> str:
+    depth, tokenizer, budget = arguments.depth, arguments.tokenizer, arguments.token_budget
     target = selection.target
-    out = [f"# Context for `{class_name}`\n\nTarget: `{target.path}` ({target.tokens} tokens).\n"]
+    chosen = f", declaration `{target.symbol}`" if target.symbol else ""
+    if target.lines is not None:
+        chosen += f" at lines {target.lines[0]}-{target.lines[1]}"
+    out = [
+        f"# Context for `{arguments.class_name}`\n\n"
+        f"Target: `{target.path}`{chosen} ({target.tokens} tokens).\n"
+    ]
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
-        out.append(f"Also matched (not chosen; first by sorted path wins): {shown}.\n")
+        out.append(
+            "Also matched (not chosen; top-level before nested, main before test sources): "
+            f"{shown}.\n"
+        )
     if not selection.dependencies and not selection.omitted:
         out.append(f"\nNo project dependencies within depth {depth}.\n")
     if selection.dependencies:
         budget_text = f" of a {budget} token budget" if budget is not None else ""
         out.append(
-            f"\n{len(selection.dependencies)} dependencies, nearest first, "
-            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}:\n\n"
+            f"\n{len(selection.dependencies)} dependencies, nearest and most used first, "
+            f"{selection.dependency_tokens} {tokenizer} tokens{budget_text}{page.notice}:\n\n"
         )
-        out.append(
-            markdown_table(
-                ("#", "File", "Level", "Tokens", "Declares"),
-                [
-                    (n, item.path, item.level, item.tokens, ", ".join(item.declarations))
-                    for n, item in enumerate(selection.dependencies, start=1)
-                ],
+        out.append(shortened_note(page, "dependencies"))
+        if page.items:
+            out.append(
+                markdown_table(
+                    ("#", "File", "Level", "Found by", "Uses", "Tokens", "Declares"),
+                    [
+                        (
+                            page.offset + n,
+                            item.path,
+                            item.level,
+                            item.rule,
+                            item.uses if item.uses else "0 (import only)",
+                            item.tokens,
+                            ", ".join(item.declarations),
+                        )
+                        for n, item in enumerate(page.items, start=1)
+                    ],
+                )
             )
-        )
     if selection.omitted and not selection.dependencies:
         first = selection.omitted[0]
+        smallest = min(selection.omitted, key=lambda item: item.tokens)
+        also = (
+            f"; the smallest, `{smallest.path}`, needs {smallest.tokens}"
+            if smallest is not first
+            else ""
+        )
         out.append(
             f"\nNo dependency fits the {budget} token budget: the nearest, `{first.path}`, "
-            f"alone needs {first.tokens} {tokenizer} tokens.\n"
+            f"alone needs {first.tokens} {tokenizer} tokens{also}.\n"
         )
     if selection.omitted:
         out.append(
-            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order): "
+            f"\nLeft out to fit the budget ({len(selection.omitted)}, in priority order, "
+            "with their cost): "
             + ", ".join(f"`{item.path}` ({item.tokens})" for item in selection.omitted)
             + "\n"
         )
@@ -183,7 +240,7 @@ def _markdown(class_name: str, selection: ContextSelection, answer: ContextAnswe
             + ", ".join(f"`{c}`" for c in ambiguity.candidates)
             + "; import it explicitly to resolve it.\n"
         )
-    for item in selection.dependencies:
+    for item in page.items:
         if item.source is not None:
             fence = "`" * max(3, _longest_backtick_run(item.source) + 1)
             out.append(

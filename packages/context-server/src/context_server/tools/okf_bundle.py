@@ -16,13 +16,13 @@ from mcp_common import (
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     package_version,
 )
 
 from context_server.core.okf import OKF_VERSION, build_bundle
 from context_server.core.service import ContextService
 from context_server.core.tree import build_tree
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ProjectArguments
 
@@ -66,12 +66,15 @@ DEFINITION = ToolDefinition(
 )
 
 
-def markdown(answer: BundleAnswer, page: Page[BundleDocument]) -> str:
-    """The answer for a model to read."""
-    parts = [f"# OKF {answer.okf_version} bundle: {page.total} documents{page.notice}\n"]
-    for document in answer.documents:
+def markdown(page: Page[BundleDocument]) -> str:
+    """The answer for a model to read: one page of documents, each whole."""
+    parts = [f"# OKF {OKF_VERSION} bundle: {page.total} documents{page.notice}\n"]
+    note = shortened_note(page, "documents")
+    if note:
+        parts.append(f"\n{note}")
+    for document in page.items:
         parts.append(f"\n## {document.path}\n\n````markdown\n{document.content}````\n")
-    return guard_output("".join(parts), levers="limit and offset, or a subdirectory")
+    return "".join(parts)
 
 
 class OkfBundleTool:
@@ -90,6 +93,8 @@ class OkfBundleTool:
         )
         built = build_bundle(build_tree(index, arguments.depth), index.languages, self._producer)
         documents = [BundleDocument(path=d.path, content=d.content) for d in built]
-        page = Pagination(arguments.limit, arguments.offset).apply(documents)
+        page, text = fit_page(
+            Pagination(arguments.limit, arguments.offset).apply(documents), markdown
+        )
         answer = BundleAnswer(okf_version=OKF_VERSION, documents=list(page.items), page=page.info())
-        return ToolResult.success(markdown(answer, page), answer)
+        return ToolResult.success(text, answer)

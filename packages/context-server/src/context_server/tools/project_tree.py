@@ -9,6 +9,7 @@ from mcp_common import (
     Int,
     Offset,
     OneOf,
+    Page,
     PageInfo,
     Pagination,
     Str,
@@ -17,14 +18,16 @@ from mcp_common import (
     ToolContext,
     ToolDefinition,
     ToolResult,
-    guard_output,
     markdown_table,
 )
 from pydantic import Field
 
 from context_server.core.serializers import FORMATS, serialize
 from context_server.core.service import ContextService
+from context_server.core.tree import TreeNode as CoreNode
 from context_server.core.tree import build_tree, flatten
+from context_server.core.walk import Problem as WalkProblem
+from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import Problem, ProjectArguments
 
@@ -95,14 +98,34 @@ class ProjectTreeTool:
         )
         tree = build_tree(index, depth)
         nodes = flatten(tree)
-        page = Pagination(arguments.limit, arguments.offset).apply(nodes)
         edges = sum(len(node.dependencies) for _, node in nodes)
+        files = len(index.listing.files)
+        summary = (
+            f"# Project tree of `{tree.name}`\n\n"
+            f"{files} files, {len(index.sources)} source files, "
+            f"{edges} dependency edges at depth {depth}"
+        )
+        empty = (
+            "" if files else "The project holds no files (after .gitignore and build output).\n\n"
+        )
+        problems = _problems_section(index.problems, arguments.offset)
+
+        def render(page: Page[tuple[int, CoreNode]]) -> str:
+            body = serialize(format_name, tree, page.items)
+            if format_name != "markdown":
+                return body
+            note = shortened_note(page, "tree nodes")
+            head = f"{summary}{page.notice}.\n\n{empty}{note + chr(10) if note else ''}"
+            return head + body + problems
+
+        # One cut, by whole nodes: the page shrinks until its text fits the answer cap.
+        page, text = fit_page(Pagination(arguments.limit, arguments.offset).apply(nodes), render)
         answer = TreeAnswer(
             root=self._service.allowed.display(index.root),
             languages=[lang.name for lang in index.languages],
             depth=depth,
             format=format_name,
-            files=len(index.listing.files),
+            files=files,
             source_files=len(index.sources),
             edges=edges,
             nodes=[
@@ -116,21 +139,23 @@ class ProjectTreeTool:
             problems=[Problem(path=p.path, reason=p.reason) for p in index.problems],
             page=page.info(),
         )
-        body = serialize(format_name, tree, page.items)
-        levers = "limit and offset, or a subdirectory"
-        if format_name != "markdown":
-            # The page bounds the text already; the guard only bites for a huge page.
-            return ToolResult.success(guard_output(body, levers=levers), answer)
-        summary = (
-            f"# Project tree of `{tree.name}`\n\n"
-            f"{answer.files} files, {answer.source_files} source files, "
-            f"{edges} dependency edges at depth {depth}{page.notice}.\n\n"
-        )
-        if not index.listing.files:
-            summary += "The project holds no files (after .gitignore and skipped folders).\n\n"
-        problems = ""
-        if answer.problems:
-            problems = "\n## Skipped\n\n" + markdown_table(
-                ("Path", "Reason"), [(p.path, p.reason) for p in answer.problems]
-            )
-        return ToolResult.success(guard_output(summary + body + problems, levers=levers), answer)
+        return ToolResult.success(text, answer)
+
+
+MAX_PROBLEM_ROWS = 200
+
+
+def _problems_section(problems: list[WalkProblem], offset: int) -> str:
+    """The skipped files as a table on the first page (at most 200 rows), a line after."""
+    if not problems:
+        return ""
+    if offset > 0:
+        return f"\n{len(problems)} files skipped: listed on the first page and in `problems`.\n"
+    shown = problems[:MAX_PROBLEM_ROWS]
+    more = len(problems) - len(shown)
+    tail = f"\n{more} more in the structured `problems`.\n" if more else ""
+    return (
+        "\n## Skipped\n\n"
+        + markdown_table(("Path", "Reason"), [(p.path, p.reason) for p in shown])
+        + tail
+    )

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -36,6 +38,29 @@ _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+_GLOB_CHARACTER = re.compile(r"([*?\[])")
+
+
+def duckdb_path(path: Path) -> str:
+    """``path`` as a quoted DuckDB file argument naming only that file, literally.
+
+    DuckDB expands ``*``, ``?`` and ``[…]`` in file arguments (a name such as ``[ab].csv``
+    would read ``a.csv`` and ``b.csv``, a directory ``d*`` its sibling symlinks); each such
+    character becomes a one-character class (``[*]``) that matches only itself. The path is
+    made absolute, so no ``s3://``, ``http://``, ``hf://`` or ``~`` prefix can be read into it.
+    In a pattern DuckDB reads ``\\`` as a separator, so a POSIX name holding both a backslash
+    and a pattern character has no literal spelling and is refused.
+    """
+    text = str(path.absolute())
+    if _GLOB_CHARACTER.search(text) and "\\" in text and os.sep == "/":
+        raise ToolError(
+            f"{path.name}: a path holding both a backslash and one of * ? [ cannot be read "
+            "literally; rename the file or its directory",
+            ErrorCode.UNSUPPORTED,
+        )
+    return _literal(_GLOB_CHARACTER.sub(r"[\1]", text))
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
@@ -139,7 +164,7 @@ def _csv(
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(1, width + 1))
     runner.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
-        f"{_literal(str(path))}, auto_detect = false, header = false, "
+        f"{duckdb_path(path)}, auto_detect = false, header = false, "
         f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
         f"escape = '\"', columns = {{{columns}}}, "
         f"compression = {_literal('gzip' if compressed else 'none')})"
@@ -192,12 +217,12 @@ def _duckdb_document(
 ) -> list[str]:
     compression = _literal("gzip" if compressed else "none")
     if kind is Format.PARQUET:
-        source = _gunzipped_in_memory(runner, path) if compressed else str(path)
-        reader = f"read_parquet({_literal(source)})"
+        source = _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
+        reader = f"read_parquet({source})"
     else:
         layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
         reader = (
-            f"read_json({_literal(str(path))}, format = {layout}, records = true, "
+            f"read_json({duckdb_path(path)}, format = {layout}, records = true, "
             f"compression = {compression})"
         )
     try:

@@ -1,0 +1,7 @@
+package org.acme.aop;
+
+import org.acme.aop.target.PoolTargetSource;
+
+public class ProxyFactory {
+    PoolTargetSource source;
+}

@@ -1,0 +1,3 @@
+package org.acme.aop.target;
+
+public class PoolTargetSource {}

@@ -1,0 +1,3 @@
+package org.acme.asm;
+
+public final class Type {}

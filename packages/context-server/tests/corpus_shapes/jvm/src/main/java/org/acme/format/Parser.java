@@ -1,0 +1,3 @@
+package org.acme.format;
+
+public interface Parser<T> { T parse(String text); }

@@ -1,0 +1,3 @@
+package org.acme.net;
+
+public interface Callback {}

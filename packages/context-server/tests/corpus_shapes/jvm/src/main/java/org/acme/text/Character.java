@@ -1,0 +1,3 @@
+package org.acme.text;
+
+public final class Character {}

@@ -1,0 +1,4 @@
+package org.acme.spel;
+
+/** A one-letter class in another module's tests. */
+public class C {}

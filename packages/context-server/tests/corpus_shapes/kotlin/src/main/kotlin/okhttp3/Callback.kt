@@ -1,0 +1,5 @@
+package okhttp3
+
+interface Callback {
+    fun onResponse(call: RealCall)
+}

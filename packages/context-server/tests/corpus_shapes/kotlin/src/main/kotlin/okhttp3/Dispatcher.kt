@@ -1,0 +1,5 @@
+package okhttp3
+
+class Dispatcher {
+    val headers: Headers = Headers("Accept")
+}

@@ -1,0 +1,3 @@
+package okio
+
+data class Pair(val left: Int, val right: Int)

@@ -1,0 +1,3 @@
+package okio
+
+class Result(val bytes: Long)

@@ -1,0 +1,4 @@
+from .core import Command
+from .utils import echo
+
+__all__ = ["Command", "echo"]

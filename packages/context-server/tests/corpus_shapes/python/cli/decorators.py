@@ -1,0 +1,7 @@
+from .core import Command
+from .utils import echo
+
+
+def command(name):
+    echo(name)
+    return Command()

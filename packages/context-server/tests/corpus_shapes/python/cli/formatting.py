@@ -1,0 +1,3 @@
+class HelpFormatter:
+    def write(self, text):
+        return text

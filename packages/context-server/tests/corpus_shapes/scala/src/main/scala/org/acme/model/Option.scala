@@ -1,0 +1,3 @@
+package org.acme.model
+
+final case class Option(name: String)

@@ -1,0 +1,2 @@
+package gen
+class Generated
