@@ -7,7 +7,9 @@
    ``maxColumns`` 3, vs one ``COUNT(DISTINCT …)`` query per combination (given the data
    already loaded in memory); every minimal key must be found.
 3. A 1-million-row PostgreSQL table (``MCP_TOOLS_TEST_POSTGRES_URL``): ours vs the bare query.
-4. ``spark`` (needs Java and the ``spark-tests`` group: ``uv run --group spark-tests python
+4. ``--parts wide``: ``list_columns`` and ``find_keys maxColumns 2`` on generated wide CSVs
+   (``--wide COLUMNSxROWS,…``): wall time, CPU time and peak RSS of one call each.
+5. ``spark`` (needs Java and the ``spark-tests`` group: ``uv run --group spark-tests python
    benchmarks/uniqueness_bench.py --parts spark``): on a local Spark Connect server
    (``local[2]``, then ``local[1]``), ``uniqueness_check`` of the same check data as Parquet vs
    the bare ``groupBy(cols).count().filter(count > 1)`` job, with the DuckDB engine's time on
@@ -206,6 +208,25 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
                   "keys": sorted(minimal), "queries": len(unique)}))
 """
 
+# list_columns / find_keys on a wide file: wall and CPU time and peak RSS of one call
+CHILD_WIDE = """
+import json, resource, sys, time
+from pathlib import Path
+from uniqueness_server.engine import find_keys, open_file, profile_columns
+path, what = Path(sys.argv[1]), sys.argv[2]
+usage = lambda: resource.getrusage(resource.RUSAGE_SELF)
+start, cpu = time.perf_counter(), usage().ru_utime + usage().ru_stime
+table = open_file(path, label=path.name)
+if what == "list_columns":
+    found = len(profile_columns(table).columns)
+else:
+    found = len(find_keys(table, max_columns=2).keys)
+table.close()
+print(json.dumps({"seconds": time.perf_counter() - start,
+                  "cpu": usage().ru_utime + usage().ru_stime - cpu,
+                  "rss_kb": usage().ru_maxrss, "found": found}))
+"""
+
 CHILD_OURS_PG = """
 import json, resource, sys, time
 from uniqueness_server.engine import DatabaseRegistry, check_uniqueness
@@ -280,6 +301,49 @@ def generate_keys_csv(rows: int) -> Path:
                 f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
             )
     return path
+
+
+def generate_wide_csv(columns: int, rows: int) -> Path:
+    """A realistic wide table: an id, a product code, then categorical integers and labels,
+    dates, rounded amounts and optional (10 % missing) codes of 2 to 1,000 values, and three
+    near-unique float measures at the end."""
+    path = DATA / f"wide_{columns}x{rows}.csv"
+    if not path.exists():
+        import duckdb
+
+        DATA.mkdir(parents=True, exist_ok=True)
+        cards = [2, 3, 4, 5, 7, 10, 12, 20, 31, 50, 100, 365, 1000]
+        parts = ["i AS id", "'SKU-' || lpad(CAST(i * 7919 % 1000003 AS VARCHAR), 7, '0') AS sku"]
+        for k in range(columns - 2):
+            card = cards[k % len(cards)]
+            parts.append(
+                [
+                    f"hash(i * {k + 3}) % {card} AS n{k}",
+                    f"'label-' || (hash(i * {k + 5}) % {card}) AS text{k}",
+                    f"DATE '2020-01-01' + CAST(hash(i + {k * 11}) % {card} AS INTEGER) AS day{k}",
+                    f"round((hash(i + {k}) % {card * 100}) / 100.0, 2) AS amount{k}",
+                    f"CASE WHEN hash(i * {k + 7}) % 10 = 0 THEN NULL "
+                    f"ELSE hash(i * {k + 7}) % {card} END AS opt{k}",
+                ][k % 5]
+            )
+        parts[-3:] = [
+            f"round((hash(i * {j + 101}) % 100000000) / 1000.0, 3) AS m{j}" for j in (0, 1, 2)
+        ]
+        with duckdb.connect() as con:
+            select = f"SELECT {', '.join(parts)} FROM range({rows}) t(i)"
+            con.execute(f"COPY ({select}) TO '{path}' (HEADER true)")
+    return path
+
+
+def bench_wide(columns: int, rows: int) -> dict[str, Any]:
+    path = generate_wide_csv(columns, rows)
+    return {
+        "columns": columns,
+        "rows": rows,
+        "size_mb": round(path.stat().st_size / 1e6),
+        "list_columns": child(CHILD_WIDE, str(path), "list_columns"),
+        "find_keys": child(CHILD_WIDE, str(path), "find_keys"),
+    }
 
 
 def median_runs(code: str, args: list[str], repeat: int) -> dict[str, Any]:
@@ -484,7 +548,12 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="check,keys,postgres",
-        help="comma-separated subset of check,breakdown,keys,postgres,spark",
+        help="comma-separated subset of check,breakdown,keys,postgres,wide,spark",
+    )
+    parser.add_argument(
+        "--wide",
+        default="601x3000,1000x10000,1000x100000",
+        help="COLUMNSxROWS sizes of the wide part, comma-separated",
     )
     parser.add_argument(
         "--spark-scale", type=int, default=1, help="divide the Spark part's row counts by N"
@@ -545,6 +614,20 @@ def main() -> None:
             f"find_keys found exactly the baseline's minimal keys: {keys['same_keys']} "
             f"({len(keys['keys'])} keys: {shown}{more})."
         )
+    if "wide" in parts:
+        for size in options.wide.split(","):
+            columns, rows = (int(n) for n in size.split("x"))
+            wide = bench_wide(columns, rows // scale)
+            for what in ("list_columns", "find_keys"):
+                r = wide[what]
+                label = "find_keys maxColumns 2" if what == "find_keys" else what
+                print(
+                    f"| wide {wide['columns']:,} columns x {wide['rows']:,} rows "
+                    f"({wide['size_mb']} MB), {label} | {r['seconds']:.1f} s wall, "
+                    f"{r['cpu']:.1f} s CPU, {r['rss_kb'] / 1024:.0f} MB peak RSS | | | "
+                    "< 10 s, < 1 GB |",
+                    flush=True,
+                )
     if "postgres" in parts:
         pg = bench_postgres(1_000_000 // scale, options.repeat)
         if pg is None:

@@ -329,7 +329,10 @@ def main() -> None:
                 {"path": "orders.csv", "columns": ["order_number"], "limit": 3},
                 "examples/data/orders.csv",
             ),
-            Example("find_keys", {"path": "orders.csv", "maxColumns": 2, "limit": 3}),
+            Example(
+                "find_keys",
+                {"path": "orders.csv", "maxColumns": 2, "plausibleOnly": True, "limit": 3},
+            ),
             Example("list_columns", {"path": "orders.csv"}),
         ],
     )
@@ -341,6 +344,8 @@ def main() -> None:
             Example("find_context", {"path": ".", "className": "OrderService", "depth": 2}),
             Example("estimate_tokens", {"path": ".", "className": "PriceCalculator"}),
             Example("okf_bundle", {"path": ".", "limit": 2}),
+            Example("repo_map", {"path": ".", "tokenBudget": 200, "focus": ["OrderService"]}),
+            Example("find_usages", {"path": ".", "className": "Money"}),
         ],
     )
     with tempfile.TemporaryDirectory(prefix="adopt-guide-") as scratch:

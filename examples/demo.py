@@ -162,15 +162,21 @@ def bare_repository(remotes: Path, name: str, files: dict[str, str]) -> Path:
 
 
 def adopted_files() -> dict[str, str]:
-    """A small repository as adopt_repo leaves it: a conforming CLAUDE.md and the CI guard."""
-    from adopt_server.conformance import reshape, rules_for
+    """A small repository as adopt_repo leaves it: the guidance in AGENTS.md, a CLAUDE.md
+    importing it, and the CI guard running the committed checker."""
+    from adopt_server.conformance import (
+        AGENTS_MD_SECTIONS,
+        agents_md_from_guidance,
+        claude_md_importing_agents_md,
+        rules_for,
+    )
     from adopt_server.guards import install_guard
 
-    rules = rules_for("project", "github-actions")
-    claude_md = reshape(
-        "# CLAUDE.md\n\nThe orders service of the demo: a README and a guard, nothing else.\n",
-        rules,
+    guidance = "# CLAUDE.md\n\nThe orders service of the demo.\n" + "".join(
+        f"\n{section}\n\nThe demo's {section[3:].lower()}: a README and a guard.\n"
+        for section in AGENTS_MD_SECTIONS
     )
+    rules = rules_for("project", "github-actions")
     with tempfile.TemporaryDirectory() as scratch:
         checkout = Path(scratch)
         install_guard(checkout, "github-actions", rules, None)
@@ -179,7 +185,12 @@ def adopted_files() -> dict[str, str]:
             for path in checkout.rglob("*")
             if path.is_file()
         }
-    return {"README.md": "# orders-service\n", "CLAUDE.md": claude_md, **files}
+    return {
+        "README.md": "# orders-service\n",
+        "AGENTS.md": agents_md_from_guidance(guidance),
+        "CLAUDE.md": claude_md_importing_agents_md(),
+        **files,
+    }
 
 
 async def demo(scratch: Path) -> Outcome:
@@ -202,8 +213,8 @@ async def demo(scratch: Path) -> Outcome:
             ),
             Call(
                 "find_keys",
-                {"path": "orders.csv", "maxColumns": 2},
-                "every minimal key of up to two columns, best first",
+                {"path": "orders.csv", "maxColumns": 2, "plausibleOnly": True},
+                "the minimal keys of up to two columns that are plausible identifiers, best first",
             ),
         ],
         outcome,

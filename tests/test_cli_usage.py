@@ -82,6 +82,7 @@ WRONG_VALUES = {
     "adopt-server": ("--port", "http"),
     "claude-adopt": ("--parallel", "99", "https://github.com/owner/repo.git"),
     "claude-md-check": ("--rules", "strictest"),
+    "agent-config-check": ("--format", "html"),
 }
 """A flag given a value the command cannot use, one per command; a server command without an
 entry gets a port that is not a number."""

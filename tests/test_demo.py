@@ -46,7 +46,10 @@ def test_the_demo_succeeds_and_says_so(demo: subprocess.CompletedProcess[str]) -
 @pytest.mark.e2e
 def test_the_demo_lists_each_servers_tools(demo: subprocess.CompletedProcess[str]) -> None:
     assert "tools/list -> uniqueness_check, find_keys, list_columns" in demo.stdout
-    assert "tools/list -> project_tree, find_context, estimate_tokens, okf_bundle" in demo.stdout
+    assert (
+        "tools/list -> project_tree, find_context, estimate_tokens, okf_bundle, repo_map, "
+        "find_usages" in demo.stdout
+    )
     assert "tools/list -> adopt_repo, verify_adoption" in demo.stdout
 
 

@@ -131,3 +131,21 @@ def run_cli(
         timeout=60,
         check=False,
     )
+
+
+# a raw streamable-HTTP client's headers and handshake, for tests that speak HTTP by hand
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-06-18",
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}

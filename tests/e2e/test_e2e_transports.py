@@ -167,10 +167,9 @@ def test_version_and_help() -> None:
 def test_missing_tls_certificate_is_a_one_line_error(tmp_path: Path) -> None:
     done = run_cli(["--transport", "stateless-http", "--tls-cert", str(tmp_path / "missing.pem")])
     assert done.returncode == 2
-    assert (
-        done.stderr.strip()
-        .splitlines()[-1]
-        .startswith("example-server: error: cannot use --tls-cert/--tls-key:")
+    # the unreadable file is named (its leaf: usage errors may reach a client's log)
+    assert done.stderr.strip().splitlines()[-1] == (
+        "example-server: error: cannot read --tls-cert .../missing.pem: No such file or directory"
     )
     assert "Traceback" not in done.stderr
 
@@ -227,6 +226,11 @@ async def test_bearer_token_is_required_when_set(http_servers: HttpServers, tran
     assert _raw_post(running.url, {"authorization": "Bearer wrong"}).status_code == 401
     assert _raw_post(running.url, {"authorization": token}).status_code == 401
     assert _raw_post(running.url, {"authorization": f"Bearer {token}"}).status_code == 200
+    # the scheme is case-insensitive (RFC 9110); the token is not
+    assert _raw_post(running.url, {"authorization": f"bearer {token}"}).status_code == 200
+    assert _raw_post(running.url, {"authorization": f"BEARER  {token}"}).status_code == 200
+    assert _raw_post(running.url, {"authorization": f"Bearer {token.upper()}"}).status_code == 401
+    assert _raw_post(running.url, {"authorization": f"Basic {token}"}).status_code == 401
     async with http_client(running.url, headers={"Authorization": f"Bearer {token}"}) as client:
         result = await client.call_tool("echo", {"text": "authorised"})
     assert result.structured_content == {"text": "authorised"}

@@ -76,13 +76,15 @@ class SlowTool:
     def call(self, arguments: SlowArguments, context: ToolContext) -> ToolResult:
         seconds, steps = arguments.seconds, arguments.steps
         for step in range(steps):
+            # announced as the step starts: the TypeScript SDK drops a progress notification
+            # that reaches it in the same read as the result (its handler is gone by then)
+            context.report_progress(step + 1, steps, f"step {step + 1} of {steps}")
             deadline = time.monotonic() + seconds / steps
             while time.monotonic() < deadline:
                 if context.cancelled:
                     _log.info("slow: stopped at step %d of %d after cancellation", step + 1, steps)
                     context.check_cancelled()
                 time.sleep(0.01)
-            context.report_progress(step + 1, steps, f"step {step + 1} of {steps}")
         return ToolResult.success(f"waited {seconds:g} seconds")
 
 

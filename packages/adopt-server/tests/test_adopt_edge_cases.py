@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from adopt_server.conformance import AGENTS_MD_SECTIONS
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.publish import find_pull_request_url
@@ -89,15 +90,38 @@ def test_concurrent_trust_updates_are_all_recorded(tmp_path: Path) -> None:
     assert trust_project(checkouts[0], config) is False, "already trusted: nothing written"
 
 
-def test_crlf_claude_md_keeps_its_line_endings(adopt_env: AdoptEnv) -> None:
-    text = "# Notes\r\n\r\nSome guidance.\r\n"
+GUIDE = "".join(
+    f"\n{section}\n\nWhat the team wrote about {section[3:].lower()}.\n"
+    for section in AGENTS_MD_SECTIONS
+)
+
+
+def test_crlf_guidance_moves_to_agents_md_keeping_its_line_endings(adopt_env: AdoptEnv) -> None:
+    text = ("# Notes\n\nSome guidance.\n" + GUIDE).replace("\n", "\r\n")
     remote = make_bare_repository(adopt_env.remotes, "crlf", {"CLAUDE.md": text})
     [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
     assert report.succeeded, report.failure
-    shaped = (adopt_env.workspace / "crlf" / "CLAUDE.md").read_bytes()
-    assert shaped.startswith(b"# CLAUDE.md\r\n")
-    assert b"\n" not in shaped.replace(b"\r\n", b"")
-    assert b"Some guidance." in shaped
+    checkout = adopt_env.workspace / "crlf"
+    agents = (checkout / "AGENTS.md").read_bytes()
+    assert agents.startswith(b"# AGENTS.md\r\n\r\nSome guidance.\r\n")
+    assert b"\n" not in agents.replace(b"\r\n", b"")
+    claude_md = (checkout / "CLAUDE.md").read_bytes()
+    assert claude_md.startswith(b"# CLAUDE.md\r\n")
+    assert b"\r\n@AGENTS.md\r\n" in claude_md
+    assert b"\n" not in claude_md.replace(b"\r\n", b"")
+
+
+def test_guidance_without_the_guide_sections_fails_verify_naming_them(
+    adopt_env: AdoptEnv,
+) -> None:
+    remote = make_bare_repository(
+        adopt_env.remotes, "thin", {"CLAUDE.md": "# Notes\n\nSome guidance.\n"}
+    )
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    assert report.failure is not None
+    assert report.failure.startswith("verify: ")
+    assert "AGENTS.md section '## Releasing' holds only placeholder text" in report.failure
+    assert "commit:guard" in report.completed_steps, "nothing was pushed: verify stopped it"
 
 
 def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
@@ -110,6 +134,22 @@ def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:
     with pytest.raises(ToolCancelledError):
         invoke(tool, {"repositoryUrl": str(remote)}, context)
     assert not adopt_env.log.exists(), "no step ran after the cancellation"
+
+
+def test_a_checker_script_the_project_wrote_itself_is_kept_and_fails_verify(
+    adopt_env: AdoptEnv,
+) -> None:
+    own = "print('our own checker')\n"
+    remote = make_bare_repository(
+        adopt_env.remotes,
+        "own-script",
+        {"CLAUDE.md": "# Notes\n\nSome guidance.\n" + GUIDE, ".github/agent-config-check.py": own},
+    )
+    [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
+    assert report.failure is not None
+    assert report.failure.startswith("verify: ")
+    assert "was not written by an adoption" in report.failure
+    assert (adopt_env.workspace / "own-script" / ".github/agent-config-check.py").read_text() == own
 
 
 def test_trust_is_taken_back_exactly(tmp_path: Path) -> None:

@@ -244,7 +244,7 @@ def test_pre_commit_hook_follows_the_config_layout_and_prettier_is_reported(
     config = (adopt_env.workspace / "tidy" / ".pre-commit-config.yaml").read_text()
     assert config.startswith(PRE_COMMIT.split("\nci:")[0])
     assert "    -   repo: local\n        hooks:\n            -   id: claude-md-check\n" in config
-    assert "                name: CLAUDE.md format\n" in config
+    assert "                name: Claude Code configuration (agent-config-check)\n" in config
     assert config.endswith("ci:\n    autofix_prs: false\n")
     prettier = [w for w in report.warnings if "prettier" in w]
     assert prettier, report.warnings

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md
 from adopt_server.pipeline import (
     AdoptionOptions,
     RepositoryReport,
@@ -53,7 +54,7 @@ def adopt_one(env: AdoptEnv, url: str | Path, **overrides: Any) -> RepositoryRep
         ("gradle", "gradle", "build.gradle", "enforceClaudeMd"),
         ("gradle-kts", "gradle", "build.gradle.kts", "enforceClaudeMd"),
         ("python", "python", ".pre-commit-config.yaml", "claude-md-check"),
-        ("plain", "github-actions", ".github/claude-md-guard.sh", "CLAUDE.md"),
+        ("plain", "github-actions", ".github/agent-config-check.py", "agent-config-check"),
     ],
 )
 def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
@@ -79,6 +80,16 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
     claude_md = git(remote, "show", f"{BRANCH}:CLAUDE.md")
     assert claude_md.startswith("# CLAUDE.md\n")
     assert "AGENTS.md" in claude_md
+    agents_md = git(remote, "show", f"{BRANCH}:AGENTS.md")
+    if build == "maven":
+        # The Maven guard's Java sections live in CLAUDE.md itself, beside the companion.
+        assert "## Java version" in claude_md
+    else:
+        # One source of truth: the generated guidance is AGENTS.md, CLAUDE.md imports it.
+        assert "\n@AGENTS.md\n" in claude_md
+        assert agents_md.startswith("# AGENTS.md\n")
+        assert "A sample repository the adoption tests create." in agents_md
+        assert "A sample repository" not in claude_md
     creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
     assert creates == [
         "pr create --title Adopt Claude Code --body " + AdoptionOptions().body + f" --head {BRANCH}"
@@ -144,8 +155,23 @@ def test_existing_claude_md_and_agents_md_are_never_regenerated(adopt_env: Adopt
     assert report.succeeded, report.failure
     checkout = adopt_env.workspace / "mine"
     assert (checkout / "AGENTS.md").read_text() == agents
-    assert (checkout / "CLAUDE.md").read_text() == claude_md
+    # CLAUDE.md keeps every line and gains the import that makes AGENTS.md the source of truth.
+    assert (checkout / "CLAUDE.md").read_text() == claude_md.replace(
+        "# CLAUDE.md\n", "# CLAUDE.md\n\n@AGENTS.md\n", 1
+    )
     assert log_lines(adopt_env.log, "claude") == ["--version"], "claude -p must not run"
+
+
+def test_an_existing_agents_md_is_kept_and_imported_by_a_new_claude_md(
+    adopt_env: AdoptEnv,
+) -> None:
+    agents = agents_md_text()
+    remote = make_bare_repository(adopt_env.remotes, "guided", {"AGENTS.md": agents})
+    report = adopt_one(adopt_env, remote)
+    assert report.succeeded, report.failure
+    assert git(remote, "show", f"{BRANCH}:AGENTS.md") == agents
+    assert git(remote, "show", f"{BRANCH}:CLAUDE.md") == claude_md_importing_agents_md()
+    assert log_lines(adopt_env.log, "claude") == ["--version"], "the guidance exists already"
 
 
 def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:

@@ -146,7 +146,7 @@ def _samples(env: AdoptEnv) -> dict[str, list[dict[str, Any]]]:
         "assets": True,
         "ruleVersion": "1.2.0",
         "rules": "minimal",
-        "claudeMdSections": ["## Testing"],
+        "claudeMdSections": ["## Build, test, and run"],
         "parallel": 2,
         "keepWorkspace": True,
         "dryRun": False,

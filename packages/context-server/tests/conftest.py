@@ -51,7 +51,7 @@ def direct(root: Path, language: str = "auto") -> dict[str, list[str]]:
 
 
 def tools_for(*roots: Path) -> dict[str, McpTool]:
-    """The four tools confined to ``roots``, by name."""
+    """The tools confined to ``roots``, by name."""
     return {tool.definition.name: tool for tool in build_tools(AllowedPaths(list(roots)))}
 
 

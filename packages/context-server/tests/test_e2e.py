@@ -58,6 +58,8 @@ async def test_stdio_server_answers_tools_with_progress(project: Path, tmp_path:
             "find_context",
             "estimate_tokens",
             "okf_bundle",
+            "repo_map",
+            "find_usages",
         ]
         tree = await client.call_tool(
             "project_tree", {"path": ".", "format": "dot"}, progress_callback=on_progress
@@ -126,7 +128,7 @@ def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -
 async def test_http_transports_answer_the_same_tools(http_server: str) -> None:
     async with Client(http_server) as client:
         listed = await client.list_tools()
-        assert len(listed.tools) == 4
+        assert len(listed.tools) == 6
         result = await client.call_tool(
             "estimate_tokens", {"path": ".", "className": "Main", "tokenizer": "heuristic"}
         )

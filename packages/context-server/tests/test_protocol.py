@@ -39,6 +39,18 @@ SAMPLES = {
         {"path": ".", "className": "Invoice", "depth": 1, "language": "auto", "tokenizer": "cl100k"}
     ],
     "okf_bundle": [{"path": ".", "depth": 1, "language": "kotlin", "limit": 3, "offset": 0}],
+    "repo_map": [
+        {
+            "path": ".",
+            "language": "auto",
+            "tokenBudget": 300,
+            "focus": ["OrderService"],
+            "tokenizer": "cl100k",
+        }
+    ],
+    "find_usages": [
+        {"path": ".", "className": "Order", "language": "java", "limit": 2, "offset": 1}
+    ],
 }
 
 
@@ -53,6 +65,8 @@ def test_golden_tools_list() -> None:
         "find_context",
         "estimate_tokens",
         "okf_bundle",
+        "repo_map",
+        "find_usages",
     ]
     assert_golden_tools_list("context-server", tools, REPO_ROOT / "tests" / "golden", min_tools=4)
 

@@ -1,4 +1,4 @@
-"""The four tools called directly: answers, structured content and the issue's bad inputs."""
+"""The tools called directly: answers, structured content and the issue's bad inputs."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def test_progress_is_reported_while_indexing(project: Project) -> None:
         ("project_tree", {"path": ".", "depth": 0}, "invalid_argument", "between 1 and 10"),
         ("okf_bundle", {"path": ".", "depth": 11}, "invalid_argument", "between 1 and 10"),
         ("find_context", {"path": ".", "className": "A", "depth": "2.0"}, "invalid_argument", ""),
-        ("project_tree", {"path": ".", "language": "rust"}, "invalid_argument", "auto, java"),
+        ("project_tree", {"path": ".", "language": "cobol"}, "invalid_argument", "auto, java"),
         ("project_tree", {"path": ".", "format": "yaml"}, "invalid_argument", "markdown, text"),
         (
             "estimate_tokens",

@@ -161,6 +161,17 @@ def test_missing_values_follow_nulls(tmp_path: Path) -> None:
     assert distinct.unique
     assert distinct.rows_with_missing == 2
     assert distinct.distinct_keys == 3
+    assert equal.rows_with_missing == 2  # counted whichever way missing values compare
+
+
+def test_rows_with_missing_are_counted_when_the_key_is_unique(tmp_path: Path) -> None:
+    path = write(tmp_path / "n.csv", "id,v\n,a\n1,b\n2,\n3,c\n")
+    table = open_file(path, label="n.csv")
+    try:
+        results = [check_uniqueness(table, ["id", "v"], nulls=n) for n in Nulls]
+    finally:
+        table.close()
+    assert [(r.unique, r.rows_with_missing) for r in results] == [(True, 2), (True, 2)]
 
 
 def test_truncated_gzip_is_an_error_never_unique(tmp_path: Path) -> None:

@@ -110,6 +110,7 @@ def test_check_runs_in_the_database(backend: Backend) -> None:
     assert by_name.examples[0].rows == ()  # tables have no row order
     groups = {g.values: g.count for g in by_country.examples}
     assert groups == {("PL",): 2, (None,): 2}
+    assert by_country.rows_with_missing == 2
     assert distinct.unique
     assert distinct.rows_with_missing == 2
 

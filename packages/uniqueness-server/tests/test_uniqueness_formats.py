@@ -204,6 +204,29 @@ def test_yaml_with_two_lists_is_ambiguous(tmp_path: Path) -> None:
         open_file(path, label="two.yaml")
 
 
+def test_yaml_values_mean_what_was_written(tmp_path: Path) -> None:
+    # YAML 1.1 would read yes/on as true, 007 as 7, 0x1F as 31 and 1_000 as 1000
+    path = write(
+        tmp_path / "v.yaml",
+        "- {id: 007, flag: yes, v: 1.50, h: 0x1F, u: 1_000, n: ~, t: True}\n"
+        "- {id: 7, flag: on, v: 1.5, h: 31, u: 1000, n: null, t: false}\n"
+        "- {id: '7', flag: no, v: 1.5, h: 31, u: 1000, n: x, t: FALSE}\n",
+    )
+    table = open_file(path, label="v.yaml")
+    try:
+        rows = table.query("SELECT * FROM src")
+        id_check = check_uniqueness(table, ["id"])
+        flag_check = check_uniqueness(table, ["flag"])
+    finally:
+        table.close()
+    assert rows[0] == ("007", "yes", "1.50", "0x1F", "1_000", None, "true")
+    assert rows[1] == ("7", "on", "1.5", "31", "1000", None, "false")
+    assert rows[2][6] == "false"
+    assert not id_check.unique  # 7 and '7' are the same text; 007 is not
+    assert id_check.duplicate_rows == 2
+    assert flag_check.unique
+
+
 def test_xlsx_header_row_and_positional_names(tmp_path: Path) -> None:
     path = write(tmp_path / "people.xlsx", _xlsx())
     table = open_file(path, label="people.xlsx", header_row=0)

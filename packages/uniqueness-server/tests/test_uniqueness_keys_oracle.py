@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import random
 import tempfile
 import threading
 import time
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
 from uniqueness_server.engine import Nulls, check_uniqueness, find_keys, open_file
 from uniqueness_server.engine.lattice import SAMPLE_ROWS
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
 Row = tuple[str | None, ...]
 
@@ -162,3 +164,72 @@ def test_cancelling_find_keys_interrupts_the_search(tmp_path: Path) -> None:
     finally:
         table.close()
     assert time.monotonic() - started < 10
+
+
+def _wide_rows(width: int, count: int, seed: int) -> list[Row]:
+    """Columns of varied cardinality (2 up to near-unique), some with missing values, and a
+    late duplicate in one near-unique column so only a full check can see it."""
+    rng = random.Random(seed)
+    rows: list[Row] = []
+    for _ in range(count):
+        row: list[str | None] = []
+        for k in range(width):
+            card = [2, 5, 30, 200, 5000, 10**9][k % 6]
+            value = str(rng.randrange(card))
+            row.append(None if k % 7 == 3 and rng.random() < 0.05 else value)
+        rows.append(tuple(row))
+    late = list(rows[-1])
+    late[5] = rows[0][5]  # column k5 (near-unique) repeats only at the very end
+    rows[-1] = tuple(late)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("count", "nulls"),
+    [(400, Nulls.EQUAL), (400, Nulls.DISTINCT), (21_000, Nulls.EQUAL)],
+)
+def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> None:
+    # wider than EXACT_DISTINCT_COLUMNS: head-sample bounds and vectorised code checks decide
+    # (and, past HEAD_ROWS rows, the head is only the first part of the file)
+    width = EXACT_DISTINCT_COLUMNS + 6
+    rows = _wide_rows(width, count, seed=count)
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        search = find_keys(table, max_columns=2, nulls=nulls)
+    finally:
+        table.close()
+    expected = brute_force_keys(rows, range(width), 2, nulls)
+    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    assert got == expected
+    assert ("k5",) not in {k.columns for k in search.keys}
+
+
+def test_keys_are_ranked_by_plausibility_with_reasons(tmp_path: Path) -> None:
+    # (sku, unit_price) is unique only because prices are nearly all different
+    lines = ["order_number,line_no,sku,unit_price,note"]
+    for order in range(40):
+        for line in range(1, 4):
+            sku = f"SKU-{(order * 3 + line) % 25:04d}"
+            price = f"{(order * 37 + line * 101) % 997 + 0.25:.2f}"
+            lines.append(f"SO-{order:05d},{line},{sku},{price},note {order} {line} of the order")
+    path = tmp_path / "lines.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = open_file(path, label="lines.csv")
+    try:
+        every = find_keys(table, max_columns=2)
+        plausible = find_keys(table, max_columns=2, plausible_only=True)
+    finally:
+        table.close()
+    assert every.keys[0].columns == ("order_number", "line_no")
+    assert every.keys[0].confidence == "high"
+    price_keys = [k for k in every.keys if "unit_price" in k.columns]
+    assert price_keys
+    assert all(k.confidence == "low" for k in price_keys)
+    assert any("unit_price holds numbers" in r for r in price_keys[0].reasons)
+    note_keys = [k for k in every.keys if k.columns == ("note",)]
+    assert note_keys[0].confidence == "low"
+    assert all(k.confidence != "low" for k in plausible.keys)
+    assert plausible.implausible_left_out == len(every.keys) - len(plausible.keys) > 0
+    assert ("order_number", "line_no") in {k.columns for k in plausible.keys}

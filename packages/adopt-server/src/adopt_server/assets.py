@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import agents_md_text
 
 SESSION_START_HOOK = ".claude/hooks/session-start.sh"
 
@@ -64,7 +63,6 @@ jobs:
 def asset_texts() -> dict[str, str]:
     """Each starter asset's relative path and content."""
     return {
-        "AGENTS.md": agents_md_text(),
         ".claude/settings.json": json.dumps(_SETTINGS, indent=2) + "\n",
         SESSION_START_HOOK: _SESSION_START,
         ".mcp.json": json.dumps({"mcpServers": {}}, indent=2) + "\n",

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 from adopt_server.assets import install_assets
-from adopt_server.conformance import check_agents_md, rules_for
+from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md, rules_for
+from adopt_server.conformance.check_command import run_check
 from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
 
 
@@ -68,7 +69,6 @@ def test_guards_write_only_their_own_paths(tmp_path: Path) -> None:
 def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     written = install_assets(tmp_path)
     assert written == [
-        "AGENTS.md",
         ".claude/settings.json",
         ".claude/hooks/session-start.sh",
         ".mcp.json",
@@ -83,8 +83,13 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
     workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))
     assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
-    assert check_agents_md((tmp_path / "AGENTS.md").read_text(encoding="utf-8")) == []
     assert install_assets(tmp_path) == []
+    # The starter configuration passes the checker the guards run (mcpServersValid, noSecrets).
+    (tmp_path / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
+    outcome = run_check(tmp_path)
+    assert "mcpServersValid" in outcome.checked
+    assert outcome.violations == ()
 
 
 def test_assets_never_overwrite(tmp_path: Path) -> None:
@@ -99,3 +104,36 @@ def test_assets_never_overwrite(tmp_path: Path) -> None:
     assert (tmp_path / "AGENTS.md").read_text(encoding="utf-8") == "theirs\n"
     assert (tmp_path / ".claude/settings.json").read_text(encoding="utf-8") == "{}"
     assert not (tmp_path / "missing-target").exists()
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_project_guard_adds_local_settings_to_an_existing_gitignore_once(
+    tmp_path: Path, newline: str
+) -> None:
+    (tmp_path / ".gitignore").write_bytes(f"build/{newline}*.log".encode())
+    written = install_guard(tmp_path, "github-actions", rules_for("project"), None)
+    assert ".gitignore" in written
+    text = (tmp_path / ".gitignore").read_bytes().decode()
+    assert text.startswith(f"build/{newline}*.log{newline}# Added by claude-code-adopt")
+    assert text.endswith(f"/.claude/settings.local.json{newline}")
+    assert "\n" not in text.replace(newline, "")
+    assert ".gitignore" not in install_guard(tmp_path, "github-actions", rules_for(), None)
+    assert (tmp_path / ".gitignore").read_bytes().decode() == text
+    outcome = run_check(tmp_path, sections=())
+    assert "localSettingsIgnored" in outcome.checked
+    assert [v for v in outcome.violations if v.rule == "localSettingsIgnored"] == []
+
+
+def test_gitignore_is_left_alone_when_absent_covering_or_under_minimal_rules(
+    tmp_path: Path,
+) -> None:
+    assert ".gitignore" not in install_guard(tmp_path, "github-actions", rules_for(), None)
+    assert not (tmp_path / ".gitignore").exists()
+    (tmp_path / ".gitignore").write_text(".claude/\n", encoding="utf-8")
+    install_guard(tmp_path, "github-actions", rules_for(), None)
+    assert (tmp_path / ".gitignore").read_text(encoding="utf-8") == ".claude/\n"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    install_guard(other, "github-actions", rules_for("minimal"), None)
+    assert (other / ".gitignore").read_text(encoding="utf-8") == "*.log\n"

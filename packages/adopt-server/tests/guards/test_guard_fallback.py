@@ -1,33 +1,38 @@
-"""The fallback guard: a workflow running a portable shell script, which really runs under sh."""
+"""The fallback guard: a workflow running the committed checker script, which really runs."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import rules_for
+import yaml
+from adopt_server.conformance import (
+    agents_md_text,
+    claude_md_importing_agents_md,
+    rules_for,
+)
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.checker_script import script_text
 from adopt_server.guards.fallback import MARKER, SCRIPT, WORKFLOW
 
 RULES = rules_for()
-SH = shutil.which("sh") or "/bin/sh"
 
 
 def install(checkout: Path) -> list[str]:
     return install_guard(checkout, "github-actions", RULES, None)
 
 
-def run_script(checkout: Path) -> subprocess.CompletedProcess[str]:
-    # Started from elsewhere: the script finds the repository root itself.
+def run_script(checkout: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # Started the way the workflow starts it: from the repository root, by path.
     return subprocess.run(
-        [SH, str(checkout / SCRIPT)],
-        cwd=checkout.parent,
+        [sys.executable, SCRIPT, *args],
+        cwd=checkout,
         capture_output=True,
         text=True,
         check=False,
-        timeout=30,
+        timeout=60,
     )
 
 
@@ -37,29 +42,43 @@ def test_both_files_written_with_lf_and_the_marker(tmp_path: Path) -> None:
         data = (tmp_path / relative).read_bytes()
         assert MARKER.encode() in data
         assert b"\r" not in data
-    workflow = (tmp_path / WORKFLOW).read_text(encoding="utf-8")
-    assert "on: [push, pull_request]" in workflow
-    assert f"run: sh {SCRIPT}" in workflow
-    assert (tmp_path / SCRIPT).read_text(encoding="utf-8").startswith("#!/bin/sh\n")
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["claude-md-guard"]["steps"]
+    assert steps[-1]["run"].strip() == f"python3 {SCRIPT} --rules project"
+    assert (tmp_path / SCRIPT).read_text(encoding="utf-8") == script_text()
     assert is_guard_installed(tmp_path, "github-actions")
     assert install(tmp_path) == []
 
 
-def test_script_passes_on_a_good_claude_md(tmp_path: Path) -> None:
-    install(tmp_path)
-    (tmp_path / "CLAUDE.md").write_text("# CLAUDE.md\n\nSee AGENTS.md.\n", encoding="utf-8")
-    result = run_script(tmp_path)
-    assert result.returncode == 0, result.stderr
+def test_a_section_with_a_hash_stays_one_argument_in_the_workflow(tmp_path: Path) -> None:
+    install_guard(tmp_path, "github-actions", rules_for("project", sections=["## C# #1"]), None)
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text(encoding="utf-8"))
+    run = workflow["jobs"]["claude-md-guard"]["steps"][-1]["run"]
+    assert run.strip() == f"python3 {SCRIPT} --rules project --section '## C# #1'"
 
 
-@pytest.mark.parametrize("content", [None, "", " \n\t\n"])
-def test_script_fails_on_a_missing_or_blank_claude_md(tmp_path: Path, content: str | None) -> None:
+def test_script_passes_on_a_good_configuration(tmp_path: Path) -> None:
     install(tmp_path)
-    if content is not None:
-        (tmp_path / "CLAUDE.md").write_text(content, encoding="utf-8")
-    result = run_script(tmp_path)
-    assert result.returncode == 1
-    assert result.stderr.strip() == "CLAUDE.md is missing or empty"
+    (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    result = run_script(tmp_path, "--rules", "project")
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
+
+
+def test_script_fails_on_a_missing_claude_md_and_on_placeholders(tmp_path: Path) -> None:
+    install(tmp_path)
+    missing = run_script(tmp_path)
+    assert missing.returncode == 1
+    assert "CLAUDE.md is missing" in missing.stdout
+    agents = agents_md_text().replace(
+        "How releases are cut is up to the maintainers; see CLAUDE.md.",
+        "_Not documented yet — replace this line with the project's own guidance._",
+    )
+    (tmp_path / "AGENTS.md").write_text(agents, encoding="utf-8")
+    (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
+    placeholder = run_script(tmp_path)
+    assert placeholder.returncode == 1
+    assert "AGENTS.md section '## Releasing' holds only placeholder text" in placeholder.stdout
 
 
 def test_foreign_workflow_is_kept_and_the_missing_script_written(
@@ -79,3 +98,14 @@ def test_deleted_script_is_written_back(tmp_path: Path) -> None:
     (tmp_path / SCRIPT).unlink()
     assert not is_guard_installed(tmp_path, "github-actions")
     assert install(tmp_path) == [SCRIPT]
+
+
+def test_outdated_script_of_ours_is_refreshed_and_a_foreign_one_kept(tmp_path: Path) -> None:
+    install(tmp_path)
+    script = tmp_path / SCRIPT
+    script.write_text(f"#!/usr/bin/env python3\n# {MARKER}: an older version\n", encoding="utf-8")
+    assert install(tmp_path) == [SCRIPT]
+    assert script.read_text(encoding="utf-8") == script_text()
+    script.write_text("# our own checker\n", encoding="utf-8")
+    assert install(tmp_path) == []
+    assert script.read_text(encoding="utf-8") == "# our own checker\n"

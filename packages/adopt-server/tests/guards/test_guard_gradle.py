@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import rules_for
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.gradle import declares_task
 
-RULES = rules_for("project", "gradle")
+RULES = rules_for("project", "gradle", ["## Build", '## It\'s "$quoted" \\ here'])
 GROOVY = "plugins {\n    id 'java'\n}\n"
 KOTLIN = "plugins {\n    java\n}\n"
 
@@ -21,15 +22,18 @@ def install(checkout: Path) -> list[str]:
 def test_groovy_script_gets_the_groovy_block_once(tmp_path: Path) -> None:
     script = tmp_path / "build.gradle"
     script.write_text(GROOVY, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle"]
+    assert install(tmp_path) == ["build.gradle", SCRIPT]
     text = script.read_text(encoding="utf-8")
     assert text.startswith(GROOVY + "\n// Added by claude-code-adopt")
-    assert "tasks.register('enforceClaudeMd')" in text
-    assert "throw new GradleException('CLAUDE.md is missing or empty')" in text
+    assert "tasks.register('enforceClaudeMd', Exec)" in text
+    # Every guard runs the one committed checker with the same arguments; Groovy strings
+    # escape the quote and the backslash of the section heading.
+    assert (
+        f"commandLine 'python3', '{SCRIPT}', '--rules', 'project', '--section', '## Build', "
+        "'--section', '## It\\'s \"$quoted\" \\\\ here'"
+    ) in text
     assert "tasks.matching { it.name == 'check' }" in text
     assert "afterEvaluate" in text
-    # The file is resolved while configuring, outside the doLast action.
-    assert text.index("project.file('CLAUDE.md')") < text.index("doLast")
     assert install(tmp_path) == []
     assert script.read_text(encoding="utf-8") == text
     assert is_guard_installed(tmp_path, "gradle")
@@ -38,19 +42,22 @@ def test_groovy_script_gets_the_groovy_block_once(tmp_path: Path) -> None:
 def test_kotlin_script_gets_the_kotlin_block(tmp_path: Path) -> None:
     script = tmp_path / "build.gradle.kts"
     script.write_text(KOTLIN, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle.kts"]
+    assert install(tmp_path) == ["build.gradle.kts", SCRIPT]
     text = script.read_text(encoding="utf-8")
-    assert 'tasks.register("enforceClaudeMd")' in text
-    assert "claudeMd.isFile ||" in text
-    assert "readText()" in text
-    assert "'" not in text[len(KOTLIN) :]
+    assert 'tasks.register<Exec>("enforceClaudeMd")' in text
+    # Kotlin strings escape the quote, the backslash and the template dollar.
+    assert (
+        f'commandLine("python3", "{SCRIPT}", "--rules", "project", "--section", "## Build", '
+        '"--section", "## It\'s \\"\\$quoted\\" \\\\ here")'
+    ) in text
+    assert declares_task(text)
     assert install(tmp_path) == []
 
 
 def test_groovy_is_chosen_when_both_scripts_exist(tmp_path: Path) -> None:
     (tmp_path / "build.gradle").write_text(GROOVY, encoding="utf-8")
     (tmp_path / "build.gradle.kts").write_text(KOTLIN, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle"]
+    assert install(tmp_path) == ["build.gradle", SCRIPT]
     assert (tmp_path / "build.gradle.kts").read_text(encoding="utf-8") == KOTLIN
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,10 +11,17 @@ from typing import Any
 
 import pytest
 import yaml
-from adopt_server.conformance import reshape, rules_for
+from adopt_server.conformance import (
+    agents_md_text,
+    claude_md_importing_agents_md,
+    reshape,
+    rules_for,
+)
+from adopt_server.conformance.rules import STUB_BODY
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.fallback import WORKFLOW
-from adopt_server.guards.python import PRE_COMMIT_CONFIG
+from adopt_server.guards.python import HOOK_ID, PRE_COMMIT_CONFIG
 
 RULES = rules_for("minimal", "python", ["## Testing", "## Build & run"])
 
@@ -44,10 +53,13 @@ def our_hook(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_new_config_and_workflow(tmp_path: Path) -> None:
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT]
     config = yaml.safe_load((tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8"))
     hook = our_hook(config)
-    assert hook["entry"] == "claude-md-check"
+    # The committed script, run by the machine's Python: nothing for pre-commit to install.
+    assert hook["entry"] == f"python3 {SCRIPT}"
+    assert hook["language"] == "system"
+    assert "additional_dependencies" not in hook
     assert hook["args"] == [
         "--rules",
         "minimal",
@@ -58,17 +70,18 @@ def test_new_config_and_workflow(tmp_path: Path) -> None:
     ]
     assert hook["pass_filenames"] is False
     assert hook["always_run"] is True
-    assert hook["additional_dependencies"][0].startswith("adopt-server")
     workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text(encoding="utf-8"))
     steps = workflow["jobs"]["claude-md-guard"]["steps"]
-    assert "pre-commit run claude-md-check --all-files" in steps[-1]["run"]
+    assert steps[-1]["run"].strip() == (
+        f"python3 {SCRIPT} --rules minimal --section '## Testing' --section '## Build & run'"
+    )
     assert is_guard_installed(tmp_path, "python")
     assert install(tmp_path) == []
 
 
 def test_hook_spliced_into_an_existing_config_keeping_every_line(tmp_path: Path) -> None:
     (tmp_path / PRE_COMMIT_CONFIG).write_text(EXISTING, encoding="utf-8")
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT]
     text = (tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")
     head, tail = EXISTING.split("ci:\n")
     assert text.startswith(head)
@@ -123,7 +136,7 @@ def test_hook_already_declared_counts_as_installed(tmp_path: Path) -> None:
         "repos:\n- repo: https://example.org/hooks\n  rev: v1\n  hooks:\n  - id: claude-md-check\n"
     )
     (tmp_path / PRE_COMMIT_CONFIG).write_text(text, encoding="utf-8")
-    assert install(tmp_path) == [WORKFLOW]
+    assert install(tmp_path) == [WORKFLOW, SCRIPT]
     assert (tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8") == text
 
 
@@ -133,29 +146,81 @@ def test_foreign_workflow_is_kept_with_a_warning(
     workflow = tmp_path / WORKFLOW
     workflow.parent.mkdir(parents=True)
     workflow.write_text("name: theirs\n", encoding="utf-8")
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, SCRIPT]
     assert workflow.read_text(encoding="utf-8") == "name: theirs\n"
     assert "CI may not run the guard" in caplog.text
     assert not is_guard_installed(tmp_path, "python")
 
 
-def test_the_configured_hook_command_passes_a_reshaped_file_and_fails_an_empty_one(
-    tmp_path: Path,
-) -> None:
-    install(tmp_path)
-    hook = our_hook(yaml.safe_load((tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")))
-    entry = Path(sys.executable).parent / str(hook["entry"])
-    args = hook["args"]
-    assert isinstance(args, list)
-    claude_md = tmp_path / "CLAUDE.md"
-    claude_md.write_text(reshape("Project notes.\n", RULES), encoding="utf-8")
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
 
-    def run_hook() -> int:
-        # pre-commit runs the entry from the repository root with the configured args.
+
+def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Path) -> None:
+    """Issue 13's proof: the hook works the day it lands, with no package to install.
+
+    The origin gets the guard; a fresh clone runs ``pre-commit run`` offline, with a PATH
+    whose ``python3`` is the base interpreter, which cannot import this project.
+    """
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    (origin / "pyproject.toml").write_text("[project]\nname = 'demo'\n", encoding="utf-8")
+    project_rules = rules_for("project", "python", RULES.sections)
+    install_guard(origin, "python", project_rules, None)
+    (origin / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    claude_md = reshape(claude_md_importing_agents_md(), RULES)
+    for section, body in (("## Testing", "Run pytest."), ("## Build & run", "Run make.")):
+        claude_md = claude_md.replace(f"{section}\n\n{STUB_BODY}", f"{section}\n\n{body}")
+    (origin / "CLAUDE.md").write_text(claude_md, encoding="utf-8")
+    _git(origin, "init", "-q", "-b", "main")
+    _git(origin, "add", "-A")
+    _git(origin, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "seed")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(origin), str(clone))
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    base_python = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    (bin_dir / "python3").symlink_to(base_python)
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}{os.path.dirname(shutil.which('git') or '/usr/bin/git')}",
+        "HOME": str(tmp_path / "home"),
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-cache"),
+        "PIP_NO_INDEX": "1",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    isolated = subprocess.run(
+        ["python3", "-c", "import adopt_server"],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert isolated.returncode != 0, "the hook's python3 must not see this project"
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(entry), *args], cwd=tmp_path, capture_output=True, check=False, timeout=60
-        ).returncode
+            [sys.executable, "-m", "pre_commit", "run", HOOK_ID, "--all-files"],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
-    assert run_hook() == 0
-    claude_md.write_text("", encoding="utf-8")
-    assert run_hook() == 1
+    passed = pre_commit()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout
+    agents = clone / "AGENTS.md"
+    agents.write_text(
+        agents.read_text(encoding="utf-8").replace(
+            "Keep pull requests focused; CLAUDE.md holds any extra rules.", "TODO"
+        ),
+        encoding="utf-8",
+    )
+    failed = pre_commit()
+    assert failed.returncode == 1
+    assert "AGENTS.md section '## Pull requests & commits' holds only placeholder text" in (
+        failed.stdout
+    )

@@ -42,16 +42,16 @@ def test_reindent_keeps_odd_spaces_and_blank_lines() -> None:
     [
         (
             "repos:\n- repo: x\n  rev: v1\n  hooks:\n  - id: y\n",
-            "- repo: local\n  hooks:\n  - id: claude-md-check\n    name: CLAUDE.md format\n",
+            "- repo: local\n  hooks:\n  - id: claude-md-check\n    name: Claude Code configuration",
         ),
         (
             "repos:\n  - repo: x\n    hooks:\n      - id: y\n",
-            "  - repo: local\n    hooks:\n      - id: claude-md-check\n        name: CLAUDE.md",
+            "  - repo: local\n    hooks:\n      - id: claude-md-check\n        name: Claude Code",
         ),
         (
             "repos:\n    -   repo: x\n        hooks:\n        -   id: y\n",
             "    -   repo: local\n        hooks:\n        -   id: claude-md-check\n"
-            "            name: CLAUDE.md",
+            "            name: Claude Code",
         ),
     ],
 )

@@ -125,7 +125,7 @@ def test_symlinked_files_in_a_repository_never_let_the_adoption_write_outside(
         "pre-commit": (python, {".pre-commit-config.yaml": outside / "config.yaml"}),
         "github-dir": (plain, {".github": outside / "github"}),
         "github-workflows": (plain, {".github/workflows": outside / "workflows"}),
-        "github-script": (plain, {".github/claude-md-guard.sh": outside / "script.sh"}),
+        "github-script": (plain, {".github/agent-config-check.py": outside / "script.sh"}),
         "claude-dir": (plain, {".claude": outside / "claude"}),
         "mcp-json": (plain, {".mcp.json": outside / "mcp.json"}),
         "wrapper": ({"pom.xml": POM}, {"mvnw": outside / "mvnw"}),

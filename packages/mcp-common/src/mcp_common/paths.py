@@ -131,6 +131,22 @@ class AllowedPaths:
             )
         return data
 
+    def open_descriptor(self, path: str | os.PathLike[str]) -> int:
+        """A read-only descriptor of the regular file at ``path``, opened confined like
+        :meth:`read_bytes`; the caller closes it.
+
+        For readers that only take a name (DuckDB): handing them ``/proc/self/fd/<fd>`` makes
+        every later open reach the very file that was checked, whatever is swapped in at
+        ``path`` afterwards.
+        """
+        shown, fd = self._open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            _regular_file(shown, fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
     def write_bytes(
         self,
         path: str | os.PathLike[str],

@@ -87,6 +87,25 @@ class ServerSettings(BaseSettings):
     tls_key: Annotated[str | None, Flag("FILE")] = Field(
         None, description="the PEM private key of --tls-cert"
     )
+    session_idle_timeout: Annotated[float, Flag("SECONDS")] = Field(
+        300.0,
+        gt=0,
+        description="streamable HTTP: close a session after this many seconds without a "
+        "request (its client then initializes a new one)",
+    )
+    max_sessions: Annotated[int, Flag("N")] = Field(
+        1000,
+        gt=0,
+        description="streamable HTTP: most sessions open at once; at the limit the "
+        "longest-idle session is closed to admit a new client, who is refused (503) only "
+        "while every session is busy",
+    )
+    workers: Annotated[int, Flag("N")] = Field(
+        1,
+        gt=0,
+        description="stateless HTTP: serve from this many processes sharing the port (about "
+        "one per CPU core)",
+    )
     log_file: Annotated[str | None, Flag("FILE")] = Field(
         None, description="write the log here instead of stderr"
     )

@@ -23,6 +23,7 @@ from uniqueness_server.engine import (
     DatabaseRegistry,
     check_uniqueness,
     open_file,
+    profile_columns,
     read_only_query,
 )
 from uniqueness_server.engine.database import SqlRunner
@@ -209,3 +210,27 @@ def test_duckdb_reads_exactly_the_file_the_confinement_accepted(
             assert table.query("SELECT * FROM src") == [("TARGET",)]
         finally:
             table.close()
+
+
+def test_a_file_swapped_for_a_symlink_after_the_check_is_not_read(tmp_path: Path) -> None:
+    root, outside = tmp_path / "data", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "x.csv").write_text("id\nOUTSIDE\n")
+    target = root / "x.csv"
+    target.write_text("id\nINSIDE\n")
+    allowed = AllowedPaths([root])
+    real = allowed.resolve("x.csv", must_exist=True, kind="file")
+    descriptor = allowed.open_descriptor(real)
+    target.unlink()  # the swap a local writer could make between the check and the read
+    target.symlink_to(outside / "x.csv")
+    before = set(Path(tempfile.gettempdir()).glob("uniqueness-source-*"))
+    table = open_file(real, label="x.csv", descriptor=descriptor)
+    try:
+        samples = profile_columns(table).columns[0].samples
+    finally:
+        table.close()
+    assert samples == ("INSIDE",)
+    assert set(Path(tempfile.gettempdir()).glob("uniqueness-source-*")) == before
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        os.fstat(descriptor)  # the table closed the descriptor it read through

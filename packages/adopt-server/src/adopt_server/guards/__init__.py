@@ -1,8 +1,8 @@
 """The CLAUDE.md guards wired into a project's build, one per build system.
 
 Each guard is idempotent: installing it again changes nothing, and no file the project
-already has is ever overwritten (only ``pom.xml``, the Gradle script and the pre-commit
-configuration are edited, by appending or splicing).
+already has is ever overwritten (only ``pom.xml``, the Gradle script, the pre-commit
+configuration and an existing ``.gitignore`` are edited, by appending or splicing).
 """
 
 from __future__ import annotations
@@ -11,20 +11,30 @@ from pathlib import Path
 
 from adopt_server.assets import asset_texts
 from adopt_server.conformance import RuleSet
-from adopt_server.guards import fallback, gradle, maven, python
+from adopt_server.guards import checker_script, fallback, gitignore, gradle, maven, python
 from adopt_server.guards.detection import detect_build
 from adopt_server.guards.maven import checked_rule_version
 
 _GUARD_PATHS: dict[str, tuple[str, ...]] = {
-    "maven": (maven.POM,),
-    "gradle": (gradle.GROOVY, gradle.KOTLIN),
-    "python": (python.PRE_COMMIT_CONFIG, fallback.WORKFLOW),
-    "github-actions": (fallback.WORKFLOW, fallback.SCRIPT),
+    "maven": (maven.POM, gitignore.GITIGNORE),
+    "gradle": (gradle.GROOVY, gradle.KOTLIN, checker_script.SCRIPT, gitignore.GITIGNORE),
+    "python": (
+        python.PRE_COMMIT_CONFIG,
+        fallback.WORKFLOW,
+        checker_script.SCRIPT,
+        gitignore.GITIGNORE,
+    ),
+    "github-actions": (fallback.WORKFLOW, checker_script.SCRIPT, gitignore.GITIGNORE),
 }
 ASSET_PATHS = tuple(asset_texts())
 WRITTEN_PATHS: tuple[str, ...] = tuple(
     dict.fromkeys(
-        [*ASSET_PATHS, "CLAUDE.md", *(p for paths in _GUARD_PATHS.values() for p in paths)]
+        [
+            *ASSET_PATHS,
+            "CLAUDE.md",
+            "AGENTS.md",
+            *(p for paths in _GUARD_PATHS.values() for p in paths),
+        ]
     )
 )
 """Every path an adoption may write, relative to the checkout (POSIX separators)."""
@@ -46,12 +56,17 @@ def install_guard(
     """
     build = _known(build)
     if build == "maven":
-        return maven.install(checkout, rules, rule_version)
-    if build == "gradle":
-        return gradle.install(checkout)
-    if build == "python":
-        return python.install(checkout, rules)
-    return fallback.install(checkout)
+        written = maven.install(checkout, rules, rule_version)
+    elif build == "gradle":
+        written = gradle.install(checkout, rules)
+    elif build == "python":
+        written = python.install(checkout, rules)
+    else:
+        written = fallback.install(checkout, rules)
+    if rules.name != "project":
+        return written
+    # The project rules include localSettingsIgnored; an adoption must pass its own guard.
+    return written + gitignore.ensure_local_settings_ignored(checkout)
 
 
 def is_guard_installed(checkout: Path, build: str) -> bool:

@@ -1,19 +1,36 @@
-"""The fallback guard for repositories without a build file: a workflow running a POSIX script."""
+"""The fallback guard (any repository, and the CI half of the Python guard): a GitHub Actions
+workflow running the committed checker script with Python."""
 
 from __future__ import annotations
 
 import logging
+import shlex
 from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.conformance import RuleSet
+from adopt_server.guards.checker_script import (
+    SCRIPT,
+    checker_args,
+    install_script,
+    script_is_installed,
+)
 
 MARKER = "Added by claude-code-adopt"
 WORKFLOW = ".github/workflows/claude-md-guard.yml"
-SCRIPT = ".github/claude-md-guard.sh"
 _LOG = logging.getLogger(__name__)
 
-WORKFLOW_TEXT = f"""\
-# {MARKER}: fails CI when CLAUDE.md is missing or empty.
+__all__ = ["MARKER", "SCRIPT", "WORKFLOW", "install", "is_installed", "workflow_text"]
+
+
+def workflow_text(rules: RuleSet) -> str:
+    """The guard workflow: check out, run the committed checker with ``rules``."""
+    command = shlex.join(["python3", SCRIPT, *checker_args(rules)])
+    # A block scalar, so a '#' in a section heading is never read as a YAML comment.
+    return f"""\
+# {MARKER}: fails CI when the Claude Code configuration (CLAUDE.md, AGENTS.md, imports,
+# .mcp.json, sub-agents, commands, skills) breaks its rules. Runs {SCRIPT}, which needs
+# only Python.
 name: CLAUDE.md guard
 on: [push, pull_request]
 jobs:
@@ -21,21 +38,9 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
-      - name: Enforce CLAUDE.md
-        run: sh {SCRIPT}
-"""
-
-# Plain POSIX sh (dash, busybox, Git for Windows): no bashisms, no GNU-only flags. Run through
-# `sh`, so it needs no exec bit.
-SCRIPT_TEXT = f"""\
-#!/bin/sh
-# {MARKER}: fails when CLAUDE.md is missing or holds only whitespace.
-cd "$(dirname "$0")/.." || exit 2
-if [ ! -f CLAUDE.md ] || ! grep -q '[^[:space:]]' CLAUDE.md; then
-  echo "CLAUDE.md is missing or empty" >&2
-  exit 1
-fi
-exit 0
+      - name: Check the Claude Code configuration
+        run: |
+          {command}
 """
 
 
@@ -53,17 +58,16 @@ def workflow_is_ours(checkout: Path) -> bool:
 
 
 def is_installed(checkout: Path) -> bool:
-    """Whether the workflow (with the marker) and the script are both there."""
-    return workflow_is_ours(checkout) and CheckoutFiles(checkout).is_file(SCRIPT)
+    """Whether the workflow (with the marker) and the checker script are both there."""
+    return workflow_is_ours(checkout) and script_is_installed(checkout)
 
 
-def install(checkout: Path) -> list[str]:
-    """Write the workflow and the script where absent; a foreign workflow is kept."""
-    written = [
-        path
-        for path, text in ((WORKFLOW, WORKFLOW_TEXT), (SCRIPT, SCRIPT_TEXT))
-        if write_if_absent(checkout, path, text)
-    ]
+def install(checkout: Path, rules: RuleSet) -> list[str]:
+    """Write the workflow where absent and the checker script (new or refreshed); a foreign
+    workflow is kept."""
+    written = [WORKFLOW] if write_if_absent(checkout, WORKFLOW, workflow_text(rules)) else []
+    if install_script(checkout):
+        written.append(SCRIPT)
     warn_if_foreign_workflow(checkout)
     return written
 

@@ -1,4 +1,5 @@
-"""The Gradle guard: an ``enforceClaudeMd`` task wired into ``check`` (Groovy or Kotlin DSL)."""
+"""The Gradle guard: an ``enforceClaudeMd`` task, wired into ``check``, that runs the
+committed checker script (Groovy or Kotlin DSL)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,13 @@ import re
 from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.conformance import RuleSet
+from adopt_server.guards.checker_script import (
+    SCRIPT,
+    checker_args,
+    install_script,
+    script_is_installed,
+)
 from adopt_server.guards.style import indent_unit, reindent
 
 GROOVY = "build.gradle"
@@ -13,22 +21,18 @@ KOTLIN = "build.gradle.kts"
 MARKER = "Added by claude-code-adopt"
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 _REGISTRATION = re.compile(
-    r"""\b(?:register|create)\(\s*(["'])enforceClaudeMd\1|\btask\s+enforceClaudeMd\b"""
+    r"""\b(?:register|create)(?:<[\w.]+>)?\(\s*(["'])enforceClaudeMd\1|\btask\s+enforceClaudeMd\b"""
 )
 
 _GROOVY_BLOCK = """\
 
-// {marker}: fail the build when CLAUDE.md is missing or empty.
-tasks.register('enforceClaudeMd') {{
+// {marker}: fail the build when the Claude Code configuration (CLAUDE.md, AGENTS.md,
+// imports, .mcp.json, sub-agents, commands, skills) breaks its rules. Needs python3.
+tasks.register('enforceClaudeMd', Exec) {{
     group = 'verification'
-    description = 'Fails the build when CLAUDE.md is missing or empty.'
-    // Resolved while configuring, so the action holds a File, not the project.
-    def claudeMd = project.file('CLAUDE.md')
-    doLast {{
-        if (!claudeMd.isFile() || claudeMd.text.trim().isEmpty()) {{
-            throw new GradleException('CLAUDE.md is missing or empty')
-        }}
-    }}
+    description = 'Checks the Claude Code configuration with {script}.'
+    workingDir = project.projectDir
+    commandLine {groovy_args}
 }}
 tasks.matching {{ it.name == 'check' }}.configureEach {{ dependsOn('enforceClaudeMd') }}
 afterEvaluate {{
@@ -40,17 +44,13 @@ afterEvaluate {{
 
 _KOTLIN_BLOCK = """\
 
-// {marker}: fail the build when CLAUDE.md is missing or empty.
-tasks.register("enforceClaudeMd") {{
+// {marker}: fail the build when the Claude Code configuration (CLAUDE.md, AGENTS.md,
+// imports, .mcp.json, sub-agents, commands, skills) breaks its rules. Needs python3.
+tasks.register<Exec>("enforceClaudeMd") {{
     group = "verification"
-    description = "Fails the build when CLAUDE.md is missing or empty."
-    // Resolved while configuring, so the action holds a File, not the project.
-    val claudeMd = project.file("CLAUDE.md")
-    doLast {{
-        if (!claudeMd.isFile || claudeMd.readText().trim().isEmpty()) {{
-            throw GradleException("CLAUDE.md is missing or empty")
-        }}
-    }}
+    description = "Checks the Claude Code configuration with {script}."
+    workingDir = project.projectDir
+    commandLine({kotlin_args})
 }}
 tasks.matching {{ it.name == "check" }}.configureEach {{ dependsOn("enforceClaudeMd") }}
 afterEvaluate {{
@@ -59,6 +59,27 @@ afterEvaluate {{
     }}
 }}
 """
+
+
+def _groovy_string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _kotlin_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+    return f'"{escaped}"'
+
+
+def task_block(kotlin: bool, rules: RuleSet) -> str:
+    """The task registration appended to the build script (LF endings)."""
+    argv = ["python3", SCRIPT, *checker_args(rules)]
+    template = _KOTLIN_BLOCK if kotlin else _GROOVY_BLOCK
+    return template.format(
+        marker=MARKER,
+        script=SCRIPT,
+        groovy_args=", ".join(_groovy_string(a) for a in argv),
+        kotlin_args=", ".join(_kotlin_string(a) for a in argv),
+    )
 
 
 def build_script(checkout: Path) -> str | None:
@@ -92,27 +113,30 @@ def _cut_line_comment(line: str) -> str:
 
 
 def is_installed(checkout: Path) -> bool:
-    """Whether a Gradle build script exists and declares the task."""
+    """Whether a Gradle build script declares the task and the checker script is there."""
     script = build_script(checkout)
-    return script is not None and declares_task(
-        CheckoutFiles(checkout).read_text(script, newline=None)
+    return (
+        script is not None
+        and declares_task(CheckoutFiles(checkout).read_text(script, newline=None))
+        and script_is_installed(checkout)
     )
 
 
-def install(checkout: Path) -> list[str]:
-    """Append the task to the build script; ``[]`` when it is already declared."""
+def install(checkout: Path, rules: RuleSet) -> list[str]:
+    """Append the task to the build script (unless it is declared) and write the checker
+    script; ``[]`` when both are already there."""
     script = build_script(checkout)
     if script is None:
         raise ValueError(f"no {GROOVY} or {KOTLIN} to wire the CLAUDE.md guard into")
     files = CheckoutFiles(checkout)
     source = files.read_text(script)
+    written = [SCRIPT] if install_script(checkout) else []
     if declares_task(source):
-        return []
-    template = _KOTLIN_BLOCK if script == KOTLIN else _GROOVY_BLOCK
+        return written
     newline = "\r\n" if "\r\n" in source else "\n"
-    # the template is written with four spaces a level; the file's own step replaces them
-    block = reindent(template.format(marker=MARKER), indent_unit(source))
+    # the block is written with four spaces a level; the file's own step replaces them
+    block = reindent(task_block(script == KOTLIN, rules), indent_unit(source))
     if source and not source.endswith("\n"):
         block = "\n" + block
     files.write_text(script, block.replace("\n", newline), mode="append")
-    return [script]
+    return [script, *written]

@@ -1,4 +1,5 @@
-"""The Python guard: a pre-commit hook running ``claude-md-check`` plus a CI workflow running it."""
+"""The Python guard: a pre-commit hook running the committed checker script, plus the
+fallback's CI workflow running the same script."""
 
 from __future__ import annotations
 
@@ -7,59 +8,33 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from mcp_common import package_version
-
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
-from adopt_server.guards.fallback import (
-    MARKER,
-    WORKFLOW,
-    warn_if_foreign_workflow,
-    workflow_is_ours,
-    write_if_absent,
-)
+from adopt_server.guards import fallback
+from adopt_server.guards.checker_script import SCRIPT, checker_args, script_is_installed
 
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 HOOK_ID = "claude-md-check"
-DISTRIBUTION = "adopt-server"
 _REPOS_KEY = re.compile(r"repos:[ \t]*(?:#.*)?")
 _HOOK_DECLARED = re.compile(
     rf"""^[ \t]*(?:-[ \t]+)?id:[ \t]*(["']?){HOOK_ID}\1[ \t]*(?:#.*)?$""", re.MULTILINE
 )
 
-WORKFLOW_TEXT = f"""\
-# {MARKER}: fails CI when CLAUDE.md breaks its format rules (the {HOOK_ID} pre-commit hook).
-name: CLAUDE.md guard
-on: [push, pull_request]
-jobs:
-  claude-md-guard:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - name: Enforce CLAUDE.md
-        run: pipx run pre-commit run {HOOK_ID} --all-files
-"""
-
 
 def hook_lines(rules: RuleSet) -> list[str]:
-    """The ``repos:`` entry, unindented, that runs ``claude-md-check`` with ``rules``."""
-    args = ["--rules", rules.name]
-    for section in rules.sections:
-        args += ["--section", section]
-    version = package_version(DISTRIBUTION)
-    requirement = DISTRIBUTION if version == "unknown" else f"{DISTRIBUTION}=={version}"
+    """The ``repos:`` entry, unindented, that runs the committed checker with ``rules``.
+
+    ``language: system`` runs it with the Python already on the machine: pre-commit needs to
+    install nothing, so the hook works offline and without any published package.
+    """
     return [
         "- repo: local",
         "  hooks:",
         f"    - id: {HOOK_ID}",
-        "      name: CLAUDE.md format",
-        f"      entry: {HOOK_ID}",
-        f"      args: {json.dumps(args)}",
-        "      language: python",
-        f"      additional_dependencies: {json.dumps([requirement])}",
+        "      name: Claude Code configuration (agent-config-check)",
+        f"      entry: python3 {SCRIPT}",
+        f"      args: {json.dumps(checker_args(rules))}",
+        "      language: system",
         # Runs on every commit, so deleting CLAUDE.md is caught as well as editing it.
         "      pass_filenames: false",
         "      always_run: true",
@@ -77,12 +52,14 @@ def is_installed(checkout: Path) -> bool:
     return (
         files.is_file(PRE_COMMIT_CONFIG)
         and declares_hook(files.read_text(PRE_COMMIT_CONFIG, errors="replace", newline=None))
-        and workflow_is_ours(checkout)
+        and fallback.workflow_is_ours(checkout)
+        and script_is_installed(checkout)
     )
 
 
 def install(checkout: Path, rules: RuleSet) -> list[str]:
-    """Add the hook to ``.pre-commit-config.yaml`` (created when absent) and the workflow."""
+    """Add the hook to ``.pre-commit-config.yaml`` (created when absent), the workflow and
+    the checker script."""
     written: list[str] = []
     files = CheckoutFiles(checkout)
     if files.is_file(PRE_COMMIT_CONFIG):
@@ -90,12 +67,9 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
         if not declares_hook(source):
             files.write_text(PRE_COMMIT_CONFIG, splice_hook(source, rules))
             written.append(PRE_COMMIT_CONFIG)
-    elif write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
+    elif fallback.write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
         written.append(PRE_COMMIT_CONFIG)
-    if write_if_absent(checkout, WORKFLOW, WORKFLOW_TEXT):
-        written.append(WORKFLOW)
-    warn_if_foreign_workflow(checkout)
-    return written
+    return written + fallback.install(checkout, rules)
 
 
 _ENTRY = re.compile(r"^(?P<dash> *)-(?P<gap> +)repo:")

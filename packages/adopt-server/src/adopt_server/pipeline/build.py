@@ -11,14 +11,11 @@ from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet, check_agents_md, check_claude_md, rules_for
-from adopt_server.guards import (
-    detect_build,
-    fallback,
-    guard_notes,
-    install_guard,
-    is_guard_installed,
-)
+from adopt_server.conformance import rules_for
+from adopt_server.conformance.check_command import run_check
+from adopt_server.conformance.project_check import ConfigError
+from adopt_server.guards import detect_build, guard_notes, install_guard, is_guard_installed
+from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
@@ -26,7 +23,6 @@ from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, r
 
 _WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
 _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
-_PROBE_SH = ("sh", "-c", "exit 0")
 _DOWNLOAD_FAILURE = re.compile(
     r"downloading https?://|could not (?:download|install|resolve)|unknownhostexception|"
     r"connectexception|unable to tunnel|failed to fetch|cannot download",
@@ -59,14 +55,10 @@ def launcher(checkout: Path, build: str) -> list[str]:
 def build_toolchain(ctx: RepoContext) -> None:
     """Prove the detected build tool can run, before anything is written."""
     build = detect_build(ctx.checkout)
-    if build == "python":
-        return  # the python guard's checker is this package: nothing external to probe
-    if build in _WRAPPERS:
-        probe = [*launcher(ctx.checkout, build), "--version"]
-        advice = "Install it on the PATH, or commit the project's build wrapper."
-    else:
-        probe = list(_PROBE_SH)
-        advice = "Put a POSIX sh on the PATH, or give the project a Maven, Gradle or Python build."
+    if build not in _WRAPPERS:
+        return  # the guard is the committed checker script, run with this server's Python
+    probe = [*launcher(ctx.checkout, build), "--version"]
+    advice = "Install it on the PATH, or commit the project's build wrapper."
     try:
         result: CommandResult | str = ctx.runner.run(ctx.checkout, probe)
     except CommandError as error:
@@ -128,39 +120,36 @@ def format_written(ctx: RepoContext, written: list[str]) -> None:
 
 
 def verify(ctx: RepoContext) -> None:
-    """Run the guard the way the project's build will run it."""
+    """Run the guard as the project's build will: Maven and Gradle through the build tool;
+    every other guard's check in process — the same checker the committed script is built
+    from, so no file of the repository is ever executed here — after confirming the
+    committed script is one an adoption wrote (an adoption refreshes it to this version)."""
     build = detect_build(ctx.checkout)
-    if build == "python":
-        _verify_in_process(ctx, build)
-        return
     if build in _VERIFY_ARGS:
         argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
-    else:
-        argv = ["sh", fallback.SCRIPT]
-    result = ctx.runner.run(ctx.checkout, argv)
-    if not result.ok:
-        raise StepError(
-            f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"
-            f"{excerpt(result.transcript)}\nThe CLAUDE.md guard did not pass in the project's "
-            "own build: read its output above, fix CLAUDE.md or the build, then adopt again."
+        result = ctx.runner.run(ctx.checkout, argv)
+        if not result.ok:
+            raise StepError(
+                f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"
+                f"{excerpt(result.transcript)}\nThe CLAUDE.md guard did not pass in the "
+                "project's own build: read its output above, fix CLAUDE.md or the build, then "
+                "adopt again."
+            )
+        return
+    problems = []
+    if not script_is_ours(ctx.checkout):
+        problems.append(
+            f"{SCRIPT} is missing or was not written by an adoption, so CI does not run this "
+            "checker; re-run the adoption to install it"
         )
-
-
-def _verify_in_process(ctx: RepoContext, build: str) -> None:
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
-    problems = _conformance_problems(ctx.checkout, rules)
+    try:
+        outcome = run_check(ctx.checkout, rule_set=rules.name, sections=rules.sections)
+    except ConfigError as error:
+        raise StepError(f"verify failed: {error}") from None
+    problems += [v.text() for v in outcome.violations if v.severity == "error"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
-
-
-def _conformance_problems(checkout: Path, rules: RuleSet) -> list[str]:
-    files = CheckoutFiles(checkout)
-    if not files.is_file("CLAUDE.md"):
-        return ["CLAUDE.md is missing"]
-    problems = check_claude_md(files.read_text("CLAUDE.md", errors="replace", newline=None), rules)
-    if rules.checks_agents_md and files.is_file("AGENTS.md"):
-        problems += check_agents_md(files.read_text("AGENTS.md", errors="replace", newline=None))
-    return problems
 
 
 def check_adopted(ctx: RepoContext) -> None:

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from adopt_server.conformance import agents_md_text, reshape, rules_for
+from mcp_common import ToolError
+
+from adopt_server.conformance import (
+    agents_md_from_guidance,
+    agents_md_text,
+    claude_md_importing_agents_md,
+    reshape,
+    rules_for,
+    with_agents_md_import,
+)
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
@@ -19,8 +28,9 @@ def trust(ctx: RepoContext) -> None:
 
 
 def claude_init(ctx: RepoContext) -> None:
-    """Generate CLAUDE.md with ``claude -p /init`` unless the project already has one."""
-    if ctx.files.is_file("CLAUDE.md"):
+    """Generate the guidance with ``claude -p /init`` unless the project already has some (a
+    CLAUDE.md, or an AGENTS.md the new CLAUDE.md will import)."""
+    if ctx.files.is_file("CLAUDE.md") or _has_agents_md(ctx):
         return
     attempts = ctx.options.retries + 1
     result: CommandResult | None = None
@@ -40,6 +50,13 @@ def claude_init(ctx: RepoContext) -> None:
     )
 
 
+def _has_agents_md(ctx: RepoContext) -> bool:
+    try:
+        return ctx.files.exists("AGENTS.md")
+    except ToolError:
+        return False  # not guidance this adoption may read: conform refuses it
+
+
 def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
     # claude /init edits an existing .claude/CLAUDE.md instead of writing the root file, so it
     # is set aside (in memory) while claude runs and put back through the confined writer
@@ -56,14 +73,35 @@ def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
 
 
 def conform(ctx: RepoContext) -> None:
-    """Write the companion AGENTS.md if absent and reshape CLAUDE.md to the guard's rules,
-    keeping the file's own line endings; write only when something changed."""
-    ctx.files.create_text("AGENTS.md", agents_md_text())
-    if not ctx.files.is_file("CLAUDE.md"):
-        raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
-    original = ctx.files.read_text("CLAUDE.md")
+    """Put the guidance where the guard expects it, writing only what changed.
+
+    AGENTS.md is the source of truth: an existing one is kept as it is, and CLAUDE.md gains an
+    ``@AGENTS.md`` import when it lacks one. Without one, the guidance CLAUDE.md holds moves
+    into AGENTS.md (reshaped to its sections) and CLAUDE.md becomes a short file importing
+    it. Only when the rules demand sections of CLAUDE.md itself (the Maven guard's Java
+    sections) does CLAUDE.md keep the guidance, reshaped, with a companion AGENTS.md. CRLF
+    files keep their line endings.
+    """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
+    has_agents = ctx.files.exists("AGENTS.md")
+    if not ctx.files.is_file("CLAUDE.md"):
+        if not has_agents:
+            raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
+        ctx.files.write_text("CLAUDE.md", claude_md_importing_agents_md())
+        return
+    original = ctx.files.read_text("CLAUDE.md")
+    if not has_agents and not rules.sections:
+        ctx.files.create_text("AGENTS.md", agents_md_from_guidance(original))
+        stub = claude_md_importing_agents_md()
+        ctx.files.write_text(
+            "CLAUDE.md", stub.replace("\n", "\r\n") if "\r\n" in original else stub
+        )
+        return
+    if not has_agents:
+        ctx.files.create_text("AGENTS.md", agents_md_text())
     shaped = reshape(original, rules)
+    if not rules.sections:
+        shaped = with_agents_md_import(shaped)
     if "\r\n" in original and "\r\n" not in shaped:
         shaped = shaped.replace("\n", "\r\n")
     if shaped != original:

@@ -246,11 +246,23 @@ def extract(
 ) -> SourceFacts:
     """Parse ``text`` and collect its facts.
 
-    ``module`` is the dotted Python module name and ``is_package`` whether the file is a
-    package's ``__init__``; both are ignored for other languages, whose package comes from
-    the source. With ``span`` (byte offsets of one declaration), only references inside it
-    are collected: what that declaration alone needs (imports and declarations stay whole).
+    ``module`` is the dotted Python module name (the root-relative path for a language with
+    ``path_modules``) and ``is_package`` whether the file is a package's ``__init__``; both
+    are ignored for other languages, whose package comes from the source. With ``span``
+    (byte offsets of one declaration), only references inside it are collected: what that
+    declaration alone needs (imports and declarations stay whole).
     """
+    if language.name not in _DECLARATIONS:
+        # Imported here: the per-language extractors build on this module's fact types.
+        from context_server.core.lang_csharp import extract_csharp
+        from context_server.core.lang_go import extract_go
+        from context_server.core.lang_rust import extract_rust
+        from context_server.core.lang_script import extract_script
+
+        special = {"go": extract_go, "csharp": extract_csharp, "rust": extract_rust}.get(
+            language.name, extract_script
+        )
+        return special(language, text, module, span)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     collector = _Collector(language.name, module, is_package)

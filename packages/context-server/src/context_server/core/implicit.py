@@ -125,4 +125,5 @@ IMPLICIT_NAMES: dict[str, frozenset[str]] = {
     "kotlin": _KOTLIN_DEFAULTS | JAVA_LANG,
     "scala": _SCALA_DEFAULTS | JAVA_LANG,
     "python": frozenset(),
+    "csharp": frozenset(),
 }

@@ -16,6 +16,7 @@ from context_server.core.resolution import Resolver
 from context_server.core.walk import FileEntry, Listing, Problem, walk_project
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024
 PROGRESS_EVERY = 200
 
 ProgressCallback = Callable[[int, int], None]
@@ -109,7 +110,11 @@ class IndexCache:
                 check_cancelled()
                 if progress is not None:
                     progress(number, len(selected))
-            module = _python_module(item.relative, packages) if language.name == "python" else ""
+            module = (
+                _python_module(item.relative, packages)
+                if language.name == "python"
+                else (item.relative if language.path_modules else "")
+            )
             cached = known.get(item.relative)
             if (
                 cached is None
@@ -129,8 +134,11 @@ class IndexCache:
                 problems.append(Problem(item.relative, cached.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
+        wanted = {name for language in languages for name in language.config_files}
+        config_files = [item for item in listing.files if item.name in wanted]
         signature: tuple[object, ...] = tuple(
-            (item.relative, item.size, item.mtime_ns) for item, _ in selected
+            (item.relative, item.size, item.mtime_ns)
+            for item in [*(item for item, _ in selected), *config_files]
         )
         key = tuple(language.name for language in languages)
         with self._lock:
@@ -142,7 +150,7 @@ class IndexCache:
             resolver = previous[1]
             stats.graph_reused = True
         else:
-            resolver = Resolver(sources)
+            resolver = Resolver(sources, _read_configs(config_files, allowed))
             with self._lock:
                 cache.graphs[key] = (signature, resolver)
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
@@ -172,6 +180,20 @@ def _parse(
     is_package = item.name in {"__init__.py", "__init__.pyi"}
     facts = extract(language, text, module, is_package)
     return _CachedFile(item.size, item.mtime_ns, module, facts, None)
+
+
+def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:
+    """The module resolution configs (``tsconfig.json``…), read confined; an unreadable one
+    is left out (its imports then resolve as if it were absent)."""
+    configs: dict[str, bytes] = {}
+    for item in items:
+        if item.size > MAX_CONFIG_BYTES:
+            continue
+        try:
+            configs[item.relative] = allowed.read_bytes(item.real, max_bytes=MAX_CONFIG_BYTES)
+        except PathRefusedError:
+            continue
+    return configs
 
 
 def _size(count: int) -> str:

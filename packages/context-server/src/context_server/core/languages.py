@@ -7,20 +7,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import tree_sitter
+import tree_sitter_c_sharp
+import tree_sitter_go
 import tree_sitter_java
+import tree_sitter_javascript
 import tree_sitter_kotlin
 import tree_sitter_python
+import tree_sitter_rust
 import tree_sitter_scala
+import tree_sitter_typescript
 
 
 @dataclass(frozen=True)
 class SourceLanguage:
-    """One language: its name, display name, file extensions and grammar."""
+    """One language: its name, display name, file extensions and grammar.
+
+    ``path_modules``: the extractor is given the file's root-relative path (ES modules are
+    named by it, Go packages are directories). ``config_files``: project files (by name)
+    whose content module resolution needs (``tsconfig.json``, ``go.mod``).
+    """
 
     name: str
     display: str
     extensions: tuple[str, ...]
     grammar: Callable[[], object] = field(repr=False, compare=False)
+    path_modules: bool = False
+    config_files: tuple[str, ...] = ()
 
     def parser(self) -> tree_sitter.Parser:
         """A parser for this language; parsers are not thread-safe, so one per thread."""
@@ -30,12 +42,60 @@ class SourceLanguage:
         """The tree-sitter language object of this grammar (shared, immutable)."""
         return _grammar(self)
 
+    def query(self, source: str) -> tree_sitter.Query:
+        """The compiled tree-sitter query ``source`` for this grammar, compiled once."""
+        with _QUERY_LOCK:
+            compiled = _QUERIES.get((self.name, source))
+            if compiled is None:
+                compiled = tree_sitter.Query(self.grammar_language(), source)
+                _QUERIES[(self.name, source)] = compiled
+            return compiled
 
+
+_QUERY_LOCK = threading.Lock()
+_QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
+_SCRIPT_CONFIGS = ("tsconfig.json", "jsconfig.json")
 LANGUAGES: tuple[SourceLanguage, ...] = (
     SourceLanguage("java", "Java", (".java",), tree_sitter_java.language),
     SourceLanguage("kotlin", "Kotlin", (".kt", ".kts"), tree_sitter_kotlin.language),
     SourceLanguage("scala", "Scala", (".scala", ".sc"), tree_sitter_scala.language),
     SourceLanguage("python", "Python", (".py", ".pyi"), tree_sitter_python.language),
+    SourceLanguage(
+        "typescript",
+        "TypeScript",
+        (".ts", ".mts", ".cts"),
+        tree_sitter_typescript.language_typescript,
+        path_modules=True,
+        config_files=_SCRIPT_CONFIGS,
+    ),
+    SourceLanguage(
+        "tsx",
+        "TSX",
+        (".tsx",),
+        tree_sitter_typescript.language_tsx,
+        path_modules=True,
+        config_files=_SCRIPT_CONFIGS,
+    ),
+    SourceLanguage(
+        "javascript",
+        "JavaScript",
+        (".js", ".jsx", ".mjs", ".cjs"),
+        tree_sitter_javascript.language,
+        path_modules=True,
+        config_files=_SCRIPT_CONFIGS,
+    ),
+    SourceLanguage(
+        "go", "Go", (".go",), tree_sitter_go.language, path_modules=True, config_files=("go.mod",)
+    ),
+    SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language),
+    SourceLanguage(
+        "rust",
+        "Rust",
+        (".rs",),
+        tree_sitter_rust.language,
+        path_modules=True,
+        config_files=("Cargo.toml",),
+    ),
 )
 LANGUAGE_NAMES: tuple[str, ...] = ("auto", *(lang.name for lang in LANGUAGES))
 

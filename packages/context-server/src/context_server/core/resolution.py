@@ -23,11 +23,22 @@ from dataclasses import dataclass
 
 from context_server.core.extraction import SourceFacts
 from context_server.core.implicit import IMPLICIT_NAMES
+from context_server.core.lang_go import GoProject
+from context_server.core.lang_rust import RustProject
+from context_server.core.lang_script import SCRIPT_LANGUAGES, ScriptProject
 from context_server.core.walk import sort_key
 
 RULES: tuple[str, ...] = ("qualified", "import", "package", "wildcard", "simple-name")
 """How an edge was found, strongest first; ``simple-name`` is the guess worth checking."""
 _STRENGTH = {rule: rank for rank, rule in enumerate(RULES)}
+# The languages whose unresolved simple names may be guessed (C# sees only its namespaces
+# and usings; Python only its imports).
+_GUESSING = frozenset({"java", "kotlin", "scala"})
+# A type declared in several files of these is one type (C# partial classes): every file
+# declaring it is linked, not the first by path.
+_SPREAD_TYPES = frozenset({"csharp"})
+# Namespaces capitalised like types: a dotted name may be fully qualified whatever its case.
+_CAPITALISED_NAMESPACES = frozenset({"csharp"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +80,18 @@ class FileDependencies:
 class Resolver:
     """Resolves every source file's references against the project's declarations."""
 
-    def __init__(self, sources: Mapping[str, SourceFacts]) -> None:
+    def __init__(
+        self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes] | None = None
+    ) -> None:
+        """Index the declarations of ``sources``; ``configs`` holds the project's module
+        resolution settings by root-relative path (``tsconfig.json``…)."""
         by_name: dict[str, list[str]] = {}
         types: dict[str, list[str]] = {}
         members: dict[str, list[str]] = {}
         top_level: dict[str, set[str]] = {}
         nested: dict[str, set[str]] = {}
         packages: set[str] = set()
+        spread: set[str] = set()
         for relative in sorted(sources, key=sort_key):
             facts = sources[relative]
             packages.add(facts.package)
@@ -90,9 +106,13 @@ class Resolver:
                         files.append(relative)
                 if declaration.kind == "member":
                     continue
+                if facts.language in _SPREAD_TYPES:
+                    spread.add(qualified)
+                if facts.language not in _GUESSING:
+                    continue
                 if declaration.nested:
                     nested.setdefault(declaration.simple_name, set()).add(relative)
-                elif facts.language != "python":
+                else:
                     top_level.setdefault(declaration.simple_name, set()).add(qualified)
         self._by_name = {name: tuple(files) for name, files in by_name.items()}
         # A Kotlin factory function may share its class's qualified name: the two are apart.
@@ -101,6 +121,24 @@ class Resolver:
         self._top_level = top_level
         self._nested = nested
         self._packages = frozenset(packages)
+        self._spread = frozenset(spread)
+        # Languages resolving by module path rather than by JVM/Python names.
+        scripts = ScriptProject(
+            frozenset(
+                path for path, facts in sources.items() if facts.language in SCRIPT_LANGUAGES
+            ),
+            configs or {},
+        )
+        go = GoProject({p: f for p, f in sources.items() if f.language == "go"}, configs or {})
+        rust = RustProject(
+            frozenset(path for path, facts in sources.items() if facts.language == "rust"),
+            configs or {},
+        )
+        self._linkers: dict[str, ScriptProject | GoProject | RustProject] = {
+            **dict.fromkeys(SCRIPT_LANGUAGES, scripts),
+            "go": go,
+            "rust": rust,
+        }
         self._direct: dict[str, FileDependencies] = {}
         for relative in sources:
             self._direct[relative] = self.resolve(relative, sources[relative])
@@ -149,6 +187,10 @@ class Resolver:
     def resolve(self, relative: str, facts: SourceFacts, whole: bool = True) -> FileDependencies:
         """The dependencies of ``facts``: the file at ``relative`` or, with ``whole`` false,
         one declaration of it (its imports then only bind names; what it uses counts)."""
+        linker = self._linkers.get(facts.language)
+        if linker is not None:
+            linked = linker.edges(relative, facts, whole)
+            return FileDependencies(tuple(Edge(*edge) for edge in linked), ())
         bindings: dict[str, str] = {}
         wildcards: list[str] = []
         found: dict[str, tuple[str, int]] = {}
@@ -161,7 +203,9 @@ class Resolver:
             # A type: its first file (by path). Otherwise every file declaring a function or
             # value of that name (overloads for different receivers live in different files).
             # A Kotlin factory function named like its class is taken to mean the class.
-            owners = self._types.get(qualified, ())[:1]
+            owners = self._types.get(qualified, ())
+            if qualified not in self._spread:
+                owners = owners[:1]
             if members and not owners:
                 owners = self._members.get(qualified, ())
             for owner in owners:
@@ -184,6 +228,11 @@ class Resolver:
             assumed = 0 if not item.wildcard and item.bound_name[:1].isupper() else 1
             if whole:
                 add(self._longest(item.target.split("."), 1), "import", assumed)
+        if whole:
+            # The other parts of a type spread over several files (a C# partial class).
+            for declaration in facts.declarations:
+                if declaration.qualified_name in self._spread:
+                    add(declaration.qualified_name, "package", 1, members=False)
         python = facts.language == "python"
         implicit = IMPLICIT_NAMES[facts.language]
         # A wildcard import from outside the project may supply any unresolved simple name.
@@ -205,8 +254,17 @@ class Resolver:
                 if segments[0] in self._top_level:
                     shadowed.setdefault(segments[0], None)
                 continue
+            if (
+                rule == "simple-name"
+                and len(segments) > 1
+                and facts.language in _CAPITALISED_NAMESPACES
+            ):
+                # C# namespaces are capitalised like types: ``A.Widget`` is fully qualified
+                # once no namespace the file sees holds an ``A``.
+                qualified = self._longest(segments, 2, False)
+                rule = "qualified" if qualified is not None else rule
             if rule == "simple-name":
-                if not outside_wildcard:
+                if not outside_wildcard and facts.language in _GUESSING:
                     guesses.append((reference, count))
                 continue
             add(qualified, rule, count, members=False)

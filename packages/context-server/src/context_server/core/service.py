@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +18,17 @@ from mcp_common import AllowedPaths, ErrorCode, ToolError
 from context_server.core.extraction import Declaration, extract
 from context_server.core.index import IndexCache, ProjectIndex, read_source
 from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.outline import outline, render_signatures
+from context_server.core.repo_map import RepoMap, RepoMapper
 from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
-from context_server.core.walk import sort_key
+from context_server.core.usages import Usage, occurrences, target_names, users
+from context_server.core.walk import is_test_source, sort_key
 
 MIN_DEPTH = 1
 MAX_DEPTH = 10
+DETAILS: tuple[str, ...] = ("full", "signatures")
+"""How much of a file's text an answer carries: all of it, or its outline of signatures."""
 
 _log = logging.getLogger(__name__)
 
@@ -52,11 +57,28 @@ class SelectedFile:
 
 @dataclass(frozen=True, slots=True)
 class TargetMatch:
-    """The file a class name designates, the declaration chosen in it, and the others."""
+    """The file a class name designates, the declaration chosen in it, and the others.
+
+    ``member`` says the declaration is a member of a type (a method, field or function
+    named ``Type#member``): an answer is then about its own span.
+    """
 
     path: str
     declaration: Declaration | None
     others: tuple[str, ...]
+    member: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSelection:
+    """The answer to "who uses this": the target (a file, or one declaration of it) and the
+    files depending on it, most using first."""
+
+    target: str
+    symbol: str | None
+    users: list[Usage]
+    names: tuple[str, ...]
+    other_matches: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -85,6 +107,22 @@ class ContextService:
     def __init__(self, allowed: AllowedPaths, cache: IndexCache | None = None) -> None:
         self.allowed = allowed
         self.cache = cache or IndexCache()
+        self._maps = RepoMapper(allowed)
+
+    def repo_map(
+        self,
+        index: ProjectIndex,
+        token_budget: int,
+        focus: Sequence[str] = (),
+        tokenizer: str = "cl100k",
+        check_cancelled: Callable[[], None] = lambda: None,
+        max_chars: int | None = None,
+    ) -> RepoMap:
+        """The repository map of ``index`` within ``token_budget`` tokens of ``tokenizer``,
+        ranked towards ``focus`` (see :class:`context_server.core.repo_map.RepoMapper`)."""
+        return self._maps.build(
+            index, counter(tokenizer), token_budget, focus, tokenizer, check_cancelled, max_chars
+        )
 
     def index(
         self,
@@ -119,22 +157,97 @@ class ContextService:
 
         ``name`` is a simple type name (``Foo``), a qualified name (``a.b.Foo``), a file name
         (``Foo.java``), a root-relative path (``src/a/Foo.java``) or an absolute path inside
-        the project. Several candidates are ranked: top-level over nested, main sources over
-        tests, shorter qualified name, then sorted path. A name that matches nothing raises
-        ``not_found`` with close names (did you mean) or, for a file the index skipped, the
-        reason it was skipped.
+        the project; a nested type as ``Outer.Inner``; a member (method, field, function) as
+        ``Type#member`` or ``Type.member``. Several candidates are ranked: top-level over
+        nested, main sources over tests, shorter qualified name, then sorted path. A name
+        that matches nothing raises ``not_found`` with close names (did you mean) or, for a
+        file the index skipped, the reason it was skipped.
         """
         wanted = name.strip().replace("\\", "/").removeprefix("./")
         if os.path.isabs(wanted):
             real = Path(os.path.realpath(wanted))
             if real.is_relative_to(index.root):
                 wanted = real.relative_to(index.root).as_posix()
+        if "#" in wanted:
+            owner, member = wanted.split("#", 1)
+            return self._member(index, name.strip(), owner, member)
         matches = _matches(index, wanted)
+        if not matches and "." in wanted.rsplit("/", 1)[-1]:
+            owner, member = wanted.rsplit(".", 1)
+            if _matches(index, owner):
+                return self._member(index, name.strip(), owner, member)
         if not matches:
             raise ToolError(_not_found(index, name.strip(), wanted), ErrorCode.NOT_FOUND)
         ranked = sorted(matches, key=_rank)
         paths = list(dict.fromkeys(path for path, _ in ranked))
         return TargetMatch(paths[0], ranked[0][1], tuple(paths[1:]))
+
+    def _member(self, index: ProjectIndex, shown: str, owner: str, member: str) -> TargetMatch:
+        """The member ``member`` of the type (or file) ``owner``: its first definition (the
+        others, e.g. overloads, as other matches) or ``not_found`` with close member names."""
+        match = self.find_target(index, owner)
+        facts = index.sources[match.path]
+        language = next(lang for lang in LANGUAGES if lang.name == facts.language)
+        items = outline(language, self.text(index, match.path)).items
+        scope = match.declaration.span if match.declaration is not None else None
+        inside = [
+            item
+            for item in items
+            if scope is None or (scope[0] <= item.span[0] and item.span[1] <= scope[1])
+        ]
+        # The owner's own outline entry has the owner's span; its members sit one level in.
+        inside = [item for item in inside if scope is None or item.span[0] > scope[0]]
+        direct = min((item.depth for item in inside), default=0)
+        members = [item for item in inside if item.depth == direct]
+        chosen = [item for item in members if item.name == member]
+        if not chosen:
+            names = sorted({item.name for item in members if item.name})
+            close = difflib.get_close_matches(member, names, n=5, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            known = f"; its members: {', '.join(names[:20])}" if names and not close else ""
+            raise ToolError(
+                f"member not found: {shown}; `{match.path}` declares no member `{member}` "
+                f"in {owner}{hint}{known}",
+                ErrorCode.NOT_FOUND,
+            )
+        first = chosen[0]
+        prefix = match.declaration.qualified_name if match.declaration is not None else owner
+        declaration = Declaration(
+            member, f"{prefix}.{member}", "member", True, first.lines, first.span
+        )
+        others = tuple(f"{match.path} lines {item.lines[0]}-{item.lines[1]}" for item in chosen[1:])
+        return TargetMatch(match.path, declaration, others, member=True)
+
+    def usages(self, index: ProjectIndex, name: str) -> UsageSelection:
+        """The files using what ``name`` designates (see :meth:`find_target`), most using
+        first, then by path."""
+        match = self.find_target(index, name)
+        declaration = match.declaration
+        facts = index.sources[match.path]
+        narrowed = declaration is not None and (
+            match.member or declaration.nested or sum(not d.nested for d in facts.declarations) > 1
+        )
+        found = users(
+            index,
+            match.path,
+            declaration.simple_name if narrowed and declaration is not None else None,
+            lambda path: self.text(index, path),
+        )
+        symbol = declaration.qualified_name if declaration is not None else None
+        names = target_names(index, match.path, declaration)
+        return UsageSelection(match.path, symbol, found, names, match.others)
+
+    def usage_lines(
+        self, index: ProjectIndex, selection: UsageSelection, path: str
+    ) -> tuple[int, ...]:
+        """The lines of ``path`` where code names the target of ``selection``."""
+        text = self.text(index, path)
+        return tuple(sorted(set(occurrences(index, path, selection.names, text))))
+
+    def text(self, index: ProjectIndex, path: str) -> str:
+        """The text of the indexed file ``path``, read confined ("" if it is not listed)."""
+        entry = index.entry(path)
+        return read_source(entry, self.allowed) if entry is not None else ""
 
     def select(
         self,
@@ -144,8 +257,14 @@ class ContextService:
         tokenizer: str = "cl100k",
         token_budget: int | None = None,
         include_source: bool = False,
+        detail: str = "full",
     ) -> ContextSelection:
         """The target and its dependencies within ``depth``, most relevant first.
+
+        With ``detail`` ``signatures`` every file's text (and so its token cost) is its
+        outline: package line, imports summary, declarations and member signatures with
+        their documentation's first sentence, no bodies (see
+        :func:`context_server.core.outline.render_signatures`).
 
         With ``token_budget``, dependencies are taken in that order while they fit; one that
         does not fit is skipped (listed as omitted with its cost) and smaller ones after it
@@ -162,7 +281,9 @@ class ContextService:
         facts = index.sources[target]
         entry = index.entry(target)
         target_text = read_source(entry, self.allowed) if entry is not None else ""
-        narrowed = symbol is not None and sum(not d.nested for d in facts.declarations) > 1
+        narrowed = symbol is not None and (
+            match.member or symbol.nested or sum(not d.nested for d in facts.declarations) > 1
+        )
         first: FileDependencies | None = None
         if narrowed and symbol is not None:
             # One declaration of a module of several: what that declaration alone needs.
@@ -171,9 +292,24 @@ class ContextService:
             first = index.resolver.resolve(target, part, whole=False)
         reached = index.resolver.reach(target, depth, first)
 
+        if detail not in DETAILS:
+            raise ToolError(
+                f"detail must be one of {', '.join(DETAILS)} but was {detail!r}",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+
+        def shown(language_name: str, text: str) -> str:
+            if detail == "full":
+                return text
+            language = next(lang for lang in LANGUAGES if lang.name == language_name)
+            return render_signatures(language, text)
+
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:
             entry = index.entry(path)
-            text = read_source(entry, self.allowed) if entry is not None else ""
+            text = shown(
+                index.sources[path].language,
+                read_source(entry, self.allowed) if entry is not None else "",
+            )
             return SelectedFile(
                 path=path,
                 language=index.sources[path].language,
@@ -198,6 +334,7 @@ class ContextService:
         if narrowed and symbol is not None:
             encoded = target_text.encode("utf-8")
             whole = encoded[symbol.span[0] : symbol.span[1]].decode("utf-8", "replace")
+        whole = shown(facts.language, whole)
         target_file = SelectedFile(
             path=target,
             language=facts.language,
@@ -216,20 +353,11 @@ class ContextService:
         )
 
 
-_TEST_FOLDERS = frozenset({"test", "tests", "testing", "testFixtures", "it", "integrationTest"})
-
-
-def _is_test(path: str) -> bool:
-    """Whether ``path`` lies in a test source set (``src/test``, ``jvmTest``, ``tests``)."""
-    folders = path.split("/")[:-1]
-    return any(f in _TEST_FOLDERS or f.endswith(("Test", "Tests")) for f in folders)
-
-
 def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes]:
     path, declaration = match
     nested = declaration is not None and declaration.nested
     length = declaration.qualified_name.count(".") if declaration is not None else 0
-    return nested, _is_test(path), length, sort_key(path)
+    return nested, is_test_source(path), length, sort_key(path)
 
 
 def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | None]]:
@@ -248,6 +376,17 @@ def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | 
             (rel, next((d for d in sources[rel].declarations if d.qualified_name == wanted), None))
             for rel in declared
         ]
+    if "." in wanted:
+        # ``Outer.Inner``: a type whose qualified name ends with the dotted name.
+        suffix = "." + wanted
+        by_suffix: list[tuple[str, Declaration | None]] = [
+            (rel, d)
+            for rel, facts in sources.items()
+            for d in facts.declarations
+            if d.kind == "type" and d.qualified_name.endswith(suffix)
+        ]
+        if by_suffix:
+            return by_suffix
     by_simple: list[tuple[str, Declaration | None]] = [
         (rel, d)
         for rel, facts in sources.items()

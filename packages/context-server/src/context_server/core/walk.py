@@ -251,3 +251,12 @@ def _ignored(relative: str, is_dir: bool, specs: tuple[_Spec, ...]) -> bool:
         if spec.match_file(local + "/" if is_dir else local):
             return True
     return False
+
+
+_TEST_FOLDERS = frozenset({"test", "tests", "testing", "testFixtures", "it", "integrationTest"})
+
+
+def is_test_source(path: str) -> bool:
+    """Whether ``path`` lies in a test source set (``src/test``, ``jvmTest``, ``tests``)."""
+    folders = path.split("/")[:-1]
+    return any(f in _TEST_FOLDERS or f.endswith(("Test", "Tests")) for f in folders)

@@ -10,9 +10,11 @@ from mcp_common import (
     Clamp,
     Int,
     Offset,
+    OneOf,
     Page,
     PageInfo,
     Pagination,
+    Str,
     StructuredResult,
     ToolAnnotations,
     ToolContext,
@@ -22,7 +24,7 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from context_server.core.service import ContextSelection, ContextService, SelectedFile
+from context_server.core.service import DETAILS, ContextSelection, ContextService, SelectedFile
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ClassArguments
@@ -31,7 +33,18 @@ MAX_TOKEN_BUDGET = 10_000_000
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 
-_FENCES = {"java": "java", "kotlin": "kotlin", "scala": "scala", "python": "python"}
+_FENCES = {
+    "java": "java",
+    "kotlin": "kotlin",
+    "scala": "scala",
+    "python": "python",
+    "typescript": "typescript",
+    "tsx": "tsx",
+    "javascript": "javascript",
+    "go": "go",
+    "csharp": "csharp",
+    "rust": "rust",
+}
 
 
 class ContextArguments(ClassArguments):
@@ -44,6 +57,12 @@ class ContextArguments(ClassArguments):
     )
     include_source: Bool = Field(
         False, description="Include the dependencies' source text (default false)."
+    )
+    detail: Annotated[Str, OneOf(DETAILS)] = Field(
+        "full",
+        description="full (default): the files' whole text; signatures: package, imports "
+        "summary, declarations and member signatures with doc summaries, no bodies "
+        "(several times fewer tokens). Token counts and the budget follow it.",
     )
     limit: Annotated[Int, Clamp(1, MAX_LIMIT)] = Pagination.limit_field(
         DEFAULT_LIMIT, MAX_LIMIT, "dependencies"
@@ -108,6 +127,7 @@ class ContextAnswer(StructuredResult):
     depth: int
     tokenizer: str
     token_budget: int | None
+    detail: str
     dependencies: list[ContextFile]
     dependency_tokens: int
     omitted: list[OmittedFile]
@@ -148,6 +168,7 @@ class FindContextTool:
             arguments.tokenizer,
             arguments.token_budget,
             arguments.include_source,
+            arguments.detail,
         )
         page, text = fit_page(
             Pagination(arguments.limit, arguments.offset).apply(selection.dependencies),
@@ -158,6 +179,7 @@ class FindContextTool:
             depth=arguments.depth,
             tokenizer=arguments.tokenizer,
             token_budget=arguments.token_budget,
+            detail=arguments.detail,
             dependencies=[ContextFile.of(item) for item in page.items],
             dependency_tokens=selection.dependency_tokens,
             omitted=[OmittedFile(path=item.path, tokens=item.tokens) for item in selection.omitted],
@@ -182,6 +204,11 @@ def _markdown(
         f"# Context for `{arguments.class_name}`\n\n"
         f"Target: `{target.path}`{chosen} ({target.tokens} tokens).\n"
     ]
+    if arguments.detail == "signatures":
+        out.append(
+            "Texts and token counts are signatures only: declarations, fields and member "
+            "signatures with doc summaries, no bodies.\n"
+        )
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
         out.append(

@@ -33,7 +33,8 @@ class ClassArguments(ProjectArguments):
 
     class_name: Annotated[Str, Deprecated("class_name")] = Field(
         description="Class to start from: simple name, qualified name or file path, e.g. "
-        "OrderService, com.shop.OrderService or src/com/shop/OrderService.java."
+        "OrderService, com.shop.OrderService or src/com/shop/OrderService.java; a nested "
+        "type as Outer.Inner; a method or field as OrderService#place or OrderService.place."
     )
     tokenizer: Annotated[Str, OneOf(TOKENIZERS)] = Field(
         "cl100k",

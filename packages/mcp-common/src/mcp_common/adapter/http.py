@@ -7,9 +7,11 @@ a certificate is given, accepts TLS 1.3 only.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
 import logging
+import math
 import socket
 import ssl
 from collections.abc import Callable, Sequence
@@ -18,8 +20,15 @@ from typing import Any
 
 import uvicorn
 from mcp.server import Server
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcp_common.adapter.server import CLIENT_CONNECTION, ClientConnection
 
 _log = logging.getLogger("mcp_common.adapter")
 
@@ -38,6 +47,40 @@ class HttpSettings:
     auth_token: str | None = None
     tls: ssl.SSLContext | None = None
     allowed_hosts: Sequence[str] = ()
+    session_idle_timeout: float = 300.0
+    max_sessions: int = 1000
+
+
+class BoundedSessionManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, but a full house makes room: at ``max_sessions`` the
+    longest-idle session is closed for the newcomer (the SDK would refuse everyone with 503
+    until a session times out). Only when every session has a request in flight is a new
+    client refused."""
+
+    def _admit_session(
+        self, requestor: AuthorizationContext | None
+    ) -> StreamableHTTPServerTransport | None:
+        if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
+            self._evict_longest_idle()
+        return super()._admit_session(requestor)
+
+    def _evict_longest_idle(self) -> None:
+        # a session's idle deadline is its last request's end plus the (shared) idle timeout,
+        # and infinite while a request is in flight: the smallest finite one idled longest
+        idle = [
+            (transport.idle_scope.deadline, session_id)
+            for session_id, transport in self._server_instances.items()
+            if transport.idle_scope is not None and math.isfinite(transport.idle_scope.deadline)
+        ]
+        if not idle:
+            return
+        _, session_id = min(idle)
+        transport = self._server_instances.pop(session_id)
+        self._session_owners.pop(session_id, None)
+        assert transport.idle_scope is not None
+        # ends the session's loop as its idle timeout would; the SDK then terminates it
+        transport.idle_scope.cancel()
+        _log.info("session limit (%d) reached: closed the longest-idle session", self.max_sessions)
 
 
 def _host_label(host: str) -> str:
@@ -83,29 +126,61 @@ def transport_security(host: str, extra_hosts: Sequence[str]) -> TransportSecuri
 
 
 class BearerTokenMiddleware:
-    """Refuses every HTTP request without ``Authorization: Bearer <token>`` (401)."""
+    """Refuses every HTTP request without ``Authorization: Bearer <token>`` (401); the
+    scheme's case does not matter (RFC 9110), the token's does."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def _authorized(self, scope: Scope) -> bool:
+        given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        scheme, _, credentials = given.strip().partition(b" ")
+        # compared even for a wrong scheme, so the timing tells nothing about which part failed
+        matches = hmac.compare_digest(credentials.strip(), self._expected)
+        return scheme.lower() == b"bearer" and matches
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-            if not hmac.compare_digest(given, self._expected):
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"text/plain; charset=utf-8"),
-                            (b"www-authenticate", b'Bearer realm="mcp"'),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
-                return
+        if scope["type"] == "http" and not self._authorized(scope):
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"text/plain; charset=utf-8"),
+                        (b"www-authenticate", b'Bearer realm="mcp"'),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
+            return
         await self.app(scope, receive, send)
+
+
+class DisconnectWatch:
+    """Cancels the tool calls an HTTP request started when its client disconnects before
+    the answer: the SDK would otherwise let a streamable-HTTP call run on for nobody."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        connection = ClientConnection()
+
+        async def watched_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                connection.disconnected()
+            return message
+
+        token = CLIENT_CONNECTION.set(connection)
+        try:
+            await self.app(scope, watched_receive, send)
+        finally:
+            CLIENT_CONNECTION.reset(token)
 
 
 def tls_context(cert: str, key: str | None) -> ssl.SSLContext:
@@ -118,25 +193,88 @@ def tls_context(cert: str, key: str | None) -> ssl.SSLContext:
 
 def build_http_app(server: Server[Any], settings: HttpSettings) -> ASGIApp:
     """The ASGI application serving ``server`` at ``/mcp`` with the configured protections."""
-    app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        stateless_http=settings.stateless,
-        transport_security=transport_security(settings.host, settings.allowed_hosts),
-        host=settings.host,
+    manager = BoundedSessionManager(
+        app=server,
+        stateless=settings.stateless,
+        security_settings=transport_security(settings.host, settings.allowed_hosts),
+        session_idle_timeout=settings.session_idle_timeout,
+        max_sessions=settings.max_sessions,
     )
+    app: ASGIApp = Starlette(
+        routes=[Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager))],
+        lifespan=lambda _app: manager.run(),
+    )
+    app = DisconnectWatch(app)
     if settings.auth_token:
         app = BearerTokenMiddleware(app, settings.auth_token)
     return app
 
 
-def run_http(server: Server[Any], settings: HttpSettings) -> None:
-    """Serve until interrupted (SIGINT/SIGTERM)."""
+def listen(host: str, port: int, shared: bool = False) -> socket.socket:
+    """A socket bound to ``host:port``, before anything is served: a port in use is one clear
+    :class:`OSError` here, never a traceback after the server announced itself.
+
+    ``shared`` sets ``SO_REUSEPORT``: each worker process binds its own socket to the port
+    and the kernel spreads new connections over them (one socket accepted from by every
+    worker leaves most connections with whichever worker wakes first).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if shared:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        where = f"{_host_label(host)}:{port}"
+        if error.errno == errno.EADDRINUSE:
+            raise OSError(error.errno, f"port {port} is already in use ({where})") from None
+        raise OSError(error.errno, f"cannot listen on {where}: {error.strerror}") from None
+    return listener
+
+
+class _QuietStatelessTermination(logging.Filter):
+    """Drops the SDK's "Terminating session: None", logged at INFO after every stateless
+    request (a session that never existed)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Terminating session: None"
+
+
+_QUIET_STATELESS = _QuietStatelessTermination()
+
+
+def describe(name: str, settings: HttpSettings, workers: int = 1) -> str:
+    """The "serving …" line: transport, URL and worker count."""
+    scheme = "https" if settings.tls is not None else "http"
+    kind = "stateless HTTP" if settings.stateless else "streamable HTTP"
+    url = f"{scheme}://{_host_label(settings.host)}:{settings.port}{MCP_PATH}"
+    processes = f" with {workers} worker processes" if workers > 1 else ""
+    return f"serving {name} {kind} on {url}{processes}"
+
+
+def warn_if_exposed(settings: HttpSettings) -> None:
+    """Log a warning when a non-loopback address is served without a bearer token."""
+    if not is_loopback(settings.host) and not settings.auth_token:
+        _log.warning(
+            "listening on %s without --auth-token: anyone who can reach this port can call "
+            "the tools",
+            _host_label(settings.host),
+        )
+
+
+def run_http(
+    server: Server[Any], settings: HttpSettings, listener: socket.socket, announce: bool = True
+) -> None:
+    """Serve on ``listener`` until interrupted (SIGINT/SIGTERM)."""
     tls = settings.tls
 
     def factory(_config: uvicorn.Config, _default: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
         assert tls is not None
         return tls
 
+    logging.getLogger("mcp.server.streamable_http").addFilter(_QUIET_STATELESS)
     config = uvicorn.Config(
         build_http_app(server, settings),
         host=settings.host,
@@ -144,15 +282,9 @@ def run_http(server: Server[Any], settings: HttpSettings) -> None:
         log_config=None,
         lifespan="on",
         ssl_context_factory=factory if tls is not None else None,
+        # open streams are ended by the shutdown itself; this bounds a connection that is not
+        timeout_graceful_shutdown=1,
     )
-    scheme = "https" if tls is not None else "http"
-    _log.info(
-        "serving %s %s on %s://%s:%d%s",
-        server.name,
-        "stateless HTTP" if settings.stateless else "streamable HTTP",
-        scheme,
-        _host_label(settings.host),
-        settings.port,
-        MCP_PATH,
-    )
-    uvicorn.Server(config).run()
+    if announce:
+        _log.info("%s", describe(server.name, settings))
+    uvicorn.Server(config).run(sockets=[listener])

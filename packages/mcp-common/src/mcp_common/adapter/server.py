@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
@@ -20,16 +22,111 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
+from mcp_common.adapter.logging_setup import loggable
+from mcp_common.adapter.telemetry import (
+    OUTCOME_CANCELLED,
+    OUTCOME_ERROR,
+    CallRecord,
+    tool_call,
+)
 from mcp_common.arguments import parse_arguments
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolDefinition
 from mcp_common.markdown import guard_output
-from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials, redact
+from mcp_common.masking import FailureMessage, mask_credentials, redact
 from mcp_common.result import ErrorCode, ToolError, ToolResult
 from mcp_common.tool import McpTool
 
 _log = logging.getLogger("mcp_common.adapter")
+
+
+class ClientConnection:
+    """The tool calls one client connection (one HTTP request) started: when the client
+    disconnects, every one of them is cancelled."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._contexts: set[ToolContext] = set()
+        self._gone = False
+
+    def attach(self, context: ToolContext) -> None:
+        """Tie ``context`` to this connection (cancelled at once if the client already left)."""
+        with self._lock:
+            if self._gone:
+                context.cancel()
+            else:
+                self._contexts.add(context)
+
+    def detach(self, context: ToolContext) -> None:
+        """The call of ``context`` ended."""
+        with self._lock:
+            self._contexts.discard(context)
+
+    def disconnected(self) -> None:
+        """The client is gone: cancel its running calls."""
+        with self._lock:
+            self._gone = True
+            running, self._contexts = self._contexts, set()
+        for context in running:
+            context.cancel()
+        if running:
+            _log.info("client disconnected: %d running call(s) cancelled", len(running))
+
+
+CLIENT_CONNECTION: ContextVar[ClientConnection | None] = ContextVar(
+    "mcp_common_client_connection", default=None
+)
+"""Set by a transport around the requests of one client connection. The SDK runs a request's
+handler in the context of the task that received the request, so the handler sees the
+connection its transport set."""
+
+
+class RunningCalls:
+    """The tool calls whose worker threads are running, process-wide.
+
+    A cancelled call's thread runs on until its tool checks the context, so shutdown cancels
+    every call still running here and waits a moment for their threads to end.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._contexts: set[ToolContext] = set()
+
+    @contextmanager
+    def running(self, context: ToolContext) -> Iterator[None]:
+        """Register ``context`` for the duration of its call's thread."""
+        with self._changed:
+            self._contexts.add(context)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._contexts.discard(context)
+                self._changed.notify_all()
+
+    def __len__(self) -> int:
+        with self._changed:
+            return len(self._contexts)
+
+    def cancel_all(self) -> int:
+        """Cancel every running call; the number cancelled."""
+        with self._changed:
+            for context in self._contexts:
+                context.cancel()
+            return len(self._contexts)
+
+    def wait_stopped(self, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds for every call's thread to end; the number left."""
+        with self._changed:
+            self._changed.wait_for(lambda: not self._contexts, timeout)
+            return len(self._contexts)
+
+
+RUNNING_CALLS = RunningCalls()
+"""Every tool call of this process whose thread is still running."""
 
 # Set by the middleware when a tools/call carried arguments that are not a JSON object (the
 # SDK would refuse them with a JSON-RPC error before our handler ran).
@@ -112,6 +209,12 @@ class _ToolRunner:
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], raw_arguments: object
     ) -> types.CallToolResult:
+        with tool_call(self.definition.name, raw_arguments) as record:
+            return await self._run(ctx, raw_arguments, record)
+
+    async def _run(
+        self, ctx: ServerRequestContext[Any, Any], raw_arguments: object, record: CallRecord
+    ) -> types.CallToolResult:
         name = self.definition.name
         session = ctx.session
 
@@ -124,29 +227,38 @@ class _ToolRunner:
         context = ToolContext(forward_progress)
 
         def run() -> object:
-            arguments = parse_arguments(raw_arguments, self.definition.arguments, tool=name)
-            return self.tool.call(arguments, context)
+            with RUNNING_CALLS.running(context):
+                arguments = parse_arguments(raw_arguments, self.definition.arguments, tool=name)
+                return self.tool.call(arguments, context)
 
+        connection = CLIENT_CONNECTION.get()
+        if connection is not None:
+            connection.attach(context)
         try:
             result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             context.cancel()
-            _log.info("%s: call cancelled by the client", name)
+            _log.info(
+                "%s: call cancelled (the client cancelled or left, or the server stops)", name
+            )
             raise
         except ToolError as error:
-            _log.warning(
+            cancelled = error.code is ErrorCode.CANCELLED
+            record.failed(error.code.value, OUTCOME_CANCELLED if cancelled else OUTCOME_ERROR)
+            # a call that stopped because it was cancelled did what it was told: no warning
+            _log.log(
+                logging.INFO if cancelled else logging.WARNING,
                 "%s failed (%s): %s; arguments=%s",
                 name,
                 error.code.value,
-                error,
-                mask_arguments(raw_arguments),
+                str(error),
+                loggable(raw_arguments),
             )
             text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, error.code)
         except (Exception, SystemExit) as error:  # SystemExit: e.g. argparse inside a tool
-            _log.error(
-                "%s failed; arguments=%s", name, mask_arguments(raw_arguments), exc_info=True
-            )
+            record.failed(ErrorCode.FAILED.value)
+            _log.error("%s failed; arguments=%s", name, loggable(raw_arguments), exc_info=True)
             if isinstance(error, SystemExit):
                 text = FailureMessage.for_client(
                     name, f"the tool tried to exit the process (status {error.code})"
@@ -154,19 +266,24 @@ class _ToolRunner:
             else:
                 text = FailureMessage.for_client(name, error)
             return _error_result(self.definition, text, ErrorCode.FAILED)
+        finally:
+            if connection is not None:
+                connection.detach(context)
         if not isinstance(result, ToolResult):
+            record.failed(ErrorCode.FAILED.value)
             _log.error("%s returned %s instead of a ToolResult", name, type(result).__name__)
             message = f"the tool returned {type(result).__name__} instead of a result"
             return _error_result(
                 self.definition, FailureMessage.for_client(name, message), ErrorCode.FAILED
             )
         if result.is_error:
+            record.failed((result.code or ErrorCode.FAILED).value)
             _log.warning(
                 "%s answered an error (%s): %s; arguments=%s",
                 name,
                 (result.code or ErrorCode.FAILED).value,
                 result.text,
-                mask_arguments(raw_arguments),
+                loggable(raw_arguments),
             )
         return _to_mcp_result(self.definition, result)
 
@@ -187,6 +304,23 @@ async def _non_object_arguments_middleware(
         return await call_next(replace(ctx, params={**params, "arguments": None}))
     finally:
         _NON_OBJECT_ARGUMENTS.reset(token)
+
+
+async def _not_initialized_middleware(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Says why a request before the handshake is refused: the SDK's gate answers only
+    "Invalid request parameters", which sends a client looking for a fault in its params."""
+    try:
+        return await call_next(ctx)
+    except MCPError as error:
+        gate = error.code == INVALID_PARAMS and error.message == "Invalid request parameters"
+        if gate and ctx.session.client_params is None and ctx.method != "initialize":
+            raise MCPError(
+                INVALID_PARAMS,
+                f"the session is not initialized: send 'initialize' before '{ctx.method}'",
+            ) from error
+        raise
 
 
 def _unknown_tool_message(name: str, known: Sequence[str]) -> str:
@@ -226,7 +360,7 @@ def build_server(
     ) -> types.CallToolResult:
         runner = runners.get(params.name)
         if runner is None:
-            _log.warning("call of unknown tool %r", mask_arguments(params.name))
+            _log.warning("call of unknown tool %s", loggable(params.name))
             text = _unknown_tool_message(params.name, list(runners))
             return _error_result(None, text, ErrorCode.NOT_FOUND)
         boxed = _NON_OBJECT_ARGUMENTS.get()
@@ -241,5 +375,5 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=schemas.get,
     )
-    server.middleware.append(_non_object_arguments_middleware)
+    server.middleware.extend([_not_initialized_middleware, _non_object_arguments_middleware])
     return server

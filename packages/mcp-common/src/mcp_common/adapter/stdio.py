@@ -8,14 +8,88 @@ library therefore land on stderr, never between two JSON-RPC messages.
 from __future__ import annotations
 
 import io
+import logging
 import os
+import signal
 import sys
-from typing import Any, cast
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self, cast
 
 import anyio
 import anyio.to_thread
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+_log = logging.getLogger("mcp_common.adapter")
+
+MESSAGE_DEPTH_LIMIT = 200
+"""JSON nesting levels a message may have (the SDK's JSON parser stops there); a deeper one
+is answered with a parse error. Tool arguments are refused far earlier, at 32 levels."""
+
+
+def claim_stdin() -> int:
+    """Take the real stdin for the wire (a private descriptor, returned) and point fd 0 at
+    the null device, so no child process or library reads the client's messages."""
+    wire_fd = os.dup(0)
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null_fd, 0)
+    os.close(null_fd)
+    return wire_fd
+
+
+class StdinLines:
+    """The wire's lines, read without a blocked thread: waiting for input is an event-loop
+    wait, so cancelling the server (a signal) never waits for the client to write."""
+
+    _CHUNK = 1 << 16
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._scanned = 0  # the buffer holds no newline before this offset
+        self._eof = False
+        self._pollable = True
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            self._scanned = len(self._buffer)
+            if self._eof:
+                if not self._buffer:
+                    raise StopAsyncIteration
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                self._scanned = 0
+                return line.decode("utf-8", errors="replace")
+            chunk = await self._read()
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+    async def _read(self) -> bytes:
+        if self._pollable:
+            try:
+                await anyio.wait_readable(self._fd)
+            except OSError:
+                # a regular file or the null device cannot be polled; reading one never
+                # waits for a client, so a worker thread is harmless there
+                self._pollable = False
+            else:
+                return os.read(self._fd, self._CHUNK)
+        return await anyio.to_thread.run_sync(os.read, self._fd, self._CHUNK)
 
 
 def claim_stdout() -> io.TextIOWrapper:
@@ -53,12 +127,111 @@ class WireWriter:
         """Nothing is left buffered after :meth:`write`."""
 
 
+def rejection(error: ValidationError) -> JSONRPCError | None:
+    """The JSON-RPC error answering a line the SDK could not read as a message (None for a
+    blank line): malformed or too deeply nested JSON is a parse error (-32700), JSON that is
+    no JSON-RPC message an invalid request (-32600, with the line's id when it has one)."""
+    first = error.errors(include_url=False)[0]
+    if first["type"] == "json_invalid":
+        text = first.get("input")
+        if isinstance(text, str | bytes) and not text.strip():
+            return None
+        detail = str((first.get("ctx") or {}).get("error", "invalid JSON"))
+        if "recursion limit" in detail:
+            detail = f"nested more than {MESSAGE_DEPTH_LIMIT} levels deep"
+        message = f"Parse error: not valid JSON ({detail})"
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=message)
+        )
+    request_id = None
+    for problem in error.errors(include_url=False):
+        given = problem.get("input")
+        if isinstance(given, Mapping):
+            candidate = given.get("id")
+            if isinstance(candidate, str | int) and not isinstance(candidate, bool):
+                request_id = candidate
+            break
+    message = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_REQUEST, message=message)
+    )
+
+
+class AnsweringReader:
+    """The read side the server loop sees over stdio.
+
+    The SDK's stdio reader passes a line it cannot parse on as an exception, which the server
+    loop drops without a word: the client waits forever. This wrapper answers such a line with
+    a JSON-RPC error itself (and logs it, bounded) and hands the loop only messages.
+    """
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last item (the SDK's context-carrying streams)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        """The next message (or non-parse exception) for the server loop."""
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, ValidationError):
+                return item
+            answer = rejection(item)
+            if answer is None:
+                continue
+            _log.warning("refused a stdio line: %s", answer.error.message)
+            await self._write.send(SessionMessage(answer))
+
+    async def aclose(self) -> None:
+        """Close the underlying stream."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            _log.info("%s received; shutting down", signal.Signals(signum).name)
+            scope.cancel()
+            return
+
+
 def run_stdio(server: Server[Any], wire: io.TextIOWrapper) -> None:
-    """Serve ``server`` over stdin and the claimed stdout until stdin closes."""
+    """Serve ``server`` over stdin and the claimed stdout until stdin closes or SIGINT or
+    SIGTERM arrives; either way the running calls are cancelled."""
     writer = cast("anyio.AsyncFile[str]", WireWriter(wire))
+    lines = cast("anyio.AsyncFile[str]", StdinLines(claim_stdin()))
 
     async def main() -> None:
-        async with stdio_server(stdout=writer) as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            group.start_soon(_stop_on_signal, group.cancel_scope)
+            async with stdio_server(stdin=lines, stdout=writer) as (read, write):
+                reader = AnsweringReader(read, write)
+                await server.run(reader, write, server.create_initialization_options())
+            _log.info("the client closed stdin; shutting down")
+            group.cancel_scope.cancel()
 
     anyio.run(main)

@@ -50,9 +50,11 @@ def check_uniqueness(
     names = tuple(table.names[p] for p in positions)
     summary = None
     if nulls is Nulls.EQUAL and isinstance(table.runner, DuckDbRunner):
-        rows, largest = table.query(hashed_summary_query(table, positions, table.relation))[0]
+        rows, largest, missing = table.query(
+            hashed_summary_query(table, positions, table.relation)
+        )[0]
         if largest <= 1:
-            summary = (rows, rows, 0, 0, 0, 0)
+            summary = (rows, rows, 0, 0, missing, missing)
     if summary is None:
         summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
     groups, rows, dup_groups, dup_rows, missing_groups, missing_rows = summary

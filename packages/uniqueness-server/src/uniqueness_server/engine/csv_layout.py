@@ -13,6 +13,11 @@ from pathlib import Path
 from mcp_common import ErrorCode, ToolError
 
 from uniqueness_server.engine.formats import Format, read_prefix
+from uniqueness_server.engine.limits import (
+    DEFAULT_MAX_LINE_BYTES,
+    allow_csv_fields,
+    overlong_line,
+)
 
 _CANDIDATES = (",", "\t", ";", "|")
 _SNIFF_LINES = 50
@@ -70,11 +75,35 @@ def sniff_delimiter(lines: list[str], fmt: Format) -> str:
 
 
 def read_layout(
-    path: Path, compressed: bool, fmt: Format, header_row: int, delimiter: str | None
+    path: Path,
+    compressed: bool,
+    fmt: Format,
+    header_row: int,
+    delimiter: str | None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> CsvLayout:
-    """Header names, delimiter and comment presence, from the first bytes of ``path``."""
+    """Header names, delimiter and comment presence, from the first bytes of ``path``.
+
+    The prefix read grows to the end of the header line (a very wide header), up to
+    ``max_line_bytes``; a longer header line is an error naming the limit.
+    """
     data = read_prefix(path, compressed, PREFIX_BYTES)
-    complete = len(data) < PREFIX_BYTES
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise _invalid(
+            f"{path.name} holds NUL bytes (the first at byte {nul:,}"
+            f"{' of its decompressed content' if compressed else ''}): it is binary data, "
+            "not delimited text"
+        )
+    size = PREFIX_BYTES
+    cap = max_line_bytes * max(header_row, 1) + PREFIX_BYTES
+    while len(data) == size and data.count(b"\n") < max(header_row, 1):
+        if size >= cap:
+            raise overlong_line(path.name, data.count(b"\n") + 1, None, max_line_bytes)
+        size = min(4 * size, cap)
+        data = read_prefix(path, compressed, size)
+    complete = len(data) < size
+    allow_csv_fields(max_line_bytes)
     text = decode_prefix(data, path.name, complete)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if complete and lines and lines[-1] == "":
@@ -87,7 +116,7 @@ def read_layout(
         where = "has only" if complete else "has more than"
         raise _invalid(
             f"headerRow {header_row} is past the end of the header area: {path.name} {where} "
-            f"{len(lines)} lines{'' if complete else ' in its first 256 KiB'}"
+            f"{len(lines)} lines{'' if complete else f' in its first {size:,} bytes'}"
         )
     chosen = (
         delimiter

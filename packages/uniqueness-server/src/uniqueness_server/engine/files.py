@@ -28,10 +28,18 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
 from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
+from uniqueness_server.engine.limits import (
+    DEFAULT_MAX_LINE_BYTES,
+    MAX_LINE_BYTES_LIMIT,
+    allow_csv_fields,
+    check_last_line,
+    overlong_line,
+)
 from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
 from uniqueness_server.engine.runner import DuckDbRunner, duckdb_error
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server.engine.yaml12 import load_yaml
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
@@ -79,23 +87,69 @@ def open_file(
     fmt: str = "auto",
     header_row: int = 1,
     delimiter: str | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     context: ToolContext | None = None,
+    descriptor: int | None = None,
 ) -> Table:
     """``path`` (already confined by the caller) as a table of text columns.
 
+    ``descriptor``, when given, is an open descriptor of ``path`` made by the caller's
+    confinement: every read then goes through it (``/proc/self/fd/N``), never through the name,
+    so nothing swapped in at ``path`` after the check is read. The table closes it.
+
     ``header_row`` is the 1-based physical line (or ``.xlsx`` row) holding the column names;
     0 means no header (columns ``column1…``). ``label`` is how messages name the file.
+    A delimited line longer than ``max_line_bytes`` is an error, never a skipped row.
     """
+    source = path if descriptor is None else _through(descriptor, path.name)
+    try:
+        return _open_table(
+            path, source, label, fmt, header_row, delimiter, max_line_bytes, context, descriptor
+        )
+    except BaseException:
+        if descriptor is not None:
+            source.unlink(missing_ok=True)
+            source.parent.rmdir()
+            os.close(descriptor)
+        raise
+
+
+def _through(descriptor: int, name: str) -> Path:
+    """A private path named ``name`` that reads the file open at ``descriptor``: a symlink to
+    ``/proc/self/fd/<descriptor>`` in a fresh directory only this process may read, so
+    readers see the file's own name and suffix but always reach the checked file."""
+    holder = Path(tempfile.mkdtemp(prefix="uniqueness-source-"))
+    link = holder / name
+    os.symlink(f"/proc/self/fd/{descriptor}", link)
+    return link
+
+
+def _open_table(
+    path: Path,
+    source: Path,
+    label: str,
+    fmt: str,
+    header_row: int,
+    delimiter: str | None,
+    max_line_bytes: int,
+    context: ToolContext | None,
+    descriptor: int | None,
+) -> Table:
     if not path.exists():
         raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
     if not path.is_file():
         raise ToolError(f"{label} is not a regular file", ErrorCode.INVALID_ARGUMENT)
+    if not 1 <= max_line_bytes <= MAX_LINE_BYTES_LIMIT:
+        raise ToolError(
+            f"maxLineBytes must be between 1 and {MAX_LINE_BYTES_LIMIT:,} but was {max_line_bytes}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
     if header_row < 0:
         raise ToolError(
             f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
         )
-    compressed = is_gzip(path)
-    kind = detect_format(path, compressed, fmt)
+    compressed = is_gzip(source)
+    kind = detect_format(source, compressed, fmt)
     if kind not in _WITH_HEADER_ROW and header_row != 1:
         raise ToolError(
             f"headerRow applies to csv, tsv and xlsx sources, not {kind.value}",
@@ -109,10 +163,14 @@ def open_file(
     connection = new_connection()
     runner = DuckDbRunner(connection, context or ToolContext(), label)
     try:
-        names = _load(runner, path, compressed, kind, header_row, delimiter, label)
+        names = _load(
+            runner, source, compressed, kind, header_row, delimiter, label, max_line_bytes
+        )
     except BaseException:
         runner.close()
         raise
+    if descriptor is not None:
+        runner.hold(descriptor, source)
     return Table(runner=runner, label=label, names=tuple(names))
 
 
@@ -124,9 +182,10 @@ def _load(
     header_row: int,
     delimiter: str | None,
     label: str,
+    max_line_bytes: int,
 ) -> list[str]:
     if kind in (Format.CSV, Format.TSV):
-        return _csv(runner, path, compressed, kind, header_row, delimiter, label)
+        return _csv(runner, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
     if kind in (Format.JSON, Format.JSONL, Format.PARQUET):
         return _duckdb_document(runner, path, compressed, kind, label)
     data = read_all(path, compressed)
@@ -134,7 +193,7 @@ def _load(
         return _xlsx(runner, data, header_row, label)
     text = decode_prefix(data, label, complete=True)
     try:
-        document = yaml.safe_load(text) if kind is Format.YAML else parse_toon(text)
+        document = load_yaml(text) if kind is Format.YAML else parse_toon(text)
     except yaml.YAMLError as exc:
         raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc
     names, rows = flatten_records(find_records(document, label))
@@ -150,30 +209,40 @@ def _csv(
     header_row: int,
     delimiter: str | None,
     label: str,
+    max_line_bytes: int,
 ) -> list[str]:
     if delimiter is not None and not 1 <= len(delimiter.encode()) <= 4:
         raise ToolError("delimiter must be 1 to 4 bytes long", ErrorCode.INVALID_ARGUMENT)
-    layout = read_layout(path, compressed, kind, header_row, delimiter)
+    layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes)
     width = len(layout.header)
     if layout.has_comments:
         rows = list(
-            _python_csv_rows(path, compressed, layout.delimiter, layout.skip_lines, width, label)
+            _python_csv_rows(
+                path, compressed, layout.delimiter, layout.skip_lines, width, label, max_line_bytes
+            )
         )
         load_rows(runner.connection, width, rows)
         return list(layout.header)
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(1, width + 1))
+    check_last_line(path, compressed, max_line_bytes, label)
     runner.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
         f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
-        f"escape = '\"', columns = {{{columns}}}, "
+        f"escape = '\"', columns = {{{columns}}}, max_line_size = {max_line_bytes}, "
         f"compression = {_literal('gzip' if compressed else 'none')})"
     )
     return list(layout.header)
 
 
 def _python_csv_rows(
-    path: Path, compressed: bool, delimiter: str, skip: int, width: int, label: str
+    path: Path,
+    compressed: bool,
+    delimiter: str,
+    skip: int,
+    width: int,
+    label: str,
+    max_line_bytes: int,
 ) -> Iterator[list[str | None]]:
     """Data rows of a CSV file with comment lines (DuckDB would cut values at any ``#``)."""
     raw = read_all(path, compressed)
@@ -187,6 +256,11 @@ def _python_csv_rows(
         ) from exc
     numbered = list(enumerate(io.StringIO(text, newline=""), start=1))[skip:]
     kept = [(n, line) for n, line in numbered if not is_comment(line)]
+    for number, text_line in kept:
+        size = len(text_line.rstrip("\r\n").encode())
+        if size > max_line_bytes:
+            raise overlong_line(label, number, size, max_line_bytes)
+    allow_csv_fields(max_line_bytes)
     reader = csv.reader((line for _, line in kept), delimiter=delimiter, quotechar='"')
     for fields in reader:
         if not fields:

@@ -2,6 +2,7 @@
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
 # client values never reach it, so string-built queries are safe.
+# ruff: noqa: S608
 
 from __future__ import annotations
 
@@ -10,15 +11,15 @@ from collections.abc import Sequence
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.lattice import (
-    UniquenessOracle,
-    column_stats,
-    minimal_unique_sets,
-)
+from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.model import Key, KeySearch, Nulls
+from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
+from uniqueness_server.engine.sql import column_list
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, column_stats
 from uniqueness_server.engine.table import Table
 
 MAX_KEY_COLUMNS = 6
+_KIND_SAMPLE = 200
 
 
 def find_keys(
@@ -27,11 +28,14 @@ def find_keys(
     columns: Sequence[str] | None = None,
     max_columns: int = 3,
     nulls: Nulls = Nulls.EQUAL,
+    plausible_only: bool = False,
     context: ToolContext | None = None,
 ) -> KeySearch:
     """All minimal unique combinations of up to ``max_columns`` of ``columns`` (default all).
 
-    Ranked by fewest columns, then keys without missing values, then shortest values.
+    Ranked by plausibility as an identifier (see :mod:`.plausibility`), then fewest columns,
+    keys without missing values and shortest values. ``plausible_only`` leaves out keys whose
+    uniqueness looks accidental (their number is reported).
     """
     context = context or ToolContext()
     if not 1 <= max_columns <= MAX_KEY_COLUMNS:
@@ -47,8 +51,11 @@ def find_keys(
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
     )
-    oracle.search_relation()  # copy once now, so the samples are random ones
-    if stats.rows and not oracle.decide([tuple(sorted(positions))])[0]:
+    wide = len(positions) > EXACT_DISTINCT_COLUMNS
+    if not wide:
+        oracle.search_relation()  # copy once now, so the samples are random ones
+    # on a wide source this would copy every column: the note is left out there
+    if stats.rows and not wide and not oracle.decide([tuple(sorted(positions))])[0]:
         notes.append("all searched columns together hold duplicate rows, so no key exists")
     levels = min(max_columns, len(positions))
 
@@ -64,15 +71,39 @@ def find_keys(
         notes.append(
             "the source has no rows, so every column is trivially unique; no key is reported"
         )
-    keys = [
-        Key(
-            columns=tuple(table.names[p] for p in key),
-            has_missing=any(stats.missing[p] for p in key),
-            average_length=round(sum(stats.average_length[p] for p in key), 2),
+    sampled = sorted({p for key in found for p in key})
+    kinds: dict[int, ColumnKind] = {}
+    if sampled:
+        rows = table.query(
+            f"SELECT {column_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
         )
-        for key in found
-    ]
-    keys.sort(key=lambda k: (len(k.columns), k.has_missing, k.average_length, k.columns))
+        kinds = {p: column_kind([r[i] for r in rows]) for i, p in enumerate(sampled)}
+    keys: list[Key] = []
+    for key in found:
+        has_missing = any(stats.missing[p] for p in key)
+        judgement = judge_key(
+            [table.names[p] for p in key],
+            [kinds[p] for p in key],
+            [stats.average_length[p] for p in key],
+            [stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0 for p in key],
+            has_missing,
+        )
+        keys.append(
+            Key(
+                columns=tuple(table.names[p] for p in key),
+                has_missing=has_missing,
+                average_length=round(sum(stats.average_length[p] for p in key), 2),
+                score=judgement.score,
+                confidence=judgement.confidence,
+                reasons=judgement.reasons,
+            )
+        )
+    left_out = 0
+    if plausible_only:
+        kept = [k for k in keys if k.score >= PLAUSIBLE]
+        left_out = len(keys) - len(kept)
+        keys = kept
+    keys.sort(key=lambda k: (-k.score, len(k.columns), k.has_missing, k.average_length, k.columns))
     return KeySearch(
         source=table.label,
         rows=stats.rows,
@@ -82,4 +113,5 @@ def find_keys(
         candidates_checked=oracle.decided,
         full_checks=oracle.full_checks,
         notes=tuple(notes),
+        implausible_left_out=left_out,
     )

@@ -4,10 +4,12 @@ Uniqueness is monotone: a superset of a unique set is unique, a subset of a non-
 non-unique. The search walks the lattice bottom-up, level by level, and only builds a
 candidate whose every one-smaller subset is known non-unique (so every unique candidate is
 minimal and no minimal set is skipped). Each candidate is decided by the cheapest sound test
-first: memoised results and both monotonicity rules, then a counting bound from per-column
-distinct counts (fewer possible key values than rows means a duplicate), then duplicates in a
-sample of the rows and then in a ten times larger one (a duplicate in a sample is a duplicate in
-the data), and only then a full check.
+first: memoised results and both monotonicity rules, then counting bounds from per-column
+counts (fewer possible key values than rows, or a group of equal values larger than the other
+columns' number of values, means a duplicate; see :mod:`.stats`), then duplicates in a sample
+of the rows and then in a ten times larger one (a duplicate in a sample is a duplicate in the
+data), and only then a full check. Full checks and samples read an in-memory copy of only the
+columns still undecided, so a wide source is never copied whole.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
@@ -18,56 +20,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.spark import SparkRunner, duplicated_sets
 from uniqueness_server.engine.sql import has_duplicates_query
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats
 from uniqueness_server.engine.table import Table
 
 SAMPLE_ROWS = (20_000, 200_000)
 MAX_CANDIDATES = 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnStats:
-    """Exact per-column facts the counting bound needs."""
-
-    rows: int
-    distinct: tuple[int, ...]  # non-missing distinct values, by position
-    missing: tuple[int, ...]
-    average_length: tuple[float, ...]
-    hash_safe: frozenset[int]  # positions whose values have pairwise distinct 64-bit hashes
-
-
-def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
-    """Row count and exact distinct/missing counts and mean value length of ``positions``."""
-    embedded = isinstance(table.runner, DuckDbRunner)
-    text = "STRING" if isinstance(table.runner, SparkRunner) else "VARCHAR"
-    parts = ["COUNT(*)"]
-    for p in positions:
-        c = table.column(p)
-        parts += [
-            f"COUNT(DISTINCT {c})",
-            f"COUNT(*) - COUNT({c})",
-            f"AVG(LENGTH(CAST({c} AS {text})))",
-            f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)" if embedded else "0",
-        ]
-    row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
-    count = len(table.names)
-    distinct, missing, length = [0] * count, [0] * count, [0.0] * count
-    safe: set[int] = set()
-    for i, p in enumerate(positions):
-        distinct[p] = int(row[1 + 4 * i])
-        missing[p] = int(row[2 + 4 * i])
-        length[p] = float(row[3 + 4 * i] or 0.0)
-        if embedded and int(row[4 + 4 * i]) == distinct[p]:
-            safe.add(p)
-    return ColumnStats(int(row[0]), tuple(distinct), tuple(missing), tuple(length), frozenset(safe))
+VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes pays off
 
 
 def _mask(positions: Sequence[int]) -> int:
@@ -96,10 +63,13 @@ class UniquenessOracle:
         self._stats = stats
         self._context = context
         self._memo: dict[int, bool] = {}
-        self._unique: list[int] = []
-        self._non_unique: list[int] = []
+        # by set size: a unique subset must be smaller, a non-unique superset larger
+        self._unique: dict[int, list[int]] = {}
+        self._non_unique: dict[int, list[int]] = {}
         self._sample_sources: list[str] | None = None
         self._search: str | None = None
+        self._copied: set[int] = set()
+        self._coded: dict[int, CodeMatrix] = {}
         self.full_checks = 0
         self.decided = 0
 
@@ -107,35 +77,50 @@ class UniquenessOracle:
         """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
         mask = _mask(positions)
         self._memo[mask] = unique
-        (self._unique if unique else self._non_unique).append(mask)
+        known = self._unique if unique else self._non_unique
+        known.setdefault(mask.bit_count(), []).append(mask)
 
     def _known(self, mask: int) -> bool | None:
         if mask in self._memo:
             return self._memo[mask]
-        if any(u & mask == u for u in self._unique):
-            return True
-        if any(n & mask == mask for n in self._non_unique):
-            return False
+        size = mask.bit_count()
+        for known_size, masks in self._unique.items():
+            if known_size < size and any(u & mask == u for u in masks):
+                return True
+        for known_size, masks in self._non_unique.items():
+            if known_size > size and any(n & mask == mask for n in masks):
+                return False
         return None
 
     def _bounded_out(self, positions: Sequence[int]) -> bool:
-        """True when the columns cannot hold as many distinct keys as there are rows."""
+        """True when counts alone prove the columns hold a duplicate."""
         s = self._stats
         if s is None:
             return False
+        if s.head is not None and s.head.proves_duplicate(positions, self._nulls):
+            return True
+        known = [s.distinct[p] for p in positions]
+        if any(d is None for d in known):
+            return False
+        distinct = [d or 0 for d in known]
         if self._nulls is Nulls.EQUAL:
-            possible = math.prod(s.distinct[p] + (1 if s.missing[p] else 0) for p in positions)
+            possible = math.prod(
+                d + (1 if s.missing[p] else 0) for d, p in zip(distinct, positions, strict=True)
+            )
             return possible < s.rows
         considered = s.rows - sum(s.missing[p] for p in positions)
-        return math.prod(s.distinct[p] for p in positions) < considered
+        return math.prod(distinct) < considered
 
     def _single(self, position: int) -> bool | None:
         s = self._stats
         if s is None:
             return None
+        distinct = s.distinct[position]
+        if distinct is None:
+            return False if self._bounded_out((position,)) else None
         if self._nulls is Nulls.EQUAL:
-            return s.distinct[position] + (1 if s.missing[position] else 0) == s.rows
-        return s.distinct[position] == s.rows - s.missing[position]
+            return distinct + (1 if s.missing[position] else 0) == s.rows
+        return distinct == s.rows - s.missing[position]
 
     def _samples(self) -> list[str]:
         """Row samples, smallest first, worth checking before the whole source.
@@ -178,9 +163,10 @@ class UniquenessOracle:
                     )
         return self._sample_sources
 
-    def search_relation(self) -> str:
+    def search_relation(self, needed: Sequence[int] = ()) -> str:
         """The relation full checks read: for an embedded source, an in-memory copy of the
-        searched columns made once, so repeated scans skip re-parsing the file.
+        searched columns (or, for a wide search, of those still ``needed``), so repeated
+        scans skip re-parsing the file.
 
         Columns whose values all hash to distinct 64-bit values are copied as their hashes:
         grouping fixed-width integers is much faster than grouping text, and equal hashes then
@@ -193,10 +179,12 @@ class UniquenessOracle:
             self._search = runner.cache("search", f"SELECT {kept} FROM {self._table.relation}")
         if not isinstance(runner, DuckDbRunner):
             return self._search or self._table.relation
-        if self._search is None:
+        wide = len(self._columns) > EXACT_DISTINCT_COLUMNS
+        wanted = set(needed) | self._copied if wide else set(self._columns)
+        if self._search is None or not wanted <= self._copied:
             safe = self._stats.hash_safe if self._stats is not None else frozenset()
             columns = []
-            for p in self._columns:
+            for p in sorted(wanted):
                 c = self._table.column(p)
                 columns.append(
                     f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}" if p in safe else c
@@ -206,7 +194,38 @@ class UniquenessOracle:
                 f"SELECT {', '.join(columns)} FROM {self._table.relation}"
             )
             self._search = "search"
+            self._copied = wanted
+            self._sample_sources = None  # samples of the old copy lack the new columns
         return self._search
+
+    def _decide_by_codes(
+        self, open_: list[tuple[int, ...]], answers: dict[tuple[int, ...], bool]
+    ) -> list[tuple[int, ...]]:
+        """Decide many candidates with vectorised checks over integer codes of the copy;
+        returns those the codes could not settle exactly."""
+        needed = sorted({p for c in open_ for p in c})
+        if self._rows * len(needed) > MAX_CELLS:
+            return open_
+        fresh = [p for p in needed if p not in self._coded]
+        if fresh:
+            stats = self._stats
+            known = {p: stats.distinct[p] if stats is not None else None for p in fresh}
+            matrix = CodeMatrix(self._table, self.search_relation(), fresh, self._nulls, known)
+            self._coded.update(dict.fromkeys(fresh, matrix))
+        left: list[tuple[int, ...]] = []
+        for c in open_:
+            self._context.check_cancelled()
+            verdict = self._coded[c[0]].unique(c) if self._same_matrix(c) else None
+            if verdict is None:
+                left.append(c)
+            else:
+                self.full_checks += 1
+                answers[c] = verdict
+        return left
+
+    def _same_matrix(self, candidate: tuple[int, ...]) -> bool:
+        first = self._coded[candidate[0]]
+        return all(self._coded[p] is first for p in candidate[1:])
 
     def _unique_in(self, candidate: tuple[int, ...], source: str) -> bool:
         """Exact uniqueness of ``candidate`` within ``source`` (one GROUP BY)."""
@@ -240,11 +259,21 @@ class UniquenessOracle:
                 open_.append(c)
             else:
                 answers[c] = known
+        if open_:
+            self.search_relation(sorted({p for c in open_ for p in c}))
+        embedded = isinstance(self._table.runner, DuckDbRunner)
+        if embedded and len(open_) >= VECTOR_CANDIDATES:
+            open_ = self._decide_by_codes(open_, answers)
         for sample, rows in zip(self._samples() if open_ else [], SAMPLE_ROWS, strict=False):
             for c in self._with_duplicates(open_, sample, rows):
                 answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        if open_:
+        if embedded:
+            for c in open_:
+                self.full_checks += 1
+                answers[c] = self._unique_in(c, self.search_relation(c))
+        elif open_:
+            # other engines check the whole batch together (Spark runs the jobs side by side)
             self.full_checks += len(open_)
             duplicated = self._with_duplicates(open_, self.search_relation())
             answers.update((c, c not in duplicated) for c in open_)

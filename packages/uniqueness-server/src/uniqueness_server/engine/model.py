@@ -69,6 +69,9 @@ class Key:
     columns: tuple[str, ...]
     has_missing: bool
     average_length: float
+    score: float = 1.0  # plausibility as an identifier, 0..1 (see :mod:`.plausibility`)
+    confidence: str = "high"  # high, medium or low
+    reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +86,4 @@ class KeySearch:
     candidates_checked: int
     full_checks: int
     notes: tuple[str, ...] = field(default=())
+    implausible_left_out: int = 0

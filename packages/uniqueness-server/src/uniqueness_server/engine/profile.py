@@ -1,4 +1,12 @@
-"""Column profiles: type, missing values, distinct count and samples, in one or two scans."""
+"""Column profiles: type, missing values, distinct count and samples, in one scan.
+
+Wide sources are the hard case: a query holding a handful of filtered aggregates or an exact
+``COUNT(DISTINCT …)`` per column makes DuckDB's memory and time grow with the square of the
+column count. So every column gets the same few cheap, unfiltered aggregates in one pass
+(``CASE`` instead of ``FILTER``; HyperLogLog instead of exact distinct counts), and a column's
+type is verified with the one test its sample values suggest; only columns whose verification
+fails run the full cascade of tests, in a second, narrower query.
+"""
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
 # client values never reach it, so string-built queries are safe.
@@ -13,6 +21,7 @@ from decimal import Decimal
 from uniqueness_server.engine.check import shorten
 from uniqueness_server.engine.model import ColumnProfile, Profile
 from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.sql import as_text
 from uniqueness_server.engine.table import Table
 
 SAMPLES = 3
@@ -25,6 +34,8 @@ _TEXT_TYPES = (
     ("date", "TRY_CAST({c} AS DATE) IS NOT NULL AND length({c}) = 10"),
     ("timestamp", "TRY_CAST({c} AS TIMESTAMP) IS NOT NULL"),
 )
+_TESTS = dict(_TEXT_TYPES)
+_TYPE_CHUNK = 50
 
 
 def _python_type(values: Sequence[object]) -> str:
@@ -50,56 +61,113 @@ def _python_type(values: Sequence[object]) -> str:
     return kinds.pop() if len(kinds) == 1 else "text"
 
 
+def _count_true(test: str, column: str) -> str:
+    # CASE, not FILTER: hundreds of filtered aggregates in one query cost DuckDB far more
+    return f"COUNT(CASE WHEN {test.format(c=column)} THEN 1 END)"
+
+
+def _first_types(table: Table, positions: Sequence[int], source: str) -> list[str | None]:
+    """For each column, the first type of the cascade every present value in ``source``
+    converts to (None: text; "empty" when no value is present).
+
+    Asked in chunks of columns: planning one query with thousands of these tests takes
+    DuckDB longer than running it.
+    """
+    width = 1 + len(_TEXT_TYPES)
+    kinds: list[str | None] = []
+    for start in range(0, len(positions), _TYPE_CHUNK):
+        chunk = positions[start : start + _TYPE_CHUNK]
+        parts: list[str] = []
+        for p in chunk:
+            c = table.column(p)
+            parts += [f"COUNT({c})", *(_count_true(test, c) for _, test in _TEXT_TYPES)]
+        row = table.query(f"SELECT {', '.join(parts)} FROM {source}")[0]
+        for i in range(len(chunk)):
+            present, *counts = row[i * width : (i + 1) * width]
+            kind: str | None = None if present else "empty"
+            for (label, _), converted in zip(_TEXT_TYPES, counts, strict=True):
+                if present and converted == present:
+                    kind = label
+                    break
+            kinds.append(kind)
+    return kinds
+
+
+def _embedded_types(
+    table: Table, guesses: Sequence[str | None], present: Sequence[int], verified: list[int]
+) -> list[str]:
+    """Each column's type: the sample's guess where every value passed its test, else the
+    first type of the cascade every value passes (one more scan, of those columns only)."""
+    kinds: list[str] = []
+    retry: list[int] = []
+    for p, guess in enumerate(guesses):
+        if not present[p]:
+            kinds.append("empty")
+        elif guess not in (None, "empty") and verified[p] == present[p]:
+            kinds.append(str(guess))
+        else:
+            kinds.append("text")
+            if guess is not None:
+                retry.append(p)
+    if retry:
+        for p, kind in zip(retry, _first_types(table, retry, table.relation), strict=True):
+            kinds[p] = kind or "text"
+    return kinds
+
+
 def profile_columns(table: Table) -> Profile:
     """Every column's inferred type, missing count, distinct count and sample values.
 
     Embedded sources infer types from the text (every value must convert) and count
     distinct values approximately (HyperLogLog); databases count exactly and report the
-    driver's value types.
+    driver's value types. Average lengths cover every present value.
     """
-    embedded = isinstance(table.runner, DuckDbRunner)
+    runner = table.runner
+    embedded = isinstance(runner, DuckDbRunner)
+    guesses: list[str | None] = []
+    head = f"{table.relation} LIMIT {_SAMPLE_ROWS}"
+    if isinstance(runner, DuckDbRunner):
+        runner.execute(f"CREATE OR REPLACE TEMP TABLE profile_sample AS SELECT * FROM {head}")
+        head = "profile_sample"
+        guesses = _first_types(table, range(len(table.names)), head)
+    sample = table.query(f"SELECT * FROM {head}")
     parts = ["COUNT(*)"]
     for p in range(len(table.names)):
         c = table.column(p)
         distinct = f"approx_count_distinct({c})" if embedded else f"COUNT(DISTINCT {c})"
-        parts += [f"COUNT(*) - COUNT({c})", distinct]
+        parts += [f"COUNT({c})", distinct, f"SUM(LENGTH({as_text(table, c)}))"]
         if embedded:
-            parts += [f"COUNT(*) FILTER (WHERE {test.format(c=c)})" for _, test in _TEXT_TYPES]
-            parts.append(f"COUNT({c})")
+            guess = guesses[p]
+            parts.append(_count_true(_TESTS[guess], c) if guess in _TESTS else "0")
     row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
-    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
-    width = 3 + len(_TEXT_TYPES) if embedded else 2
+    width = 4 if embedded else 3
+    rows = int(row[0])
+    present = [int(row[1 + p * width]) for p in range(len(table.names))]
+    if embedded:
+        verified = [int(row[4 + p * width]) for p in range(len(table.names))]
+        kinds = _embedded_types(table, guesses, present, verified)
+    else:
+        kinds = [_python_type([r[p] for r in sample]) for p in range(len(table.names))]
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
         base = 1 + p * width
-        values = [r[p] for r in sample]
-        if embedded:
-            present = int(row[base + width - 1])
-            casts = row[base + 2 : base + 2 + len(_TEXT_TYPES)]
-            kind = "empty" if not present else "text"
-            for (label, _), converted in zip(_TEXT_TYPES, casts, strict=True):
-                if present and converted == present:
-                    kind = label
-                    break
-        else:
-            kind = _python_type(values)
         samples: list[str] = []
-        for value in values:
+        for value in (r[p] for r in sample):
             text = shorten(value)
             if text is not None and text not in samples:
                 samples.append(text)
             if len(samples) == SAMPLES:
                 break
-        lengths = [len(str(v)) for v in values if v is not None]
+        total_length = int(row[base + 2] or 0)
         columns.append(
             ColumnProfile(
                 name=name,
-                type=kind,
-                missing=int(row[base]),
-                distinct=min(int(row[base + 1]), int(row[0]) - int(row[base])),
+                type=kinds[p],
+                missing=rows - present[p],
+                distinct=min(int(row[base + 1]), present[p]),
                 distinct_exact=not embedded,
-                average_length=round(sum(lengths) / len(lengths), 2) if lengths else 0.0,
+                average_length=round(total_length / present[p], 2) if present[p] else 0.0,
                 samples=tuple(samples),
             )
         )
-    return Profile(source=table.label, rows=int(row[0]), columns=tuple(columns))
+    return Profile(source=table.label, rows=rows, columns=tuple(columns))

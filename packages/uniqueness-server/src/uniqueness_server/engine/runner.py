@@ -7,14 +7,18 @@ thread (a blocked query never reaches Python code that could poll the flag itsel
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Protocol
 
 import duckdb
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
+
+from uniqueness_server.engine.limits import overlong_line
 
 _POLL_SECONDS = 0.2
 
@@ -98,6 +102,7 @@ def watching(
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
 _ORIGINAL = re.compile(r"Original Line: (.*)")
 _FOUND = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_LINE_SIZE = re.compile(r"Maximum line size of (\d+) bytes exceeded\. Actual Size: ?(\d+) bytes")
 
 
 def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
@@ -108,6 +113,11 @@ def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
     if "Invalid unicode" in text or "invalid utf" in text.lower():
         return ToolError(
             f"{where} is not valid UTF-8; re-encode the file as UTF-8", ErrorCode.INVALID_ARGUMENT
+        )
+    too_long = _LINE_SIZE.search(text)
+    if too_long and line:
+        return overlong_line(
+            label, int(line.group(1)), int(too_long.group(2)), int(too_long.group(1))
         )
     found = _FOUND.search(text)
     if found:
@@ -136,6 +146,12 @@ class DuckDbRunner:
         self._context = context
         self._label = label
         self.progress = Progress(context)
+        self._held: list[tuple[int, Path]] = []
+
+    def hold(self, descriptor: int, link: Path) -> None:
+        """Keep ``descriptor`` open while the connection lives (its reads go through ``link``,
+        a symlink to it alone in a private directory, removed on close)."""
+        self._held.append((descriptor, link))
 
     @property
     def dialect(self) -> str:
@@ -174,5 +190,10 @@ class DuckDbRunner:
             raise duckdb_error(exc, self._label) from exc
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and the descriptors it read through."""
         self._connection.close()
+        for descriptor, link in self._held:
+            link.unlink(missing_ok=True)
+            link.parent.rmdir()
+            os.close(descriptor)
+        self._held.clear()

@@ -21,6 +21,12 @@ def column_list(table: Table, positions: Sequence[int]) -> str:
     return ", ".join(table.column(p) for p in positions)
 
 
+def as_text(table: Table, column: str) -> str:
+    """``column`` cast to text (Spark SQL's ``VARCHAR`` needs a length; its ``STRING`` does not)."""
+    kind = "STRING" if table.runner.dialect == "spark" else "VARCHAR"
+    return f"CAST({column} AS {kind})"
+
+
 def any_missing(table: Table, positions: Sequence[int]) -> str:
     """A condition true when any of the columns is missing."""
     return " OR ".join(f"{table.column(p)} IS NULL" for p in positions)
@@ -34,18 +40,16 @@ def not_missing(table: Table, positions: Sequence[int]) -> str:
 def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: str) -> str:
     """One GROUP BY pass giving rows, key groups, duplicate groups and rows, missing rows.
 
-    With ``nulls=distinct`` a group whose key has a missing value never counts as duplicate.
+    With ``nulls=distinct`` a group whose key has a missing value never counts as duplicate;
+    rows with a missing key value are counted under both modes.
     """
     cols = column_list(table, positions)
-    flag = (
-        f"MAX(CASE WHEN {any_missing(table, positions)} THEN 1 ELSE 0 END)"
-        if nulls is Nulls.DISTINCT
-        else "0"
-    )
+    flag = f"MAX(CASE WHEN {any_missing(table, positions)} THEN 1 ELSE 0 END)"
+    duplicate = "n > 1 AND m = 0" if nulls is Nulls.DISTINCT else "n > 1"
     return (
         "SELECT COUNT(*), COALESCE(SUM(n), 0), "
-        "COALESCE(SUM(CASE WHEN n > 1 AND m = 0 THEN 1 ELSE 0 END), 0), "
-        "COALESCE(SUM(CASE WHEN n > 1 AND m = 0 THEN n ELSE 0 END), 0), "
+        f"COALESCE(SUM(CASE WHEN {duplicate} THEN 1 ELSE 0 END), 0), "
+        f"COALESCE(SUM(CASE WHEN {duplicate} THEN n ELSE 0 END), 0), "
         "COALESCE(SUM(CASE WHEN m = 1 THEN 1 ELSE 0 END), 0), "
         "COALESCE(SUM(CASE WHEN m = 1 THEN n ELSE 0 END), 0) "
         f"FROM (SELECT COUNT(*) AS n, {flag} AS m FROM {source} GROUP BY {cols}) g"
@@ -53,14 +57,17 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
 
 
 def hashed_summary_query(table: Table, positions: Sequence[int], source: str) -> str:
-    """DuckDB only: rows and the largest group when grouping by a 64-bit hash of the key.
+    """DuckDB only: rows, the largest group when grouping by a 64-bit hash of the key, and
+    rows with a missing key value.
 
     If no two rows share a hash, no two share a key, so a largest group of 1 proves the
     columns unique with a cheaper grouping; anything else needs :func:`summary_query`.
     """
+    missing = f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END)"
     return (
-        "SELECT COALESCE(SUM(n), 0), COALESCE(MAX(n), 0) FROM "
-        f"(SELECT COUNT(*) AS n FROM {source} GROUP BY hash({column_list(table, positions)})) g"
+        "SELECT COALESCE(SUM(n), 0), COALESCE(MAX(n), 0), COALESCE(SUM(m), 0) FROM "
+        f"(SELECT COUNT(*) AS n, {missing} AS m FROM {source} "
+        f"GROUP BY hash({column_list(table, positions)})) g"
     )
 
 

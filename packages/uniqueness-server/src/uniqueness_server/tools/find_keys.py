@@ -6,6 +6,7 @@ from typing import Annotated
 
 from mcp_common import (
     Between,
+    Bool,
     Clamp,
     Int,
     Offset,
@@ -44,6 +45,12 @@ class FindKeysArguments(SourceArguments):
         3, description=f"Largest key size searched, 1..{MAX_KEY_COLUMNS} (default 3)."
     )
     nulls: NullsChoice = nulls_field()
+    plausible_only: Bool = Field(
+        False,
+        description="Keep only keys plausible as identifiers (default false): leave out keys "
+        "whose uniqueness looks accidental (floats, timestamps, free text, measures such as "
+        "prices, columns nearly unique on their own).",
+    )
     limit: Annotated[Int, Clamp(1, MAX_KEYS)] = Pagination.limit_field(
         DEFAULT_KEYS, MAX_KEYS, "keys"
     )
@@ -56,6 +63,9 @@ class KeyFacts(StructuredResult):
     columns: list[str]
     has_missing: bool
     average_length: float
+    score: float = Field(description="Plausibility as an identifier, 0..1; the rank order.")
+    confidence: str = Field(description="high, medium or low (below medium: likely accidental).")
+    reasons: list[str] = Field(description="Why the key ranks where it does.")
 
     @classmethod
     def of(cls, key: Key) -> KeyFacts:
@@ -64,6 +74,9 @@ class KeyFacts(StructuredResult):
             columns=list(key.columns),
             has_missing=key.has_missing,
             average_length=key.average_length,
+            score=key.score,
+            confidence=key.confidence,
+            reasons=list(key.reasons),
         )
 
 
@@ -80,6 +93,9 @@ class KeysAnswer(StructuredResult):
     candidates_checked: int
     full_checks: int
     notes: list[str]
+    implausible_left_out: int = Field(
+        0, description="Keys left out by plausibleOnly (0 when it is off)."
+    )
 
     @classmethod
     def of(cls, search: KeySearch, nulls: Nulls, page: Page[KeyFacts]) -> KeysAnswer:
@@ -95,6 +111,7 @@ class KeysAnswer(StructuredResult):
             candidates_checked=search.candidates_checked,
             full_checks=search.full_checks,
             notes=list(search.notes),
+            implausible_left_out=search.implausible_left_out,
         )
 
 
@@ -127,12 +144,13 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
     if page.total:
         parts.append(
             markdown_table(
-                ["rank", "columns", "size", "missing values", "avg. value length"],
+                ["rank", "columns", "confidence", "why", "missing values", "avg. value length"],
                 [
                     (
                         page.offset + i,
                         names(k.columns),
-                        len(k.columns),
+                        f"{k.confidence} ({k.score})",
+                        "; ".join(k.reasons),
                         "yes" if k.has_missing else "no",
                         k.average_length,
                     )
@@ -147,6 +165,11 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
         )
     for note in answer.notes:
         parts.append(f"\nNote: {note}.\n")
+    if answer.implausible_left_out:
+        parts.append(
+            f"\n{answer.implausible_left_out} keys that look accidental were left out "
+            "(plausibleOnly).\n"
+        )
     parts.append(
         f"\nSearched {len(answer.searched_columns)} columns; {answer.candidates_checked} "
         f"combinations decided, {answer.full_checks} of them by a full scan.\n"
@@ -175,6 +198,7 @@ class FindKeysTool:
                 columns=arguments.columns,
                 max_columns=arguments.max_columns,
                 nulls=nulls,
+                plausible_only=arguments.plausible_only,
                 context=context,
             )
         finally:

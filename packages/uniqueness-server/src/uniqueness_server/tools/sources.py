@@ -19,7 +19,14 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from uniqueness_server.engine import FORMAT_CHOICES, DatabaseRegistry, Table, open_file
+from uniqueness_server.engine import (
+    DEFAULT_MAX_LINE_BYTES,
+    FORMAT_CHOICES,
+    MAX_LINE_BYTES_LIMIT,
+    DatabaseRegistry,
+    Table,
+    open_file,
+)
 
 MAX_HEADER_ROW = 1_000_000
 _DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -58,6 +65,11 @@ class SourceArguments(Arguments):
         None,
         description="Field delimiter of a csv file (a character, or tab); sniffed when absent.",
     )
+    max_line_bytes: Annotated[Int | None, Between(1, MAX_LINE_BYTES_LIMIT)] = Field(
+        None,
+        description="Longest line a csv/tsv file may hold, in bytes (default "
+        f"{DEFAULT_MAX_LINE_BYTES}); a longer line is an error naming it, never a skipped row.",
+    )
 
 
 def _delimiter(value: str | None) -> str | None:
@@ -87,6 +99,7 @@ class SourceOpener:
                 "headerRow": arguments.header_row is not None,
                 "format": arguments.format != "auto",
                 "delimiter": arguments.delimiter is not None,
+                "maxLineBytes": arguments.max_line_bytes is not None,
             }
             for name, given in file_only.items():
                 if given:
@@ -107,5 +120,9 @@ class SourceOpener:
             fmt=arguments.format,
             header_row=1 if arguments.header_row is None else arguments.header_row,
             delimiter=_delimiter(arguments.delimiter),
+            max_line_bytes=arguments.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
             context=context,
+            # readers go through this descriptor, never the name: a symlink swapped in at the
+            # path after the check is never followed
+            descriptor=self.allowed.open_descriptor(real),
         )

@@ -1,0 +1,329 @@
+"""The ``claude-md-check`` / ``agent-config-check`` command line (standard library only, so
+the same code runs as the installed command and as the script a guard commits)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adopt_server.conformance.findings import (
+    Baseline,
+    Violation,
+    render_json,
+    render_sarif,
+    render_text,
+)
+from adopt_server.conformance.project_check import (
+    DESCRIPTIONS,
+    RULE_NAMES,
+    CheckConfig,
+    ConfigError,
+    build_config,
+    check_project,
+)
+from adopt_server.conformance.project_files import MAX_READ_BYTES, ProjectTree
+from adopt_server.conformance.reshaper import reshape
+from adopt_server.conformance.rules import AGENTS_MD_RULES, RULE_SET_NAMES, RuleSet
+
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_USAGE = 2
+DEFAULT_CONFIG = ".claude/agent-config-check.json"
+
+
+def _epilog(prog: str) -> str:
+    return f"""\
+Examples:
+  {prog}                       check the project in . (every rule that applies)
+  {prog} path/to/repo --format sarif --output checks.sarif
+  {prog} --rules minimal       only CLAUDE.md's format
+  {prog} --section "## Testing" --section "## Build"
+  {prog} --write-baseline --baseline FILE   accept today's violations (commit FILE)
+  {prog} --fix                 reshape CLAUDE.md (and AGENTS.md), then check
+
+Rules (anchor names): {", ".join(RULE_NAMES)}.
+Configuration: {DEFAULT_CONFIG} (or --config FILE), keyed like the claude-code-enforcer.
+Exit status: 0 clean (warnings allowed), 1 violations, 2 usage or configuration error.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # one line, then the usage, exit 2
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _parser(prog: str, version: str) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=prog,
+        description="Check a project's Claude Code configuration (CLAUDE.md, AGENTS.md, "
+        "imports, context budget, .mcp.json, sub-agents, commands, skills, plugin, OKF, "
+        "secrets) against the claude-code-enforcer rules.",
+        epilog=_epilog(prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a project directory, or a CLAUDE.md / AGENTS.md file (default: .)",
+    )
+    parser.add_argument(
+        "--rules",
+        default="project",
+        metavar="|".join(RULE_SET_NAMES),
+        help="project (every rule that applies, the default) or minimal (CLAUDE.md format)",
+    )
+    parser.add_argument(
+        "--section",
+        action="append",
+        default=[],
+        metavar="HEADING",
+        help='a section CLAUDE.md must have, such as "## Testing" (claudeMdSections); repeatable',
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help=f"JSON configuration (default: {DEFAULT_CONFIG})"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="report format"
+    )
+    parser.add_argument("--output", metavar="FILE", help="write the report there, not stdout")
+    parser.add_argument("--baseline", metavar="FILE", help="accepted violations (baselineFile)")
+    parser.add_argument(
+        "--write-baseline",
+        action="store_true",
+        help="record the current violations in the baseline and exit 0",
+    )
+    parser.add_argument(
+        "--fix", action="store_true", help="reshape CLAUDE.md and AGENTS.md in place first"
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "claude-md-check", version: str) -> int:
+    """Run the command; returns the exit status (0 ok, 1 violations, 2 usage error)."""
+    parser = _parser(prog, version)
+    try:
+        options = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+
+    def usage(message: str) -> int:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{prog}: error: {message}\n")
+        return EXIT_USAGE
+
+    rule_set = options.rules.strip().lower() or "project"
+    if rule_set not in RULE_SET_NAMES:
+        return usage(f"Unknown rule set '{options.rules}'. Use one of {', '.join(RULE_SET_NAMES)}")
+    targets = options.paths or ["."]
+    for name in targets:
+        if not Path(name).exists():
+            return usage(f"{name} does not exist")
+    if options.write_baseline and len(targets) > 1:
+        return usage("--write-baseline takes one project")
+    violations: list[Violation] = []
+    checked: list[str] = []
+    suppressed = 0
+    for name in targets:
+        target = Path(name)
+        try:
+            outcome = run_check(
+                target,
+                rule_set=rule_set,
+                sections=options.section,
+                config_file=options.config,
+                baseline_file=None if options.write_baseline else options.baseline,
+                fix=options.fix,
+            )
+            if options.write_baseline:
+                path = options.baseline or _configured_baseline(target, options.config)
+                if not path:
+                    raise ConfigError("--write-baseline needs a baseline file: --baseline FILE")
+                write_baseline(target, outcome, path)
+                sys.stderr.write(
+                    f"Recorded {len(outcome.violations)} violation(s) in the baseline {path}\n"
+                )
+                return EXIT_OK
+        except ConfigError as error:
+            return usage(str(error))
+        if outcome.stale:
+            sys.stderr.write(
+                f"{len(outcome.stale)} baseline entries no longer match anything and can be "
+                "removed\n"
+            )
+        display = "" if name in (".", "./") or not target.is_dir() else name.rstrip("/") + "/"
+        violations += [
+            Violation(v.rule, display + v.path if v.path else name, v.line, v.message, v.severity)
+            for v in outcome.violations
+        ]
+        checked += [rule for rule in outcome.checked if rule not in checked]
+        suppressed += outcome.suppressed
+    report = {
+        "text": lambda: render_text(violations),
+        "json": lambda: render_json(violations, checked, suppressed),
+        "sarif": lambda: render_sarif(violations, checked, version, DESCRIPTIONS),
+    }[options.format]()
+    if options.output:
+        with open(options.output, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(report)
+    else:
+        sys.stdout.write(report)
+    errors = [v for v in violations if v.severity == "error"]
+    return EXIT_VIOLATIONS if errors else EXIT_OK
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One project's verdict: violations left after the baseline, the rules that ran, how
+    many violations the baseline accepted, and its entries that match nothing any more."""
+
+    violations: tuple[Violation, ...]
+    checked: tuple[str, ...]
+    suppressed: int = 0
+    stale: tuple[str, ...] = ()
+
+
+def run_check(
+    target: Path,
+    *,
+    rule_set: str = "project",
+    sections: Sequence[str] = (),
+    config_file: str | None = None,
+    baseline_file: str | None = None,
+    fix: bool = False,
+) -> CheckOutcome:
+    """Check one project directory (or one CLAUDE.md / AGENTS.md file) the way the command
+    does: its configuration file, then the arguments, then its baseline. Writes nothing but
+    the reshaped documents when ``fix``. Raises ``ConfigError`` for a bad configuration."""
+    root = target if target.is_dir() else target.parent
+    tree = ProjectTree(root)
+    settings = _settings(tree, config_file)
+    if sections:
+        settings["claudeMdSections"] = list(sections)
+    if baseline_file:
+        settings["baselineFile"] = baseline_file
+    only: tuple[str, ...] = ()
+    if not target.is_dir():
+        rules = settings.setdefault("rules", {})
+        if target.name == "AGENTS.md":
+            only = ("agentsMdFormat",)
+            rules.setdefault("agentsMdFormat", {})["agentsMdFile"] = target.name
+        else:
+            only = ("claudeMdFormat",)
+            rules.setdefault("claudeMdFormat", {})["claudeMdFile"] = target.name
+    elif rule_set == "minimal":
+        only = ("claudeMdFormat",)
+    config = build_config(settings, only=only)
+    if fix:
+        _fix(tree, config)
+        tree = ProjectTree(root)  # read again: the reshape changed what the first tree cached
+    result = check_project(tree, config)
+    if not config.baseline_file:
+        return CheckOutcome(result.violations, result.checked)
+    baseline = _baseline(tree, config.baseline_file)
+    kept = tuple(v for v in result.violations if not baseline.accepts(v))
+    return CheckOutcome(
+        kept,
+        result.checked,
+        len(result.violations) - len(kept),
+        tuple(baseline.stale(result.violations)),
+    )
+
+
+def _baseline(tree: ProjectTree, path: str) -> Baseline:
+    real = tree.real(path)
+    if real is None or not real.is_file():
+        return Baseline([], str(tree.root))
+    with real.open(encoding="utf-8", errors="replace") as handle:
+        return Baseline.parse(handle.read(MAX_READ_BYTES), str(tree.root))
+
+
+def write_baseline(target: Path, outcome: CheckOutcome, path: str) -> None:
+    """Record every violation of ``outcome`` as accepted, in ``path`` under the project."""
+    root = target if target.is_dir() else target.parent
+    tree = ProjectTree(root)
+    file = tree.root / path
+    if tree.real(path) is None:
+        raise ConfigError(f"the baseline {path} must be inside the project")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    with file.open("w", encoding="utf-8", newline="\n") as handle:
+        handle.write(Baseline([], str(tree.root)).render(outcome.violations))
+
+
+def _configured_baseline(target: Path, config: str | None) -> str:
+    root = target if target.is_dir() else target.parent
+    value = _settings(ProjectTree(root), config).get("baselineFile", "")
+    return value if isinstance(value, str) else ""
+
+
+def _settings(tree: ProjectTree, config: str | None) -> dict[str, Any]:
+    """The JSON configuration (``--config`` or the default file when present)."""
+    if config is None:
+        if not tree.is_file(DEFAULT_CONFIG):
+            return {}
+        read = tree.read(DEFAULT_CONFIG)
+        source, text = DEFAULT_CONFIG, read.text
+        if text is None:
+            raise ConfigError(read.problem or f"{DEFAULT_CONFIG} cannot be read")
+    else:
+        source = config
+        try:
+            with open(config, encoding="utf-8") as handle:
+                text = handle.read(MAX_READ_BYTES)
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"cannot read the configuration {config}: {error}") from None
+    try:
+        settings = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{source} line {error.lineno}: not valid JSON ({error.msg})") from None
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{source} must hold a JSON object")
+    return settings
+
+
+def _fix(tree: ProjectTree, config: CheckConfig) -> None:
+    """Reshape CLAUDE.md (and AGENTS.md under the project rules) in place: only regular,
+    UTF-8 files inside the project and within the read bound are touched."""
+    claude = config.options["claudeMdFormat"]
+    agents = config.options["agentsMdFormat"]
+    targets: list[tuple[str, RuleSet]] = []
+    if not config.only or "claudeMdFormat" in config.only:
+        sections = tuple(claude["requiredSections"])
+        reference = claude["requiredReference"]
+        targets.append(
+            (
+                claude["claudeMdFile"],
+                RuleSet("project", "github-actions", sections, reference=reference),
+            )
+        )
+    if not config.only or "agentsMdFormat" in config.only:
+        sections = tuple(agents["requiredSections"])
+        title = AGENTS_MD_RULES.title
+        targets.append(
+            (
+                agents["agentsMdFile"],
+                RuleSet("agents", "github-actions", sections, title=title, reference=""),
+            )
+        )
+    for path, rules in targets:
+        real = tree.real(path)
+        if real is None or not real.is_file():
+            continue
+        with real.open("rb") as handle:
+            data = handle.read(MAX_READ_BYTES + 1)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # the check reports it; nothing here can repair an encoding
+        fixed = reshape(text, rules)
+        if fixed != text and len(data) <= MAX_READ_BYTES:
+            with real.open("w", encoding="utf-8", newline="") as handle:
+                handle.write(fixed)
+            sys.stderr.write(f"{path}: reshaped\n")

@@ -1,0 +1,58 @@
+"""The committed checker script every non-Maven guard runs, and the arguments it runs with.
+
+The Python, Gradle and fallback guards all run the same file,
+:data:`~adopt_server.conformance.standalone.SCRIPT_PATH`, generated from this package's
+checker; the adopted repository needs only Python to run it (no package, no index).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp_common import package_version
+
+from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.conformance import RuleSet
+from adopt_server.conformance.standalone import MARKER, SCRIPT_PATH, script
+
+SCRIPT = SCRIPT_PATH
+
+
+def script_text() -> str:
+    """The script this version of the adoption commits."""
+    return script(package_version("adopt-server"))
+
+
+def checker_args(rules: RuleSet) -> list[str]:
+    """The command-line arguments that apply ``rules`` (the same in every guard)."""
+    args = ["--rules", rules.name]
+    for section in rules.sections:
+        args += ["--section", section]
+    return args
+
+
+def script_is_installed(checkout: Path) -> bool:
+    """Whether the checker script is there (any version the adoption wrote)."""
+    return CheckoutFiles(checkout).is_file(SCRIPT)
+
+
+def script_is_ours(checkout: Path) -> bool:
+    """Whether the checker script is one an adoption wrote (it carries the marker), of this
+    version or an earlier one."""
+    if not script_is_installed(checkout):
+        return False
+    head = CheckoutFiles(checkout).read_text(SCRIPT, errors="replace").split("\n", 3)[:3]
+    return any(MARKER in line for line in head)
+
+
+def install_script(checkout: Path) -> bool:
+    """Write the script when absent, or refresh one an older adoption wrote (it carries the
+    marker); a file the project wrote itself is kept. Returns whether it was written."""
+    files = CheckoutFiles(checkout)
+    text = script_text()
+    if files.create_text(SCRIPT, text):
+        return True
+    if not script_is_ours(checkout) or files.read_text(SCRIPT, errors="replace") == text:
+        return False
+    files.write_text(SCRIPT, text)
+    return True

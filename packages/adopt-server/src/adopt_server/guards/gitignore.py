@@ -1,0 +1,29 @@
+"""Keep personal Claude Code settings out of the repository (the ``localSettingsIgnored``
+rule every guard runs): ``.claude/settings.local.json`` is added to an existing
+``.gitignore`` that does not cover it yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.conformance.project_rules import LOCAL_SETTINGS, gitignore_covers
+
+GITIGNORE = ".gitignore"
+MARKER = "Added by claude-code-adopt"
+
+
+def ensure_local_settings_ignored(checkout: Path) -> list[str]:
+    """Append the entry to ``.gitignore`` when it exists and lacks it; returns the paths
+    changed. A project without a ``.gitignore`` is left alone (the rule does not apply)."""
+    files = CheckoutFiles(checkout)
+    if not files.is_file(GITIGNORE):
+        return []
+    text = files.read_text(GITIGNORE, errors="replace")
+    if gitignore_covers(text, LOCAL_SETTINGS):
+        return []
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lead = "" if not text or text.endswith("\n") else newline
+    addition = f"{lead}# {MARKER}: personal Claude Code settings{newline}/{LOCAL_SETTINGS}{newline}"
+    files.write_text(GITIGNORE, addition, mode="append")
+    return [GITIGNORE]

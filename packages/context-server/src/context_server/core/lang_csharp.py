@@ -1,0 +1,178 @@
+"""C#: namespace facts, resolved by the JVM name rules (see resolution.py).
+
+A namespace plays the part of a package: a file sees the types of its own namespace and of
+the namespaces enclosing it (recorded as wildcard imports), ``using N;`` is a wildcard
+import, ``using A = N.T;`` an alias and ``using static N.T;`` a wildcard over the type's
+nested names. Both namespace forms count (``namespace N;`` and ``namespace N { … }``, nested
+ones too). A partial class is one class across files: every file declaring it is linked.
+References are identifier nodes of code, a dotted name (``N.T``, ``Alias.T``) kept whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from context_server.core.extraction import Declaration, Import, SourceFacts
+from context_server.core.languages import SourceLanguage
+
+_TYPES = frozenset(
+    {
+        "class_declaration",
+        "struct_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "record_struct_declaration",
+        "delegate_declaration",
+    }
+)
+_NAMESPACES = frozenset({"namespace_declaration", "file_scoped_namespace_declaration"})
+_CHAINS = frozenset({"qualified_name", "member_access_expression", "alias_qualified_name"})
+_DOTTED = re.compile(r"[A-Za-z_@][\w]*(?:\.[A-Za-z_@][\w]*)+")
+
+
+def _query(language: SourceLanguage) -> tree_sitter.Query:
+    return language.query("(identifier) @name")
+
+
+def _text(node: tree_sitter.Node | None) -> str:
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
+
+
+def _compact(node: tree_sitter.Node | None) -> str:
+    return "".join(_text(node).split())
+
+
+@dataclass
+class _Walk:
+    namespaces: list[str] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    declarations: list[Declaration] = field(default_factory=list)
+    skipped: list[tuple[int, int]] = field(default_factory=list)
+
+
+def extract_csharp(
+    language: SourceLanguage, text: str, module: str = "", span: tuple[int, int] | None = None
+) -> SourceFacts:
+    """The facts of one C# file; with ``span``, only references inside it are collected."""
+    source = text.encode("utf-8")
+    root = language.parser().parse(source).root_node
+    walk = _Walk()
+    _visit(root, "", None, walk)
+    names: list[str] = []
+    for nodes in tree_sitter.QueryCursor(_query(language)).captures(root).values():
+        for node in nodes:
+            start = node.start_byte
+            if span is not None and not span[0] <= start < span[1]:
+                continue
+            if any(first <= start < last for first, last in walk.skipped):
+                continue
+            name = _reference(node)
+            if name:
+                names.append(name)
+    counts = Counter(names)
+    package = walk.namespaces[0] if walk.namespaces else ""
+    # Every enclosing namespace (and any further namespace of the file) is visible too.
+    seen: set[str] = {package}
+    enclosing: list[Import] = []
+    for namespace in walk.namespaces:
+        parts = namespace.split(".")
+        for size in range(len(parts), 0, -1):
+            outer = ".".join(parts[:size])
+            if outer not in seen:
+                seen.add(outer)
+                enclosing.append(Import(outer, None, True))
+    return SourceFacts(
+        language=language.name,
+        package=package,
+        imports=(*walk.imports, *enclosing),
+        declarations=tuple(walk.declarations),
+        local_names=frozenset(d.simple_name for d in walk.declarations),
+        references=tuple(counts),
+        module=module,
+        uses=tuple(counts.values()),
+    )
+
+
+def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Walk) -> None:
+    """Record namespaces, ``using`` directives and type declarations below ``node``."""
+    for child in node.named_children:
+        kind = child.type
+        if kind == "using_directive":
+            walk.imports.append(_using(child))
+            walk.skipped.append((child.start_byte, child.end_byte))
+        elif kind in _NAMESPACES:
+            name_node = child.child_by_field_name("name")
+            name = _compact(name_node)
+            full = f"{namespace}.{name}" if namespace else name
+            walk.namespaces.append(full)
+            if name_node is not None:
+                walk.skipped.append((name_node.start_byte, name_node.end_byte))
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _visit(body, full, None, walk)
+            else:
+                # ``namespace N;``: the rest of the file is its body.
+                namespace = full
+        elif kind in _TYPES:
+            name = _text(child.child_by_field_name("name"))
+            if not name:
+                continue
+            prefix = outer if outer is not None else namespace
+            qualified = f"{prefix}.{name}" if prefix else name
+            walk.declarations.append(
+                Declaration(
+                    name,
+                    qualified,
+                    "type",
+                    outer is not None,
+                    (child.start_point[0] + 1, child.end_point[0] + 1),
+                    (child.start_byte, child.end_byte),
+                )
+            )
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _visit(body, namespace, qualified, walk)
+        elif kind == "declaration_list" or kind.startswith("global_"):
+            _visit(child, namespace, outer, walk)
+
+
+def _using(node: tree_sitter.Node) -> Import:
+    alias = node.child_by_field_name("name")
+    target = next(
+        (
+            _compact(c)
+            for c in node.named_children
+            if c.type in {"qualified_name", "identifier", "alias_qualified_name"}
+            and (alias is None or c.id != alias.id)
+        ),
+        "",
+    )
+    if alias is not None:
+        return Import(target, _text(alias))
+    return Import(target, None, True)
+
+
+def _reference(node: tree_sitter.Node) -> str | None:
+    """The name an identifier node contributes: the whole dotted name for the first segment
+    of one, nothing for a later segment or a declaration's own name."""
+    parent = node.parent
+    if parent is None:
+        return _text(node)
+    named = parent.child_by_field_name("name")
+    if named is not None and named.id == node.id and parent.type not in _CHAINS:
+        return None
+    best: str | None = None
+    current: tree_sitter.Node | None = parent
+    while current is not None and current.type in _CHAINS:
+        if current.start_byte != node.start_byte:
+            return None  # a later segment: the chain was counted at its first one
+        compact = _compact(current)
+        if _DOTTED.fullmatch(compact):
+            best = compact
+        current = current.parent
+    return best or _text(node)

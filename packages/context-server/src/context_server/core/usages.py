@@ -1,0 +1,102 @@
+"""Usages: the files that depend on a file or one of its declarations, most using first.
+
+The reverse of the dependency graph the resolver already holds. The lines of a use come from
+the user's syntax tree: identifier nodes spelling a name the target declares (comments and
+string literals hold no identifier nodes, so they never count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import tree_sitter
+
+from context_server.core.extraction import Declaration
+from context_server.core.index import ProjectIndex
+from context_server.core.languages import LANGUAGES
+from context_server.core.walk import sort_key
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """A file using the target: how its dependency was resolved (``rule``) and how often it
+    uses the target (0: named only by an import)."""
+
+    path: str
+    language: str
+    rule: str
+    uses: int
+
+
+def users(
+    index: ProjectIndex,
+    target: str,
+    naming: str | None,
+    read: Callable[[str], str],
+) -> list[Usage]:
+    """Every file depending on ``target``, most uses first, then by path.
+
+    With ``naming`` (one declaration of a file holding several, or a member), a user of the
+    file counts only if its code spells that name; its uses are then the number of such
+    identifiers (``read`` gives a file's text).
+    """
+    found: list[Usage] = []
+    for path in sorted(index.sources, key=sort_key):
+        if path == target:
+            continue
+        edge = next((e for e in index.resolver.direct(path).edges if e.target == target), None)
+        if edge is None:
+            continue
+        uses = edge.uses
+        if naming is not None:
+            uses = len(occurrences(index, path, {naming}, read(path)))
+            if uses == 0:
+                continue
+        found.append(Usage(path, index.sources[path].language, edge.rule, uses))
+    found.sort(key=lambda usage: -usage.uses)
+    return found
+
+
+def target_names(
+    index: ProjectIndex, target: str, declaration: Declaration | None
+) -> tuple[str, ...]:
+    """The names a user spells to use the target: the declaration's, or those of every
+    top-level declaration of the file (and, for a Python module, its own last segment)."""
+    if declaration is not None:
+        return (declaration.simple_name,)
+    facts = index.sources[target]
+    names = {d.simple_name for d in facts.declarations if not d.nested}
+    if facts.language == "python" and facts.module:
+        names.add(facts.module.rsplit(".", 1)[-1])
+    return tuple(sorted(names))
+
+
+def occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str) -> list[int]:
+    """The 1-based lines of ``path`` (whose text is ``text``) where code spells one of
+    ``names`` as an identifier, one entry per identifier."""
+    wanted = {name.encode("utf-8") for name in names}
+    language = next(lang for lang in LANGUAGES if lang.name == index.sources[path].language)
+    source = text.encode("utf-8")
+    tree = language.parser().parse(source)
+    lines: list[int] = []
+    cursor: tree_sitter.TreeCursor = tree.walk()
+    visited_children = False
+    while True:
+        node = cursor.node
+        if not visited_children and node is not None:
+            if (
+                node.child_count == 0
+                and node.type.endswith("identifier")
+                and source[node.start_byte : node.end_byte] in wanted
+            ):
+                lines.append(node.start_point[0] + 1)
+            if cursor.goto_first_child():
+                continue
+        if cursor.goto_next_sibling():
+            visited_children = False
+        elif cursor.goto_parent():
+            visited_children = True
+        else:
+            break
+    return lines

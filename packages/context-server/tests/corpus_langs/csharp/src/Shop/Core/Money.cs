@@ -1,0 +1,3 @@
+namespace Shop.Core;
+
+public readonly record struct Money(long Cents);

@@ -1,0 +1,7 @@
+namespace Shop.Models;
+
+/// <summary>A customer account.</summary>
+public class User
+{
+    public string Name { get; init; } = "";
+}

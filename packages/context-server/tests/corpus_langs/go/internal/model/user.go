@@ -1,0 +1,6 @@
+package model
+
+// User is a customer account.
+type User struct {
+	Name string
+}

@@ -1,0 +1,7 @@
+package plugins
+
+var registered []string
+
+func init() {
+	registered = append(registered, "plugins")
+}

@@ -1,0 +1,3 @@
+pub struct Line {
+    pub cents: u64,
+}

@@ -1,0 +1,4 @@
+mod invoice;
+mod line;
+
+pub use self::invoice::Invoice;

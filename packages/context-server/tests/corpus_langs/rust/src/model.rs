@@ -1,0 +1,6 @@
+pub mod admin;
+
+/// A customer account.
+pub struct User {
+    pub name: String,
+}

@@ -1,0 +1,3 @@
+pub fn round(cents: u64) -> u64 {
+    cents - cents % 5
+}

@@ -1,0 +1,3 @@
+pub fn fixture() -> u32 {
+    1
+}

@@ -1,0 +1,5 @@
+export interface Config {
+  currency: string;
+}
+
+export type Mode = "live" | "test";

@@ -1,0 +1,2 @@
+export { User } from "./user";
+export * from "./role";

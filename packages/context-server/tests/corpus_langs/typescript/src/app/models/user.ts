@@ -1,0 +1,4 @@
+/** The shop's customer account. */
+export class User {
+  constructor(readonly name: string) {}
+}

@@ -1,0 +1,3 @@
+export function format(amount: number): string {
+  return amount.toFixed(2);
+}

@@ -1,0 +1,97 @@
+"""Nothing is dropped silently: overlong lines, wide headers and binary content are errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_common import ToolError
+from uniqueness_server.engine import CheckResult, check_uniqueness, open_file
+from uniqueness_testkit import call, tools_for, write
+
+LIMIT = 1_000
+
+
+def check(path: Path, **options: Any) -> CheckResult:
+    table = open_file(path, label=path.name, **options)
+    try:
+        return check_uniqueness(table, ["id"])
+    finally:
+        table.close()
+
+
+def failure(path: Path, **options: Any) -> str:
+    with pytest.raises(ToolError) as caught:
+        check(path, **options)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize("newline", ["\n", ""])
+def test_an_overlong_last_line_is_an_error_not_a_lost_row(
+    tmp_path: Path, compress: bool, newline: str
+) -> None:
+    # DuckDB drops a last line over its limit without a word: 3 rows would read as 2
+    path = write(
+        tmp_path / f"last.csv{'.gz' if compress else ''}",
+        "id,val\n1,a\n2,b\n3," + "x" * 5 * LIMIT + newline,
+        compress=compress,
+    )
+    message = failure(path, max_line_bytes=LIMIT)
+    assert "line 4 of" in message
+    assert f"{LIMIT:,} bytes per line" in message
+    assert "maxLineBytes" in message
+    assert check(path, max_line_bytes=10 * LIMIT).rows == 3
+
+
+def test_an_overlong_line_inside_the_file_names_its_line_and_length(tmp_path: Path) -> None:
+    path = write(tmp_path / "mid.csv", "id,val\n1,a\n2," + "x" * 3 * LIMIT + "\n3,c\n4,d\n")
+    message = failure(path, max_line_bytes=LIMIT)
+    assert f"line 3 of mid.csv is {3 * LIMIT + 2:,} bytes long" in message
+    assert "maxLineBytes" in message
+    assert check(path, max_line_bytes=4 * LIMIT).rows == 4
+
+
+def test_an_overlong_line_in_a_file_with_comments_is_an_error_too(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.csv", "id,val\n# a comment\n1,a\n2," + "x" * 3 * LIMIT + "\n")
+    message = failure(path, max_line_bytes=LIMIT)
+    assert "line 4 of c.csv" in message
+    assert check(path, max_line_bytes=4 * LIMIT).rows == 2
+
+
+def test_a_header_line_longer_than_the_limit_is_described_as_such(tmp_path: Path) -> None:
+    header = ",".join(f"column_{i}" for i in range(60_000))  # ~700 KB, no data rows
+    path = write(tmp_path / "header.csv", header + "\n")
+    table = open_file(path, label="header.csv")
+    try:
+        assert len(table.names) == 60_000
+    finally:
+        table.close()
+    wider = write(tmp_path / "wider.csv", header + "\n")
+    message = failure(wider, max_line_bytes=100_000)
+    assert "line 1 of wider.csv is longer than 100,000 bytes" in message
+    assert "maxLineBytes" in message
+
+
+def test_a_gzip_of_nul_bytes_is_binary_data_not_an_empty_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "zeros.csv.gz", b"\x00" * 1_000_000, compress=True)
+    message = failure(path)
+    assert "NUL bytes" in message
+    assert "decompressed" in message
+    assert "empty" not in message
+
+
+def test_the_tools_take_max_line_bytes_and_refuse_it_for_databases(tmp_path: Path) -> None:
+    write(tmp_path / "last.csv", "id,val\n1,a\n2," + "x" * 3 * LIMIT + "\n")
+    tools = tools_for(tmp_path, [f"db=sqlite:///{tmp_path / 'x.db'}"])
+    read = call(tools["uniqueness_check"], {"path": "last.csv", "columns": ["id"]})
+    assert read.structured is not None
+    assert read.structured["rows"] == 2  # 3 KB is under the default limit
+    with pytest.raises(ToolError, match="maxLineBytes"):
+        call(
+            tools["uniqueness_check"],
+            {"path": "last.csv", "columns": ["id"], "maxLineBytes": LIMIT},
+        )
+    with pytest.raises(ToolError, match="maxLineBytes applies to files"):
+        call(tools["find_keys"], {"database": "db", "table": "t", "maxLineBytes": LIMIT})
