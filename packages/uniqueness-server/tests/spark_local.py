@@ -8,12 +8,14 @@ directory and is stopped (its whole process group) when the context ends.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,6 +25,7 @@ from pathlib import Path
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_SECONDS = 240.0
+_PR_SET_PDEATHSIG = 1
 
 
 def missing_reason() -> str | None:
@@ -37,6 +40,14 @@ def missing_reason() -> str | None:
     if not (home / "bin" / "spark-submit").exists():
         return "the installed pyspark has no bin/spark-submit (the light client, not full pyspark)"
     return None
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: Linux sends it SIGTERM when the process that started it dies,
+    so a killed test or benchmark run leaves no Spark JVM behind (spark-submit execs the JVM
+    in the same process, which keeps this setting)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _free_port() -> int:
@@ -119,6 +130,7 @@ def local_spark(cores: int = 2, memory: str = "1g") -> Iterator[LocalSpark]:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         try:
             deadline = time.monotonic() + START_SECONDS

@@ -9,16 +9,22 @@ say why; the query checks need no Spark and always run.
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import mcp_types as types
 import pytest
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_common import ErrorCode, McpTool, ToolCancelledError, ToolContext, ToolError, redact
 from spark_local import LocalSpark, local_spark, missing_reason
 from uniqueness_server.engine import (
@@ -355,6 +361,22 @@ def test_cancellation_interrupts_the_spark_job(lake: DatabaseRegistry) -> None:
     assert time.monotonic() - started < 60
 
 
+def test_cancellation_reaches_jobs_started_from_other_threads(lake: DatabaseRegistry) -> None:
+    # find_keys runs its Spark jobs from a pool of threads; the client tags operations per
+    # thread, so a job started elsewhere must still carry the call's tag to be interrupted
+    context = ToolContext()
+    table = lake.open("lake", query="SELECT id FROM range(0, 20000000000)", context=context)
+    pool = ThreadPoolExecutor(1)
+    threading.Timer(3.0, context.cancel).start()
+    try:
+        job = pool.submit(table.query, f"SELECT COUNT(DISTINCT c1) FROM {table.relation}")
+        with pytest.raises(ToolCancelledError):
+            job.result(timeout=90)
+    finally:
+        table.close()
+        pool.shutdown()
+
+
 def test_progress_comes_from_spark_job_progress(lake: DatabaseRegistry) -> None:
     reports: list[tuple[float, str | None]] = []
     context = ToolContext(lambda progress, total, message: reports.append((progress, message)))
@@ -380,3 +402,104 @@ def test_a_spark_url_without_the_client_names_the_extra(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "pyspark.sql.connect.session", None)
     with pytest.raises(ValueError, match=r"uniqueness-server\[spark\]"):
         DatabaseRegistry.from_options(["lake=sc://localhost:15002/;token=abc"])
+
+
+SERVER = Path(sys.executable).parent / "uniqueness-server"
+
+
+def _everything(result: types.CallToolResult) -> str:
+    """All a client reads of an answer: its text parts and its structured content."""
+    text = "\n".join(p.text for p in result.content if isinstance(p, types.TextContent))
+    return text + json.dumps(result.structured_content or {})
+
+
+@pytest.mark.e2e
+@pytest.mark.anyio
+async def test_the_server_command_over_stdio_on_spark(spark: LocalSpark, tmp_path: Path) -> None:
+    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
+    parquet = _household(tmp_path)
+    write(tmp_path / "data" / "household.csv", household_csv())
+    from pyspark.sql.connect.session import SparkSession
+
+    session = SparkSession.builder.remote(spark.url).create()
+    try:
+        session.sql("CREATE TABLE IF NOT EXISTS e2e_orders (id INT, customer STRING)").collect()
+        session.sql("INSERT OVERWRITE e2e_orders VALUES (1, 'a'), (2, 'a'), (3, 'b')").collect()
+    finally:
+        session.stop()
+    wrong = "wrongtoken123456"
+    dead = f"sc://localhost:{_dead_port()}/;token={spark.token}"
+    log_file, errors = tmp_path / "server.log", tmp_path / "stderr.txt"
+    params = StdioServerParameters(
+        command=str(SERVER),
+        args=["--allowed-dir", str(tmp_path / "data"), "--log-file", str(log_file)],
+        # from the environment (one variable, '|' between connections), as the README advises:
+        # a command line shows in every process listing, the token with it
+        env={
+            **os.environ,
+            "UNIQUENESS_SERVER_DATABASE": "|".join(
+                [
+                    f"lake={spark.url}",
+                    f"gone={dead}",
+                    f"bad=sc://localhost:{spark.port}/;token={wrong}",
+                ]
+            ),
+            "UNIQUENESS_SERVER_LOG_LEVEL": "DEBUG",
+        },
+        cwd=str(tmp_path),
+    )
+    source = {"database": "lake", "query": f"SELECT * FROM parquet.`{parquet}`"}
+    answers: list[types.CallToolResult] = []
+    with errors.open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
+
+            async def ask(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+                answers.append(await client.call_tool(tool, arguments))
+                return answers[-1]
+
+            check = await ask("uniqueness_check", {**source, "columns": ["year1", "hlpi_name"]})
+            assert not check.is_error, _everything(check)
+            assert check.structured_content is not None
+            assert check.structured_content["unique"] is True
+            repeated = await ask("uniqueness_check", {**source, "columns": ["year1"], "limit": 1})
+            assert repeated.structured_content is not None
+            assert repeated.structured_content["unique"] is False
+            assert len(repeated.structured_content["duplicates"]) == 1
+            on_spark = await ask("find_keys", {**source, "maxColumns": 2})
+            on_file = await ask("find_keys", {"path": "household.csv", "maxColumns": 2})
+            assert on_spark.structured_content is not None
+            assert on_file.structured_content is not None
+            assert on_spark.structured_content["keys"]
+            assert on_spark.structured_content["keys"] == on_file.structured_content["keys"]
+            columns = await ask("list_columns", {"database": "lake", "table": "e2e_orders"})
+            assert columns.structured_content is not None
+            assert columns.structured_content["rows"] == 3
+            assert [c["name"] for c in columns.structured_content["columns"]] == ["id", "customer"]
+
+            failures = {
+                "TABLE_OR_VIEW_NOT_FOUND": ("list_columns", {"database": "lake", "table": "no"}),
+                "read-only SELECT": (
+                    "find_keys",
+                    {"database": "lake", "query": "DROP TABLE e2e_orders"},
+                ),
+                "UNAVAILABLE": ("list_columns", {"database": "gone", "table": "e2e_orders"}),
+                "UNAUTHENTICATED": ("list_columns", {"database": "bad", "table": "e2e_orders"}),
+            }
+            for reason, (tool, arguments) in failures.items():
+                failed = await ask(tool, arguments)
+                assert failed.is_error, _everything(failed)
+                assert reason in _everything(failed)
+                # the file source keeps working in the same server after each failure
+                fine = await ask("uniqueness_check", {"path": "household.csv", "columns": "income"})
+                assert not fine.is_error, _everything(fine)
+    session = SparkSession.builder.remote(spark.url).create()
+    try:
+        assert session.sql("SELECT COUNT(*) FROM e2e_orders").collect()[0][0] == 3
+    finally:
+        session.stop()
+    seen = "\n".join(_everything(a) for a in answers)
+    logged = log_file.read_text() + errors.read_text()
+    assert "Spark job" in logged or "lake" in logged, "the log should record the Spark calls"
+    for secret in (spark.token, wrong):
+        assert secret not in seen
+        assert secret not in logged

@@ -27,7 +27,12 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.spark import SparkRunner, duplicated_sets
+from uniqueness_server.engine.spark import (
+    SparkRunner,
+    duplicated_sets,
+    ranked_sample,
+    searched_columns,
+)
 from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats
 from uniqueness_server.engine.table import Table
@@ -147,14 +152,11 @@ class UniquenessOracle:
                     )
                     self._sample_sources.append(name)
                 elif isinstance(self._table.runner, SparkRunner):
-                    # a random sample of the cached search columns, itself cached: every
-                    # candidate then scans a few thousand in-memory rows
+                    # a random sample of the cached search columns, as ranks, itself cached
                     percent = min(100.0, 100.0 * rows / self._rows)
                     self._sample_sources.append(
-                        self._table.runner.cache(
-                            name,
-                            f"SELECT * FROM {self.search_relation()} "
-                            f"TABLESAMPLE ({percent:.6f} PERCENT) REPEATABLE (7)",
+                        ranked_sample(
+                            self._table, self.search_relation(), self._columns, percent, name
                         )
                     )
                 else:
@@ -174,9 +176,7 @@ class UniquenessOracle:
         """
         runner = self._table.runner
         if isinstance(runner, SparkRunner) and self._search is None:
-            # cached in the cluster's memory once per call; later scans skip the source
-            kept = ", ".join(self._table.column(p) for p in self._columns)
-            self._search = runner.cache("search", f"SELECT {kept} FROM {self._table.relation}")
+            self._search = searched_columns(self._table, self._columns)
         if not isinstance(runner, DuckDbRunner):
             return self._search or self._table.relation
         wide = len(self._columns) > EXACT_DISTINCT_COLUMNS
@@ -234,15 +234,12 @@ class UniquenessOracle:
         return not self._table.query(query)
 
     def _with_duplicates(
-        self, candidates: Sequence[tuple[int, ...]], source: str, sample_rows: int | None = None
+        self, candidates: Sequence[tuple[int, ...]], source: str
     ) -> set[tuple[int, ...]]:
-        """The candidates that hold a duplicate within ``source`` (a sample of about
-        ``sample_rows`` rows, or the whole source)."""
+        """The candidates that hold a duplicate within ``source`` (a sample or the whole)."""
         if isinstance(self._table.runner, SparkRunner):
             self._context.check_cancelled()
-            return duplicated_sets(
-                self._table, candidates, self._nulls, source, sample_rows=sample_rows
-            )
+            return duplicated_sets(self._table, candidates, self._nulls, source)
         return {c for c in candidates if not self._unique_in(c, source)}
 
     def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
@@ -264,8 +261,8 @@ class UniquenessOracle:
         embedded = isinstance(self._table.runner, DuckDbRunner)
         if embedded and len(open_) >= VECTOR_CANDIDATES:
             open_ = self._decide_by_codes(open_, answers)
-        for sample, rows in zip(self._samples() if open_ else [], SAMPLE_ROWS, strict=False):
-            for c in self._with_duplicates(open_, sample, rows):
+        for sample in self._samples() if open_ else []:
+            for c in self._with_duplicates(open_, sample):
                 answers[c] = False
             open_ = [c for c in open_ if c not in answers]
         if embedded:
