@@ -242,6 +242,32 @@ def test_tools_give_the_duckdb_answers_on_spark(
     assert on_spark == on_file
 
 
+@pytest.mark.parametrize("nulls", list(Nulls))
+def test_pages_of_duplicate_groups_on_spark(lake: DatabaseRegistry, nulls: Nulls) -> None:
+    # groups of 5, 4, 3, 2 and 2 rows (one with a missing value) and 3 single rows; pages come
+    # largest first, then by value with missing values first
+    values = ["a"] * 5 + ["b"] * 4 + ["c"] * 3 + ["d"] * 2 + [None] * 2 + ["e", "f", "g"]
+    rows = ", ".join("(NULL)" if v is None else f"('{v}')" for v in values)
+    table = lake.open("lake", query=f"SELECT * FROM VALUES {rows} AS t(k)")
+    try:
+        pages = [
+            check_uniqueness(table, ["k"], nulls=nulls, limit=2, offset=offset)
+            for offset in (0, 2, 4)
+        ]
+        far = check_uniqueness(table, ["k"], nulls=nulls, limit=5, offset=100_000)
+    finally:
+        table.close()
+    expected = [(("a",), 5), (("b",), 4), (("c",), 3)]
+    expected += [((None,), 2), (("d",), 2)] if nulls is Nulls.EQUAL else [(("d",), 2)]
+    shown = [(g.values, g.count) for page in pages for g in page.examples]
+    assert shown == expected
+    for result in (*pages, far):
+        assert (result.rows, result.duplicate_groups) == (19, len(expected))
+        assert result.duplicate_rows == sum(n for _, n in expected)
+        assert result.rows_with_missing == 2
+    assert far.examples == ()
+
+
 def test_list_columns_on_a_catalog_table(spark: LocalSpark, lake: DatabaseRegistry) -> None:
     from pyspark.sql.connect.session import SparkSession
 

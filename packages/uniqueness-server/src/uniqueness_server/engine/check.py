@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mcp_common import ToolContext
 
@@ -14,7 +13,6 @@ from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.spark import SparkRunner, summary_and_page
 from uniqueness_server.engine.sql import examples_query, hashed_summary_query, summary_query
 from uniqueness_server.engine.table import Table
 
@@ -57,21 +55,15 @@ def check_uniqueness(
         )[0]
         if largest <= 1:
             summary = (rows, rows, 0, 0, missing, missing)
-    page: list[tuple[Any, ...]] | None = None
-    if isinstance(table.runner, SparkRunner):
-        # a cluster job costs a scan: totals and the page come from one
-        summary, page = summary_and_page(table, positions, nulls, limit, offset)
     if summary is None:
         summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
     groups, rows, dup_groups, dup_rows, missing_groups, missing_rows = summary
     distinct = groups if nulls is Nulls.EQUAL else groups - missing_groups + missing_rows
     examples: list[DuplicateGroup] = []
     if dup_groups and limit > 0:
-        if page is None:
-            page = table.query(
-                examples_query(table, positions, nulls, limit, offset, ROWS_PER_GROUP)
-            )
-        for row in page:
+        for row in table.query(
+            examples_query(table, positions, nulls, limit, offset, ROWS_PER_GROUP)
+        ):
             values = tuple(shorten(v) for v in row[: len(positions)])
             count = int(row[len(positions)])
             numbers = tuple(int(n) for n in row[len(positions) + 1]) if table.row_numbers else ()

@@ -32,14 +32,7 @@ from sqlglot import expressions as exp
 
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import Progress, watching
-from uniqueness_server.engine.sql import (
-    column_list,
-    duplicate_group,
-    group_totals,
-    has_duplicates_query,
-    missing_flag,
-    summary_query,
-)
+from uniqueness_server.engine.sql import column_list, has_duplicates_query
 from uniqueness_server.engine.table import Table
 
 SCHEME = "sc://"
@@ -469,38 +462,3 @@ def _array_query(
     return (
         f"SELECT {', '.join(flags)} FROM (SELECT collect_list(struct({fields})) AS r FROM {source})"
     )
-
-
-def summary_and_page(
-    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
-) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The check's totals (the row of :func:`.sql.summary_query`) and one page of duplicate
-    groups (the key's values, then the group's size; largest first), from one scan.
-
-    One query: the totals over the key groups and, after them (``UNION ALL``), the page of
-    the largest duplicate groups over the same groups. The page keeps the groups' missing
-    flag, so both branches read identical grouped rows, and Spark computes the grouping once
-    and reuses its shuffle for both instead of scanning the source twice.
-    """
-    if limit <= 0:
-        return tuple(table.query(summary_query(table, positions, nulls, table.relation))[0]), []
-    cols = column_list(table, positions)
-    width = len(positions)
-    groups = (
-        f"SELECT {cols}, COUNT(*) AS n, {missing_flag(table, positions)} AS m "
-        f"FROM {table.relation} GROUP BY {cols}"
-    )
-    padding = ", ".join(["NULL"] * width)
-    totals = f"SELECT 0, t.*, {padding} FROM ({group_totals(nulls, 'g')}) t"
-    order = f"n DESC, {cols}"
-    page = (
-        f"SELECT ROW_NUMBER() OVER (ORDER BY {order}), n, m, 0, 0, 0, 0, {cols} FROM "
-        f"(SELECT {cols}, n, m FROM g WHERE {duplicate_group(nulls)} ORDER BY {order} "
-        f"LIMIT {limit} OFFSET {offset}) p"
-    )
-    # the first value orders the rows: 0 for the totals, then the page's ranks
-    rows = sorted(
-        table.query(f"WITH g AS ({groups}) {totals} UNION ALL {page}"), key=lambda r: r[0]
-    )
-    summary = tuple(rows[0][1:7])
-    return summary, [(*row[7 : 7 + width], row[1]) for row in rows[1:]]

@@ -37,29 +37,6 @@ def not_missing(table: Table, positions: Sequence[int]) -> str:
     return " AND ".join(f"{table.column(p)} IS NOT NULL" for p in positions)
 
 
-def missing_flag(table: Table, positions: Sequence[int]) -> str:
-    """Per key group: 1 when its key has a missing value, else 0."""
-    return f"MAX(CASE WHEN {any_missing(table, positions)} THEN 1 ELSE 0 END)"
-
-
-def duplicate_group(nulls: Nulls) -> str:
-    """Whether a key group (size ``n``, missing flag ``m``) is a duplicate under ``nulls``."""
-    return "n > 1 AND m = 0" if nulls is Nulls.DISTINCT else "n > 1"
-
-
-def group_totals(nulls: Nulls, groups: str) -> str:
-    """Rows, key groups, duplicate groups and rows, groups and rows with a missing value, over
-    ``groups`` (one row per key with its size ``n`` and missing flag ``m``)."""
-    duplicate = duplicate_group(nulls)
-    return (
-        "SELECT COUNT(*), COALESCE(SUM(n), 0), "
-        f"COALESCE(SUM(CASE WHEN {duplicate} THEN 1 ELSE 0 END), 0), "
-        f"COALESCE(SUM(CASE WHEN {duplicate} THEN n ELSE 0 END), 0), "
-        "COALESCE(SUM(CASE WHEN m = 1 THEN 1 ELSE 0 END), 0), "
-        f"COALESCE(SUM(CASE WHEN m = 1 THEN n ELSE 0 END), 0) FROM {groups}"
-    )
-
-
 def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: str) -> str:
     """One GROUP BY pass giving rows, key groups, duplicate groups and rows, missing rows.
 
@@ -67,9 +44,16 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     rows with a missing key value are counted under both modes.
     """
     cols = column_list(table, positions)
-    flag = missing_flag(table, positions)
-    groups = f"(SELECT COUNT(*) AS n, {flag} AS m FROM {source} GROUP BY {cols}) g"
-    return group_totals(nulls, groups)
+    flag = f"MAX(CASE WHEN {any_missing(table, positions)} THEN 1 ELSE 0 END)"
+    duplicate = "n > 1 AND m = 0" if nulls is Nulls.DISTINCT else "n > 1"
+    return (
+        "SELECT COUNT(*), COALESCE(SUM(n), 0), "
+        f"COALESCE(SUM(CASE WHEN {duplicate} THEN 1 ELSE 0 END), 0), "
+        f"COALESCE(SUM(CASE WHEN {duplicate} THEN n ELSE 0 END), 0), "
+        "COALESCE(SUM(CASE WHEN m = 1 THEN 1 ELSE 0 END), 0), "
+        "COALESCE(SUM(CASE WHEN m = 1 THEN n ELSE 0 END), 0) "
+        f"FROM (SELECT COUNT(*) AS n, {flag} AS m FROM {source} GROUP BY {cols}) g"
+    )
 
 
 def hashed_summary_query(table: Table, positions: Sequence[int], source: str) -> str:
