@@ -12,6 +12,7 @@ and its import contracts without edits to this file.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -73,8 +74,33 @@ def e2e(session: nox.Session) -> None:
     _pytest(session, "tests")
 
 
+@nox.session(python=False)
+def spark(session: nox.Session) -> None:
+    """uniqueness-server on a real local Spark Connect server (needs Java 17).
+
+    Only this session installs the full ``pyspark`` (the ``spark-tests`` group, ~450 MB), so
+    the default environment stays small.
+    """
+    if shutil.which("java") is None:
+        session.skip("Java is not installed: Spark needs a JRE 17 (.ci/run installs one)")
+    session.run(
+        "uv",
+        "run",
+        "--locked",
+        "--group",
+        "spark-tests",
+        "pytest",
+        "packages/uniqueness-server/tests/test_uniqueness_spark.py",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        external=True,
+        success_codes=[0],
+    )
+
+
 @nox.session(name="all", python=False)
 def all_checks(session: nox.Session) -> None:
     """Queue every other session (the default when nox runs without -s)."""
-    for name in [*(p.session for p in PACKAGES), "lint", "types", "imports", "e2e"]:
+    for name in [*(p.session for p in PACKAGES), "lint", "types", "imports", "e2e", "spark"]:
         session.notify(name)

@@ -17,6 +17,13 @@
    a PostgreSQL table; then the approximate answer on 20 generated tables of 0.2-2.1 million
    rows (unique keys, a few late duplicates, missing values under ``nulls=distinct``): is the
    true distinct count inside the stated bounds, and how far is the estimate from it.
+7. ``spark`` (needs Java and the ``spark-tests`` group: ``uv run --group spark-tests python
+   benchmarks/uniqueness_bench.py --parts spark``): on a local Spark Connect server
+   (``local[2]``, then ``local[1]``), ``uniqueness_check`` of the same check data as Parquet vs
+   the bare ``groupBy(cols).count().filter(count > 1)`` job, with the DuckDB engine's time on
+   the same file; ``find_keys`` vs one ``countDistinct`` job per combination
+   (``--spark-baseline-share 0.1`` times a random tenth of those jobs and scales the time up),
+   keys compared with the DuckDB engine's on the same file.
 
 Each measurement runs in a fresh subprocess that reports its wall time (after imports) and
 its peak RSS. Data is generated with DuckDB ``COPY`` into ``benchmarks/.data/`` (gitignored).
@@ -718,6 +725,135 @@ def bench_postgres(rows: int, repeat: int) -> dict[str, Any] | None:
     return {"rows": rows, "ours_s": statistics.median(ours), "bare_s": statistics.median(bare)}
 
 
+def generate_parquet(csv: Path) -> Path:
+    """The CSV ``csv`` as a Parquet file beside it (typed columns, as a lake holds them)."""
+    path = csv.with_suffix(".parquet")
+    if not path.exists():
+        import duckdb
+
+        with duckdb.connect() as con:
+            con.execute(f"COPY (SELECT * FROM read_csv('{csv}')) TO '{path}' (FORMAT parquet)")
+    return path
+
+
+def _timed(work: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = work()
+    return time.perf_counter() - start, value
+
+
+def bench_spark(
+    check_rows: int, keys_rows: int, keys_max: int, cores: int, baseline_share: float, repeat: int
+) -> dict[str, Any]:
+    """Ours on Spark vs the bare Spark jobs, on one local Spark Connect server of ``cores``.
+
+    The ``find_keys`` baseline is one ``countDistinct`` job per combination; with
+    ``baseline_share`` below 1 only that share of the combinations (a random choice) is timed
+    and the time scaled up to all of them. The keys are compared with the DuckDB engine's on
+    the same file (an exact search of the same data), and the timed baseline jobs' verdicts
+    with ours.
+    """
+    import itertools
+    import random
+
+    sys.path.insert(
+        0, str(Path(__file__).resolve().parent.parent / "packages" / "uniqueness-server" / "tests")
+    )
+    from pyspark.sql.connect import functions as f
+    from pyspark.sql.connect.session import SparkSession
+    from spark_local import local_spark
+    from uniqueness_server.engine import (
+        DatabaseRegistry,
+        check_uniqueness,
+        find_keys,
+        open_file,
+    )
+
+    check_file = generate_parquet(generate_check_csv(check_rows))
+    keys_file = generate_parquet(generate_keys_csv(keys_rows))
+    report: dict[str, Any] = {"cores": cores, "check_rows": check_rows, "keys_rows": keys_rows}
+    with local_spark(cores=cores, memory="2g") as server:
+        registry = DatabaseRegistry.from_options([f"lake={server.url}"])
+        session = SparkSession.builder.remote(server.url).create()
+
+        def ours_check() -> bool:
+            table = registry.open("lake", query=f"SELECT * FROM parquet.`{check_file}`")
+            try:
+                return check_uniqueness(table, ["region", "day"], better_options=False).unique
+            finally:
+                table.close()
+
+        def bare_check() -> bool:
+            frame = session.read.parquet(str(check_file))
+            return not frame.groupBy("region", "day").count().filter("count > 1").collect()
+
+        def duckdb_check() -> bool:
+            table = open_file(check_file, label=check_file.name)
+            try:
+                return check_uniqueness(table, ["region", "day"], better_options=False).unique
+            finally:
+                table.close()
+
+        bare_check()  # warm the JVM once; both sides then run on a warm server
+        runs: dict[str, list[float]] = {"ours": [], "bare": [], "duckdb": []}
+        for _ in range(repeat):
+            for name, work in (
+                ("ours", ours_check),
+                ("bare", bare_check),
+                ("duckdb", duckdb_check),
+            ):
+                seconds, unique = _timed(work)
+                assert unique
+                runs[name].append(seconds)
+        report.update({f"check_{k}_s": statistics.median(v) for k, v in runs.items()})
+        report["check_runs"] = runs
+
+        if keys_max:
+
+            def keys_of(table: Any) -> tuple[list[list[str]], Any]:
+                try:
+                    search = find_keys(table, max_columns=keys_max)
+                finally:
+                    table.close()
+                return sorted(sorted(k.columns) for k in search.keys), search
+
+            def ours_keys() -> tuple[list[list[str]], Any]:
+                return keys_of(registry.open("lake", query=f"SELECT * FROM parquet.`{keys_file}`"))
+
+            report["keys_ours_s"], (ours, search) = _timed(ours_keys)
+            report["keys_full_checks"] = search.full_checks
+            duckdb_keys, _ = keys_of(open_file(keys_file, label=keys_file.name))
+            report["keys_same"] = ours == duckdb_keys
+            report["keys"] = ours
+
+            frame = session.read.parquet(str(keys_file)).cache()
+            rows = frame.count()  # materialise the cache before the clock starts
+            combos = [
+                combo
+                for size in range(1, keys_max + 1)
+                for combo in itertools.combinations(frame.columns, size)
+            ]
+            timed = random.Random(7).sample(combos, max(1, round(len(combos) * baseline_share)))
+            minimal = {tuple(sorted(k)) for k in ours}
+
+            def baseline() -> bool:
+                agree = True
+                for combo in timed:
+                    unique = frame.agg(f.countDistinct(*combo)).collect()[0][0] == rows
+                    # ours is unique on a combination exactly when it contains a found key
+                    contains = any(set(k) <= set(combo) for k in minimal)
+                    agree = agree and unique == contains
+                return agree
+
+            seconds, report["keys_baseline_agrees"] = _timed(baseline)
+            frame.unpersist()
+            report["keys_jobs"] = len(combos)
+            report["keys_timed_jobs"] = len(timed)
+            report["keys_baseline_s"] = seconds * len(combos) / len(timed)
+        session.stop()
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, to try the script")
@@ -725,12 +861,25 @@ def main() -> None:
     parser.add_argument(
         "--parts",
         default="check,keys,postgres",
-        help="comma-separated subset of check,breakdown,duplicates,keys,postgres,wide,approximate",
+        help="comma-separated subset of "
+        "check,breakdown,duplicates,keys,postgres,wide,approximate,spark",
     )
     parser.add_argument(
         "--wide",
         default="601x3000,1000x10000,1000x100000",
         help="COLUMNSxROWS sizes of the wide part, comma-separated",
+    )
+    parser.add_argument(
+        "--spark-scale", type=int, default=1, help="divide the Spark part's row counts by N"
+    )
+    parser.add_argument(
+        "--spark-keys-max", type=int, default=3, help="maxColumns of the Spark find_keys run"
+    )
+    parser.add_argument(
+        "--spark-baseline-share",
+        type=float,
+        default=1.0,
+        help="share of the countDistinct baseline jobs to time (the rest is scaled up)",
     )
     options = parser.parse_args()
     parts = set(options.parts.split(","))
@@ -832,6 +981,41 @@ def main() -> None:
                 "≤ 1.5x |",
                 flush=True,
             )
+    if "spark" in parts:
+        for cores in (2, 1):
+            sp = bench_spark(
+                10_000_000 // scale // options.spark_scale,
+                1_000_000 // scale // options.spark_scale,
+                options.spark_keys_max if cores == 2 else 0,
+                cores,
+                options.spark_baseline_share,
+                options.repeat,
+            )
+            print(
+                f"| Spark local[{cores}]: check, {sp['check_rows']:,}-row Parquet, 2-column key | "
+                f"{sp['check_ours_s']:.2f} s | bare groupBy.count.filter job: "
+                f"{sp['check_bare_s']:.2f} s | {sp['check_ours_s'] / sp['check_bare_s']:.2f}x | "
+                f"≤ 1.2x |\n| same file, DuckDB engine (for scale) | {sp['check_duckdb_s']:.2f} s"
+                " | | | (reported) |",
+                flush=True,
+            )
+            notes.append(f"Spark local[{cores}] check runs (s): {sp['check_runs']}.")
+            if "keys_ours_s" in sp:
+                share = sp["keys_timed_jobs"] / sp["keys_jobs"]
+                timed = f" ({sp['keys_timed_jobs']} timed, scaled)" if share < 1 else ""
+                print(
+                    f"| Spark local[{cores}]: find_keys, {sp['keys_rows']:,} rows x 20 columns, "
+                    f"maxColumns {options.spark_keys_max} | {sp['keys_ours_s']:.2f} s "
+                    f"({sp['keys_full_checks']} full checks) | {sp['keys_jobs']} countDistinct "
+                    f"jobs{timed}: {sp['keys_baseline_s']:.2f} s | "
+                    f"{sp['keys_baseline_s'] / sp['keys_ours_s']:.1f}x faster | ≥ 5x faster |",
+                    flush=True,
+                )
+                notes.append(
+                    f"Spark find_keys found the DuckDB engine's keys on the same file: "
+                    f"{sp['keys_same']} ({sp['keys']}); the timed baseline jobs agree with "
+                    f"them: {sp['keys_baseline_agrees']}."
+                )
     print("\n" + "\n".join(notes))
 
 

@@ -28,7 +28,8 @@ class UniquenessSettings(ServerSettings):
     database: Annotated[Repeatable, Flag("NAME=URL")] = Field(
         default_factory=list,
         description="a named database connection (a postgresql or sqlite SQLAlchemy URL, e.g. "
-        "warehouse=postgresql://reader:pass@127.0.0.1/db?statement_timeout=30s; repeatable); "
+        "warehouse=postgresql://reader:pass@127.0.0.1/db?statement_timeout=30s, or a Spark "
+        "Connect URL, e.g. lake=sc://host:15002/;token=TOKEN; repeatable); "
         "clients name it, never see the URL; statement_timeout (default 60s, 0 = none) "
         "bounds every query",
     )

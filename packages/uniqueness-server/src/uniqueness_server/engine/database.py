@@ -34,6 +34,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from uniqueness_server.engine.runner import Progress, watching
+from uniqueness_server.engine.spark import SCHEME as SPARK_SCHEME
+from uniqueness_server.engine.spark import SparkConnection
 from uniqueness_server.engine.table import Table
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -178,7 +180,7 @@ def _connection_for(name: str, url_text: str) -> _Connection:
 class DatabaseRegistry:
     """The named connections a server was started with."""
 
-    def __init__(self, connections: Sequence[_Connection] = ()) -> None:
+    def __init__(self, connections: Sequence[_Connection | SparkConnection] = ()) -> None:
         self._connections = {c.name: c for c in connections}
 
     @classmethod
@@ -187,8 +189,9 @@ class DatabaseRegistry:
 
         The URL may carry ``statement_timeout`` (``30s``, ``500ms``, ``5min``, ``1h``; ``0`` =
         no limit; default 60 s): it bounds every statement and is not passed to the driver.
+        A ``sc://`` URL is a Spark Connect endpoint (:mod:`uniqueness_server.engine.spark`).
         """
-        connections: list[_Connection] = []
+        connections: list[_Connection | SparkConnection] = []
         for value in values or ():
             name, sep, url = value.partition("=")
             name = name.strip()
@@ -197,6 +200,9 @@ class DatabaseRegistry:
                     f"--database expects NAME=URL (NAME of letters, digits, _ or -), got "
                     f"{mask_credentials(value)!r}"
                 )
+            if url.strip().startswith(SPARK_SCHEME):
+                connections.append(SparkConnection(name, url.strip()))
+                continue
             try:
                 connections.append(_connection_for(name, url.strip()))
             except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
@@ -230,6 +236,8 @@ class DatabaseRegistry:
                 f"unknown database {name!r}; configured databases: {configured}",
                 ErrorCode.NOT_FOUND,
             )
+        if isinstance(connection, SparkConnection):
+            return connection.open(table=table, query=query, context=context)
         if (table is None) == (query is None):
             raise _invalid("give exactly one of table or query together with database")
         engine = connection.engine

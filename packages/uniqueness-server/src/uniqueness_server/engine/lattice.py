@@ -29,6 +29,12 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.spark import (
+    SparkRunner,
+    duplicated_sets,
+    ranked_sample,
+    searched_columns,
+)
 from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats
 from uniqueness_server.engine.table import Table
@@ -164,6 +170,14 @@ class UniquenessOracle:
                         f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {how}"
                     )
                     self._sample_sources.append(name)
+                elif isinstance(self._table.runner, SparkRunner):
+                    # a random sample of the cached search columns, as ranks, itself cached
+                    percent = min(100.0, 100.0 * rows / self._rows)
+                    self._sample_sources.append(
+                        ranked_sample(
+                            self._table, self.search_relation(), self._columns, percent, name
+                        )
+                    )
                 else:
                     self._sample_sources.append(
                         f"(SELECT * FROM {self._table.relation} LIMIT {rows}) {name}"
@@ -179,8 +193,11 @@ class UniquenessOracle:
         grouping fixed-width integers is much faster than grouping text, and equal hashes then
         mean equal values, so every answer stays exact.
         """
-        if not isinstance(self._table.runner, DuckDbRunner):
-            return self._table.relation
+        runner = self._table.runner
+        if isinstance(runner, SparkRunner) and self._search is None:
+            self._search = searched_columns(self._table, self._columns)
+        if not isinstance(runner, DuckDbRunner):
+            return self._search or self._table.relation
         wide = len(self._columns) > EXACT_DISTINCT_COLUMNS
         wanted = set(needed) | self._copied if wide else set(self._columns)
         if self._search is None or not wanted <= self._copied:
@@ -191,7 +208,7 @@ class UniquenessOracle:
                 columns.append(
                     f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}" if p in safe else c
                 )
-            self._table.runner.execute(
+            runner.execute(
                 "CREATE OR REPLACE TEMP TABLE search AS "
                 f"SELECT {', '.join(columns)} FROM {self._table.relation}"
             )
@@ -247,6 +264,15 @@ class UniquenessOracle:
         query = has_duplicates_query(self._table, candidate, self._nulls, source)
         return not self._table.query(query)
 
+    def _with_duplicates(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """The candidates that hold a duplicate within ``source`` (a sample or the whole)."""
+        if isinstance(self._table.runner, SparkRunner):
+            self._context.check_cancelled()
+            return duplicated_sets(self._table, candidates, self._nulls, source)
+        return {c for c in candidates if not self._unique_in(c, source)}
+
     def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
@@ -265,16 +291,22 @@ class UniquenessOracle:
         coded = all(map(self._all_coded, open_))
         if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
-        if open_ and (coded or len(open_) >= VECTOR_CANDIDATES):
+        embedded = isinstance(self._table.runner, DuckDbRunner)
+        if open_ and embedded and (coded or len(open_) >= VECTOR_CANDIDATES):
             open_ = self._decide_by_codes(open_, answers)
         for sample in self._samples() if open_ else []:
-            for c in open_:
-                if not self._unique_in(c, sample):
-                    answers[c] = False
+            for c in self._with_duplicates(open_, sample):
+                answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        for c in open_:
-            self.full_checks += 1
-            answers[c] = self._unique_in(c, self.search_relation(c))
+        if embedded:
+            for c in open_:
+                self.full_checks += 1
+                answers[c] = self._unique_in(c, self.search_relation(c))
+        elif open_:
+            # other engines check the whole batch together (Spark runs the jobs side by side)
+            self.full_checks += len(open_)
+            duplicated = self._with_duplicates(open_, self.search_relation())
+            answers.update((c, c not in duplicated) for c in open_)
         for c, key in zip(candidates, keys, strict=True):
             if key not in self._memo:
                 self._remember(key, answers[c])

@@ -21,6 +21,7 @@ from decimal import Decimal
 from uniqueness_server.engine.check import shorten
 from uniqueness_server.engine.model import ColumnProfile, Profile
 from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.sql import as_text
 from uniqueness_server.engine.table import Table
 
 SAMPLES = 3
@@ -134,7 +135,7 @@ def profile_columns(table: Table) -> Profile:
     for p in range(len(table.names)):
         c = table.column(p)
         distinct = f"approx_count_distinct({c})" if embedded else f"COUNT(DISTINCT {c})"
-        parts += [f"COUNT({c})", distinct, f"SUM(LENGTH(CAST({c} AS VARCHAR)))"]
+        parts += [f"COUNT({c})", distinct, f"SUM(LENGTH({as_text(table, c)}))"]
         if embedded:
             guess = guesses[p]
             parts.append(_count_true(_TESTS[guess], c) if guess in _TESTS else "0")

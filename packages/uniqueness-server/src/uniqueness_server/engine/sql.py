@@ -21,6 +21,12 @@ def column_list(table: Table, positions: Sequence[int]) -> str:
     return ", ".join(table.column(p) for p in positions)
 
 
+def as_text(table: Table, column: str) -> str:
+    """``column`` cast to text (Spark SQL's ``VARCHAR`` needs a length; its ``STRING`` does not)."""
+    kind = "STRING" if table.runner.dialect == "spark" else "VARCHAR"
+    return f"CAST({column} AS {kind})"
+
+
 def any_missing(table: Table, positions: Sequence[int]) -> str:
     """A condition true when any of the columns is missing."""
     return " OR ".join(f"{table.column(p)} IS NULL" for p in positions)

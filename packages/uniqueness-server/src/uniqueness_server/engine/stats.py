@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
+from uniqueness_server.engine.spark import SparkRunner, distinct_counts, searched_columns
+from uniqueness_server.engine.sql import as_text
 from uniqueness_server.engine.table import Table
 
 EXACT_DISTINCT_COLUMNS = 32  # up to this many searched columns, distinct counts are exact
@@ -84,22 +86,28 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     counts (exact for narrow searches or databases, estimated otherwise), plus the head
     sample's facts for files."""
     embedded = isinstance(table.runner, DuckDbRunner)
+    spark = isinstance(table.runner, SparkRunner)
     exact = not embedded or len(positions) <= EXACT_DISTINCT_COLUMNS
     if not exact:
         coded = _coded_stats(table, positions)
         if coded is not None:
             return coded
+    # Spark reads the call's cached copy of the searched columns (the search scans it later)
+    # and counts distinct values in one job per column (spark.distinct_counts)
+    source = searched_columns(table, positions) if spark else table.relation
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
-        parts += [f"COUNT({c})", f"SUM(LENGTH(CAST({c} AS VARCHAR)))"]
-        parts.append(f"approx_count_distinct({c})" if embedded else f"COUNT(DISTINCT {c})")
+        parts += [f"COUNT({c})", f"SUM(LENGTH({as_text(table, c)}))"]
+        approximate = embedded or spark
+        parts.append(f"approx_count_distinct({c})" if approximate else f"COUNT(DISTINCT {c})")
         if exact and embedded:
             parts += [
                 f"COUNT(DISTINCT {c})",
                 f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)",
             ]
-    row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
+    row = table.query(f"SELECT {', '.join(parts)} FROM {source}")[0]
+    counted = distinct_counts(table, positions, source) if spark else {}
     rows = int(row[0])
     count = len(table.names)
     missing, length = [0] * count, [0.0] * count
@@ -111,9 +119,9 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
         present, total, approx, *rest = row[1 + width * i : 1 + width * (i + 1)]
         missing[p] = rows - int(present)
         length[p] = float(total or 0) / int(present) if present else 0.0
-        estimated[p] = min(int(approx), int(present))
+        estimated[p] = min(counted.get(p, int(approx)), int(present))
         if not embedded:
-            distinct[p] = int(approx)
+            distinct[p] = counted.get(p, int(approx))
         elif exact:
             distinct[p] = int(rest[0])
             if int(rest[1]) == distinct[p]:
