@@ -31,6 +31,7 @@ from uniqueness_server.engine import (
     DatabaseRegistry,
     Nulls,
     Table,
+    approximate_check,
     check_uniqueness,
     find_keys,
     open_file,
@@ -336,6 +337,19 @@ def test_missing_table_and_refused_query_are_clear_errors(lake: DatabaseRegistry
     with pytest.raises(ToolError) as write_query:
         lake.open("lake", query="DROP TABLE people")
     assert write_query.value.code is ErrorCode.INVALID_ARGUMENT
+
+
+def test_approximate_mode_is_refused_on_spark_before_any_job(lake: DatabaseRegistry) -> None:
+    table = lake.open("lake", query="SELECT * FROM VALUES (1), (2), (2) AS t(id)")
+    try:
+        with pytest.raises(ToolError) as refused:
+            approximate_check(table, ["id"], better_options=False)
+        assert refused.value.code is ErrorCode.UNSUPPORTED
+        assert "not available for spark sources" in str(refused.value)
+        assert "without approximate" in str(refused.value)
+        assert not check_uniqueness(table, ["id"], better_options=False).unique
+    finally:
+        table.close()
 
 
 def test_bad_token_and_unreachable_spark_fail_masked_while_files_keep_working(
