@@ -173,25 +173,18 @@ class DuckDbRunner:
 
     def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation interrupts it, failures become ToolErrors."""
-        try:
-            with watching(
-                self._context,
-                self._connection.interrupt,
-                self._connection.query_progress,
-                self.progress,
-                f"scanning {self._label}",
-            ):
-                return self._connection.execute(sql).fetchall()
-        except duckdb.InterruptException as exc:
-            raise ToolCancelledError from exc
-        except duckdb.Error as exc:
-            if self._context.cancelled:
-                raise ToolCancelledError from exc
-            raise duckdb_error(exc, self._label) from exc
+        with self._guarded():
+            return self._connection.execute(sql).fetchall()
 
     def batches(self, sql: str, rows: int) -> Iterator[Any]:
         """The result of ``sql`` as Arrow record batches of at most ``rows`` rows, streamed
         (never held whole); cancellation interrupts it, failures become ToolErrors."""
+        with self._guarded():
+            yield from self._connection.sql(sql).to_arrow_reader(rows)
+
+    @contextmanager
+    def _guarded(self) -> Iterator[None]:
+        # progress and cancellation watched while DuckDB works; its errors as tool errors
         try:
             with watching(
                 self._context,
@@ -200,7 +193,7 @@ class DuckDbRunner:
                 self.progress,
                 f"scanning {self._label}",
             ):
-                yield from self._connection.sql(sql).to_arrow_reader(rows)
+                yield
         except duckdb.InterruptException as exc:
             raise ToolCancelledError from exc
         except duckdb.Error as exc:
