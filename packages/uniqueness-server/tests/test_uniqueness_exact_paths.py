@@ -169,6 +169,55 @@ def test_duplicate_pages_carry_totals_and_row_numbers(tmp_path: Path, nulls: Nul
     assert pages == [(key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates]
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: Path, fmt: str) -> None:
+    # 200 row groups of 1,000 rows (Parquet) or a file of several read buffers (CSV) are
+    # scanned by several threads at once; the duplicate groups' row numbers must still be
+    # the rows' positions in the file
+    import duckdb
+
+    count = 200_000 if fmt == "parquet" else 1_200_000
+    path = tmp_path / f"parallel.{fmt}"
+    # every 1,009th row from the 100,000th on repeats the key of row (i % 5,000); rows whose
+    # i is a multiple of 4,999 have no key
+    key = (
+        "CASE WHEN i % 4999 = 0 THEN NULL WHEN i >= 100000 AND i % 1009 = 0 "
+        "THEN 'k' || (i % 5000) ELSE 'k' || i END"
+    )
+    options = "(FORMAT parquet, ROW_GROUP_SIZE 1000)" if fmt == "parquet" else "(HEADER true)"
+    with duckdb.connect() as con:
+        con.execute("SET threads = 2")
+        con.execute(
+            f"COPY (SELECT CAST(i AS VARCHAR) AS id, {key} AS k FROM range({count}) t(i) "
+            f"ORDER BY i) TO '{path}' {options}"
+        )
+    rows: list[Row] = []
+    for i in range(count):
+        if i % 4999 == 0:
+            k = None
+        elif i >= 100_000 and i % 1009 == 0:
+            k = f"k{i % 5000}"
+        else:
+            k = f"k{i}"
+        rows.append((str(i), k))
+    duplicates, distinct, missing = _reference_groups(rows, (1,), Nulls.EQUAL)
+    assert len(duplicates) > 50
+    table = open_file(path, label=path.name)
+    try:
+        result = check_uniqueness(table, ["k"], better_options=False, limit=50, offset=3)
+    finally:
+        table.close()
+    assert (result.rows, result.distinct_keys, result.rows_with_missing) == (
+        count,
+        distinct,
+        missing,
+    )
+    assert result.duplicate_groups == len(duplicates)
+    assert [(g.values, g.count, g.rows) for g in result.examples] == [
+        (key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates[3:53]
+    ]
+
+
 @pytest.mark.parametrize("late_duplicates", [False, True])
 @pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
 def test_duplicates_only_at_the_end_match_brute_force(

@@ -15,10 +15,12 @@ from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import (
-    duplicate_groups_statement,
     duplicate_page_statement,
     examples_query,
+    keyed_copy_statement,
+    keyed_totals_query,
     page_rows_query,
+    repeated_keys_statement,
     summary_query,
 )
 from uniqueness_server.engine.table import Table
@@ -40,20 +42,15 @@ def _embedded_groups(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
 ) -> tuple[tuple[int, ...], list[DuplicateGroup]]:
     """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
-    from a single pass over an embedded source (see :func:`duplicate_groups_statement`)."""
-    table.query(duplicate_groups_statement(table, positions))
+    from one scan of an embedded source: its key columns are copied in source order (see
+    :func:`keyed_copy_statement`), the copy is grouped once, and only a page of duplicates
+    reads the copy again."""
+    table.query(keyed_copy_statement(table, positions))
+    table.query(repeated_keys_statement(table, positions))
     rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
-        int(v)
-        for v in table.query(
-            "SELECT COALESCE(SUM(CASE WHEN total = 1 THEN n END), 0), "
-            "COALESCE(SUM(CASE WHEN total = 1 THEN m END), 0), "
-            "COUNT(CASE WHEN total = 0 THEN 1 END), "
-            "COALESCE(SUM(CASE WHEN total = 0 THEN n END), 0), "
-            "COUNT(CASE WHEN total = 0 AND m > 0 THEN 1 END), "
-            "COALESCE(SUM(CASE WHEN total = 0 AND m > 0 THEN n END), 0) FROM dup_groups"
-        )[0]
+        int(v) for v in table.query(keyed_totals_query(table, positions))[0]
     )
-    # keys absent from dup_groups occur once: each is one group of one row
+    # keys absent from dup_keys occur once: each is one group of one row
     groups = rows - multi_rows + multi_groups
     missing_groups = multi_missing_groups + missing_rows - multi_missing_rows
     dup_groups, dup_rows = multi_groups, multi_rows
@@ -64,19 +61,18 @@ def _embedded_groups(
     examples: list[DuplicateGroup] = []
     if dup_groups and limit > 0:
         table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
-        page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first, last
+        page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first
+        listed = {
+            int(first): tuple(int(n) for n in numbers)
+            for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP))
+        }
         width = len(positions)
-        # a group of two rows is known by its first and last row; larger ones need a pass
-        listed: dict[int, tuple[int, ...]] = {}
-        if any(int(row[width]) > 2 for row in page):
-            for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP)):
-                listed[int(first)] = tuple(int(n) for n in numbers)
         for row in page:
-            count, first, last = (int(v) for v in row[width:])
-            numbers = listed.get(first, (first, last))
-            examples.append(DuplicateGroup(tuple(shorten(v) for v in row[:width]), count, numbers))
+            values = tuple(shorten(v) for v in row[:width])
+            examples.append(DuplicateGroup(values, int(row[width]), listed[int(row[width + 1])]))
         table.query("DROP TABLE dup_page")
-    table.query("DROP TABLE dup_groups")
+    table.query("DROP TABLE dup_keys")
+    table.query("DROP TABLE keyed")
     summary = (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows)
     return summary, examples
 

@@ -74,6 +74,9 @@ def duckdb_path(path: Path) -> str:
 def new_connection() -> duckdb.DuckDBPyConnection:
     """A private in-memory DuckDB whose spill files (if any) go to the system temp dir."""
     connection = duckdb.connect(":memory:")
+    # the check reads row numbers from a copy's rowid (sql.keyed_copy_statement): the copy
+    # must keep the source's order, which is DuckDB's default; said here so it stays so
+    connection.execute("SET preserve_insertion_order = true")
     connection.execute("SET enable_progress_bar = true")
     connection.execute("SET enable_progress_bar_print = false")
     connection.execute(f"SET temp_directory = {_literal(tempfile.gettempdir())}")

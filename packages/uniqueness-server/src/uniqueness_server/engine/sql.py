@@ -58,54 +58,70 @@ def summary_query(table: Table, positions: Sequence[int], nulls: Nulls, source: 
     )
 
 
-def duplicate_groups_statement(table: Table, positions: Sequence[int]) -> str:
-    """DuckDB only: one pass that stores, in the temp table ``dup_groups``, every key that
-    occurs more than once (its count ``n``, its first and last row numbers, ``m`` > 0 when
-    the key has a missing value, ``total`` = 0), plus one row with ``total`` = 1 holding the
-    row count ``n`` and the rows with a missing key value ``m``.
+def keyed_copy_statement(table: Table, positions: Sequence[int]) -> str:
+    """DuckDB only: copy the key columns of every row into the temp table ``keyed``.
 
-    Every key left out occurs exactly once, so this small table gives all the totals, the
-    order of the groups and, for a group of two rows, both its row numbers. (A list of row
-    numbers per group would cost a list for every key of the source.)
+    DuckDB keeps the copy in source order (insertion order is preserved even when the scan
+    runs in parallel), so a row's ``rowid`` in ``keyed`` is its 0-based row number: row
+    numbers come free with the copy, where numbering the scan itself (``row_number() OVER
+    ()``) forces it through one ordered stream and cost more than the grouping.
     """
-    cols = column_list(table, positions)
-    first = table.column(positions[0])
     return (
-        "CREATE OR REPLACE TEMP TABLE dup_groups AS "
-        f"SELECT {cols}, COUNT(*) AS n, MIN(rn) AS first, MAX(rn) AS last, "
-        f"COUNT(CASE WHEN {any_missing(table, positions)} THEN 1 END) AS m, "
-        f"grouping({first}) AS total "
-        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) numbered "
-        f"GROUP BY GROUPING SETS (({cols}), ()) HAVING COUNT(*) > 1 OR grouping({first}) = 1"
+        f"CREATE OR REPLACE TEMP TABLE keyed AS SELECT {column_list(table, positions)} "
+        f"FROM {table.relation}"
+    )
+
+
+def repeated_keys_statement(table: Table, positions: Sequence[int]) -> str:
+    """DuckDB only: the keys of ``keyed`` that occur more than once, with their counts ``n``,
+    into the temp table ``dup_keys`` (a key left out occurs exactly once)."""
+    cols = column_list(table, positions)
+    return (
+        f"CREATE OR REPLACE TEMP TABLE dup_keys AS SELECT {cols}, COUNT(*) AS n FROM keyed "
+        f"GROUP BY {cols} HAVING COUNT(*) > 1"
+    )
+
+
+def keyed_totals_query(table: Table, positions: Sequence[int]) -> str:
+    """DuckDB only: rows and rows with a missing key value of ``keyed``, then the repeated keys'
+    groups and rows, all and those with a missing value, from ``dup_keys``."""
+    missing = any_missing(table, positions)
+    return (
+        f"SELECT (SELECT COUNT(*) FROM keyed), (SELECT COUNT(*) FROM keyed WHERE {missing}), "
+        "COUNT(*), COALESCE(SUM(n), 0), "
+        f"COUNT(CASE WHEN {missing} THEN 1 END), COALESCE(SUM(CASE WHEN {missing} THEN n END), 0) "
+        "FROM dup_keys"
+    )
+
+
+def _same_key(table: Table, positions: Sequence[int], left: str, right: str) -> str:
+    return " AND ".join(
+        f"{left}.{table.column(p)} IS NOT DISTINCT FROM {right}.{table.column(p)}"
+        for p in positions
     )
 
 
 def duplicate_page_statement(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
 ) -> str:
-    """One page of the groups :func:`duplicate_groups_statement` stored, in first-occurrence
-    order, into the temp table ``dup_page``."""
-    where = "total = 0 AND m = 0" if nulls is Nulls.DISTINCT else "total = 0"
+    """DuckDB only: one page of the repeated keys in ``dup_keys``, in first-occurrence order
+    (key values, ``n``, 1-based ``first`` row number), into the temp table ``dup_page``."""
+    cols = ", ".join(f"k.{table.column(p)}" for p in positions)
+    where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
     return (
-        f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {column_list(table, positions)}, "
-        f"n, first, last FROM dup_groups WHERE {where} ORDER BY first "
-        f"LIMIT {limit} OFFSET {offset}"
+        f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {cols}, d.n, MIN(k.rowid) + 1 AS first "
+        f"FROM keyed k JOIN (SELECT * FROM dup_keys{where}) d "
+        f"ON {_same_key(table, positions, 'k', 'd')} GROUP BY {cols}, d.n "
+        f"ORDER BY first LIMIT {limit} OFFSET {offset}"
     )
 
 
 def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
-    """DuckDB only: the first ``rows_shown`` row numbers of each group in ``dup_page``, from
-    one more pass over the rows between the page's first and last row numbers."""
-    cols = column_list(table, positions)
-    same = " AND ".join(
-        f"r.{table.column(p)} IS NOT DISTINCT FROM p.{table.column(p)}" for p in positions
-    )
+    """DuckDB only: the first ``rows_shown`` 1-based row numbers of each group in ``dup_page``,
+    by the group's first row number."""
     return (
-        f"SELECT p.first, list(r.rn ORDER BY r.rn)[1:{rows_shown}] "
-        f"FROM (SELECT row_number() OVER () AS rn, {cols} FROM {table.relation}) r "
-        f"JOIN dup_page p ON {same} "
-        "WHERE r.rn BETWEEN (SELECT MIN(first) FROM dup_page) AND (SELECT MAX(last) FROM dup_page) "
-        "GROUP BY p.first"
+        f"SELECT p.first, list(k.rowid + 1 ORDER BY k.rowid)[1:{rows_shown}] FROM keyed k "
+        f"JOIN dup_page p ON {_same_key(table, positions, 'k', 'p')} GROUP BY p.first"
     )
 
 
