@@ -24,7 +24,9 @@ Column pairs, the bulk of a wide search, are decided in stages, each sound on it
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -39,6 +41,7 @@ from uniqueness_server.engine.table import Table
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
 BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
 SAMPLE_ROWS = (1_024, 4_096)
+WORKERS = 2  # threads coding groups of rows (and deciding pivots) side by side
 _SEED = 7
 _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
 _SAFE_PRODUCT = 2**62
@@ -71,12 +74,11 @@ class CodeMatrix:
         """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
         ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
 
-        Column-major blocks make gathering many columns at some rows one indexing
-        operation per block.
+        Each column's codes are one contiguous row of its block, so gathering a column at
+        some rows is one ``take``.
         """
         self.rows = rows
         self.distinct = distinct
-        self._blocks: tuple[Codes, Codes] = blocks
         self._where = where
         self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
         self.missing: dict[int, int] = {}
@@ -109,30 +111,36 @@ class CodeMatrix:
         assert isinstance(table.runner, DuckDbRunner)
         ordered = list(positions)
         select = ", ".join(table.column(p) for p in ordered)
+        measured = [lengths is not None] * len(ordered)
         # per group of rows, every column's indices into that group's own dictionaries (one
         # large array per group, so memory goes back to the system as each is consumed)
         local: list[npt.NDArray[np.uint16]] = []
         dictionaries: list[list[Any]] = [[] for _ in ordered]
         length_sums = [0] * len(ordered)
         rows = 0
-        for group in _groups(table.runner.batches(f"SELECT {select} FROM {source}", BATCH_ROWS)):
-            size = sum(batch.num_rows for batch in group)
-            rows += size
-            if rows * len(ordered) > limit:
-                raise TooManyCellsError
-            indices = np.empty((len(ordered), size), dtype=np.uint16)
-            for i in range(len(ordered)):
-                column = pa.chunked_array([batch.column(i) for batch in group])
-                # one dictionary for the group's chunks; a missing value is an entry of it
-                encoded = pc.dictionary_encode(column, null_encoding="encode")
-                start = 0
-                for chunk in encoded.chunks:
-                    indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
-                    start += len(chunk)
-                dictionaries[i].append(encoded.chunks[0].dictionary)
-                if lengths is not None and pa.types.is_string(column.type):
-                    length_sums[i] += int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+
+        def collect(done: Future[_CodedGroup]) -> None:
+            indices, group_dictionaries, group_lengths = done.result()
             local.append(indices)
+            for i, dictionary in enumerate(group_dictionaries):
+                dictionaries[i].append(dictionary)
+                length_sums[i] += group_lengths[i]
+
+        # DuckDB parses on its own threads while the pool codes the groups already read
+        # (pyarrow's kernels release the GIL); at most WORKERS groups wait, so memory stays
+        # a few groups above the codes
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+            pending: deque[Future[_CodedGroup]] = deque()
+            query = f"SELECT {select} FROM {source}"
+            for group in _groups(table.runner.batches(query, BATCH_ROWS)):
+                rows += sum(batch.num_rows for batch in group)
+                if rows * len(ordered) > limit:
+                    raise TooManyCellsError
+                pending.append(pool.submit(_code_group, group, measured))
+                while len(pending) > WORKERS:
+                    collect(pending.popleft())
+            while pending:
+                collect(pending.popleft())
         # each group dictionary's entries as codes of the whole column
         mappings: list[list[npt.NDArray[np.int64]]] = []
         distinct: dict[int, int] = {}
@@ -241,29 +249,38 @@ class CodeMatrix:
         duplicate = self.bounded_out(a, b, nulls)
         settled = duplicate.copy()
         rng = np.random.default_rng(_SEED)
-        for size in SAMPLE_ROWS:
-            if self.rows <= 2 * size:
-                break
-            rows = np.sort(rng.choice(self.rows, size, replace=False))
-            columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
-            sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
-            for group in _by_pivot(a, ~settled):
+        # pivots are independent and numpy releases the GIL: decide them side by side
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-pairs") as pool:
+            for size in SAMPLE_ROWS:
+                if self.rows <= 2 * size:
+                    break
+                rows = np.sort(rng.choice(self.rows, size, replace=False))
+                columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
+                sample: Ints = self._gather(columns, rows)
+
+                def in_sample(group: Ints, sample: Ints = sample, columns: Ints = columns) -> Flags:
+                    check_cancelled()
+                    pivot, partners = int(a[group[0]]), b[group]
+                    return self._sample_duplicates(
+                        sample[np.searchsorted(columns, pivot)],
+                        self.distinct[pivot],
+                        sample[np.searchsorted(columns, partners)],
+                        partners,
+                        nulls,
+                    )
+
+                groups = list(_by_pivot(a, ~settled))
+                for group, found in zip(groups, pool.map(in_sample, groups), strict=True):
+                    duplicate[group[found]] = True
+                    settled[group[found]] = True
+
+            def by_pivot(group: Ints) -> Flags:
                 check_cancelled()
-                pivot, partners = int(a[group[0]]), b[group]
-                found = self._sample_duplicates(
-                    sample[np.searchsorted(columns, pivot)],
-                    self.distinct[pivot],
-                    sample[np.searchsorted(columns, partners)],
-                    partners,
-                    nulls,
-                )
-                duplicate[group[found]] = True
-                settled[group[found]] = True
-        for group in _by_pivot(a, ~settled):
-            check_cancelled()
-            duplicate[group] = self._pivot_duplicates(
-                int(a[group[0]]), b[group], nulls, check_cancelled
-            )
+                return self._pivot_duplicates(int(a[group[0]]), b[group], nulls, check_cancelled)
+
+            groups = list(_by_pivot(a, ~settled))
+            for group, found in zip(groups, pool.map(by_pivot, groups), strict=True):
+                duplicate[group] = found
         return [not bool(d) for d in duplicate]
 
     def _sample_duplicates(
@@ -310,7 +327,7 @@ class CodeMatrix:
         for start in range(0, len(partners), step):
             check_cancelled()
             live = np.arange(start, min(start + step, len(partners)))
-            codes_at = self._gather(partners[live], rows, np.uint32)
+            codes_at = self._gather(partners[live], rows, self._narrowest(partners[live]))
             gap = 1
             while len(live):
                 # rows ``gap`` apart in value order that share the pivot value
@@ -331,12 +348,16 @@ class CodeMatrix:
     ) -> npt.NDArray[np.integer[Any]]:
         """Codes of ``columns`` (one row each) at ``rows``."""
         out = np.empty((len(columns), len(rows)), dtype=dtype)
-        where = np.array([self._where[int(p)] for p in columns], dtype=np.int64).reshape(-1, 2)
-        for block in (0, 1):
-            mine = np.flatnonzero(where[:, 0] == block)
-            if len(mine):
-                out[mine] = self._blocks[block][np.ix_(where[mine, 1], rows)]
+        for i, p in enumerate(columns):
+            # one take per column: far faster than one 2-D fancy index over a block
+            out[i] = self._codes[int(p)].take(rows)
         return out
+
+    def _narrowest(self, columns: Ints) -> type[np.unsignedinteger[Any]]:
+        """The smallest code type that holds every code of ``columns``."""
+        if all(self._where[int(p)][0] == 0 for p in columns):
+            return np.uint16
+        return np.uint32
 
 
 def _span(a: Ints, b: Ints) -> int:
@@ -367,6 +388,31 @@ def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
             group, rows = [], 0
     if group:
         yield group
+
+
+_CodedGroup = tuple[npt.NDArray[np.uint16], list[Any], list[int]]
+
+
+def _code_group(group: Sequence[Any], lengths: Sequence[bool]) -> _CodedGroup:
+    """One group of record batches coded column by column: every column's indices into the
+    group's own dictionary of it (a missing value is an entry of it), those dictionaries, and
+    each column's total value length in characters where ``lengths`` asks for it."""
+    size = sum(batch.num_rows for batch in group)
+    indices = np.empty((len(lengths), size), dtype=np.uint16)
+    dictionaries: list[Any] = []
+    totals = [0] * len(lengths)
+    for i, wanted in enumerate(lengths):
+        column = pa.chunked_array([batch.column(i) for batch in group])
+        # one dictionary for the group's chunks
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        start = 0
+        for chunk in encoded.chunks:
+            indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
+            start += len(chunk)
+        dictionaries.append(encoded.chunks[0].dictionary)
+        if wanted and pa.types.is_string(column.type):
+            totals[i] = int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+    return indices, dictionaries, totals
 
 
 def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], int]:
