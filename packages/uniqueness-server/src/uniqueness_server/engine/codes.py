@@ -256,7 +256,7 @@ class CodeMatrix:
                     break
                 rows = np.sort(rng.choice(self.rows, size, replace=False))
                 columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
-                sample: Ints = self._gather(columns, rows)
+                sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
 
                 def in_sample(group: Ints, sample: Ints = sample, columns: Ints = columns) -> Flags:
                     check_cancelled()
