@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,7 @@ _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
 _SAFE_PRODUCT = 2**62
 
 Ints = npt.NDArray[np.int64]
+T = TypeVar("T")
 Flags = npt.NDArray[np.bool_]
 
 
@@ -107,10 +109,7 @@ class CodeMatrix:
         Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
         :data:`MAX_CELLS`) codes would be held.
         """
-        limit = MAX_CELLS if max_cells is None else max_cells
-        assert isinstance(table.runner, DuckDbRunner)
         ordered = list(positions)
-        select = ", ".join(table.column(p) for p in ordered)
         measured = [lengths is not None] * len(ordered)
         # per group of rows, every column's indices into that group's own dictionaries (one
         # large array per group, so memory goes back to the system as each is consumed)
@@ -118,29 +117,14 @@ class CodeMatrix:
         dictionaries: list[list[Any]] = [[] for _ in ordered]
         length_sums = [0] * len(ordered)
         rows = 0
-
-        def collect(done: Future[_CodedGroup]) -> None:
-            indices, group_dictionaries, group_lengths = done.result()
+        for indices, group_dictionaries, group_lengths in _each_group(
+            table, source, ordered, lambda group: _code_group(group, measured), max_cells
+        ):
             local.append(indices)
+            rows += indices.shape[1]
             for i, dictionary in enumerate(group_dictionaries):
                 dictionaries[i].append(dictionary)
                 length_sums[i] += group_lengths[i]
-
-        # DuckDB parses on its own threads while the pool codes the groups already read
-        # (pyarrow's kernels release the GIL); at most WORKERS groups wait, so memory stays
-        # a few groups above the codes
-        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
-            pending: deque[Future[_CodedGroup]] = deque()
-            query = f"SELECT {select} FROM {source}"
-            for group in _groups(table.runner.batches(query, BATCH_ROWS)):
-                rows += sum(batch.num_rows for batch in group)
-                if rows * len(ordered) > limit:
-                    raise TooManyCellsError
-                pending.append(pool.submit(_code_group, group, measured))
-                while len(pending) > WORKERS:
-                    collect(pending.popleft())
-            while pending:
-                collect(pending.popleft())
         # each group dictionary's entries as codes of the whole column
         mappings: list[list[npt.NDArray[np.int64]]] = []
         distinct: dict[int, int] = {}
@@ -426,3 +410,87 @@ def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], in
     codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
     cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
     return list(np.split(codes, cuts)), distinct
+
+
+def _each_group(
+    table: Table,
+    source: str,
+    positions: Sequence[int],
+    work: Callable[[list[Any]], T],
+    max_cells: int | None,
+) -> Iterator[T]:
+    """``work`` of each group of rows of ``positions`` of ``source``, in order, from one
+    streamed pass. Raises :class:`TooManyCellsError` past ``max_cells`` cells (default
+    :data:`MAX_CELLS`)."""
+    assert isinstance(table.runner, DuckDbRunner)
+    limit = MAX_CELLS if max_cells is None else max_cells
+    query = f"SELECT {', '.join(table.column(p) for p in positions)} FROM {source}"
+    cells = 0
+    # DuckDB parses on its own threads while the pool works on the groups already read
+    # (pyarrow's kernels release the GIL); at most WORKERS groups wait, so memory stays a few
+    # groups above what the caller keeps
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+        pending: deque[Future[T]] = deque()
+        for group in _groups(table.runner.batches(query, BATCH_ROWS)):
+            cells += sum(batch.num_rows for batch in group) * len(positions)
+            if cells > limit:
+                raise TooManyCellsError
+            pending.append(pool.submit(work, group))
+            while len(pending) > WORKERS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnValues:
+    """Exact per-column facts of one streamed pass, by position, without codes."""
+
+    rows: int
+    missing: dict[int, int]
+    lengths: dict[int, int]  # total value length in characters
+    values: dict[int, Any]  # the distinct present values (an Arrow array)
+
+
+def distinct_values(
+    table: Table, source: str, positions: Sequence[int], *, max_cells: int | None = None
+) -> ColumnValues:
+    """Stream ``positions`` of ``source`` once (as :meth:`CodeMatrix.encode` does) keeping
+    only each column's distinct values, missing count and value lengths. Raises
+    :class:`TooManyCellsError` past ``max_cells`` cells (default :data:`MAX_CELLS`)."""
+    ordered = list(positions)
+    uniques: list[list[Any]] = [[] for _ in ordered]
+    missing, lengths = [0] * len(ordered), [0] * len(ordered)
+    rows = 0
+    for size, group_uniques, group_missing, group_lengths in _each_group(
+        table, source, ordered, _group_values, max_cells
+    ):
+        rows += size
+        for i, unique in enumerate(group_uniques):
+            uniques[i].append(unique)
+            missing[i] += group_missing[i]
+            lengths[i] += group_lengths[i]
+    values = {
+        p: pc.unique(pa.chunked_array(uniques[i] or [pa.array([], pa.string())])).drop_null()
+        for i, p in enumerate(ordered)
+    }
+    return ColumnValues(
+        rows,
+        dict(zip(ordered, missing, strict=True)),
+        dict(zip(ordered, lengths, strict=True)),
+        values,
+    )
+
+
+def _group_values(group: Sequence[Any]) -> tuple[int, list[Any], list[int], list[int]]:
+    """One group of record batches: its rows, and per column its distinct values (a missing
+    value among them), missing values and total value length in characters."""
+    uniques: list[Any] = []
+    missing: list[int] = []
+    lengths: list[int] = []
+    for i in range(group[0].num_columns):
+        column = pa.chunked_array([batch.column(i) for batch in group])
+        uniques.append(pc.unique(column))
+        missing.append(column.null_count)
+        lengths.append(int(pc.sum(pc.utf8_length(column)).as_py() or 0))
+    return sum(batch.num_rows for batch in group), uniques, missing, lengths
