@@ -43,6 +43,9 @@ MAX_CANDIDATES = 1_000_000
 VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes pays off
 
 
+_Implications = tuple[set[int], list[int], list[int]]
+
+
 def _mask(positions: Sequence[int]) -> int:
     return sum(map((1).__lshift__, positions))
 
@@ -96,23 +99,24 @@ class UniquenessOracle:
         else:
             self._non_unique.setdefault(len(key), []).append(key)
 
-    def _implications(self, size: int) -> tuple[list[int], list[int]]:
-        """Bit masks of the known unique sets smaller than ``size`` and of the known
-        non-unique sets larger than it: the only ones that decide a set of ``size`` by
-        monotonicity."""
-        smaller = [u for known, masks in self._unique.items() if known < size for u in masks]
+    def _implications(self, size: int) -> _Implications:
+        """The known unique single columns, the bit masks of the other known unique sets
+        smaller than ``size`` and those of the known non-unique sets larger than it: the only
+        sets that decide one of ``size`` columns by monotonicity."""
+        singles = {u.bit_length() - 1 for u in self._unique.get(1, []) if size > 1}
+        smaller = [u for known, masks in self._unique.items() if 1 < known < size for u in masks]
         larger = [
             _mask(n) for known, sets in self._non_unique.items() if known > size for n in sets
         ]
-        return smaller, larger
+        return singles, smaller, larger
 
-    def _known(
-        self, key: tuple[int, ...], implications: tuple[list[int], list[int]]
-    ) -> bool | None:
+    def _known(self, key: tuple[int, ...], implications: _Implications) -> bool | None:
         known = self._memo.get(key)
         if known is not None:
             return known
-        smaller, larger = implications
+        singles, smaller, larger = implications
+        if singles and not singles.isdisjoint(key):
+            return True
         if smaller or larger:
             mask = _mask(key)
             if any(u & mask == u for u in smaller):
@@ -285,21 +289,23 @@ class UniquenessOracle:
         open_: list[tuple[int, ...]] = []
         keys = [tuple(sorted(c)) for c in candidates]
         # what earlier answers imply, by set size (the memo changes only after this batch)
-        implied: dict[int, tuple[list[int], list[int]]] = {}
+        implied: dict[int, _Implications] = {}
+        coded = True  # every open candidate's columns are coded
         for c, key in zip(candidates, keys, strict=True):
             size = len(key)
             if size not in implied:
                 implied[size] = self._implications(size)
             known = self._known(key, implied[size])
+            all_coded = known is None and self._all_coded(c)
             if known is None and len(c) == 1:
                 known = self._single(c[0])
-            elif known is None and not self._all_coded(c) and self._bounded_out(c):
+            elif known is None and not all_coded and self._bounded_out(c):
                 known = False  # (coded candidates get the same bounds, vectorised)
             if known is None:
                 open_.append(c)
+                coded = coded and all_coded
             else:
                 answers[c] = known
-        coded = all(map(self._all_coded, open_))
         if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
         embedded = isinstance(self._table.runner, DuckDbRunner)
