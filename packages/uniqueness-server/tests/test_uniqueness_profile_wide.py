@@ -124,3 +124,30 @@ def test_wide_file_too_large_to_code_is_profiled_by_the_scan(
     assert {c[3] for c in scanned.values()} == {False}  # HyperLogLog estimates
     for name in coded:
         assert coded[name][:2] + coded[name][4:] == scanned[name][:2] + scanned[name][4:], name
+
+
+def test_coded_and_profiled_passes_count_the_same_exact_facts(tmp_path: Path) -> None:
+    # more rows than one group of the stream, multi-byte text, missing values
+    rows = 3 * codes.BATCH_ROWS
+    columns = {
+        f"c{k}": [
+            "" if (i * (k + 1)) % 11 == 0 else f"{'é日' * (k % 3)}{i % (k * 97 + 5)}"
+            for i in range(rows)
+        ]
+        for k in range(EXACT_DISTINCT_COLUMNS + 3)
+    }
+    _write(tmp_path / "wide.csv", columns)
+    table = open_file(tmp_path / "wide.csv", label="wide.csv")
+    try:
+        lengths: dict[int, int] = {}
+        positions = range(len(columns))
+        matrix = codes.CodeMatrix.encode(table, table.relation, positions, lengths=lengths)
+        facts = codes.distinct_values(table, table.relation, positions)
+    finally:
+        table.close()
+    for p, values in enumerate(columns.values()):
+        present = [v for v in values if v != ""]
+        assert matrix.missing[p] == facts.missing[p] == rows - len(present)
+        assert matrix.distinct[p] == len(facts.values[p]) == len(set(present))
+        assert lengths[p] == facts.lengths[p] == sum(len(v) for v in present)
+    assert matrix.rows == facts.rows == rows

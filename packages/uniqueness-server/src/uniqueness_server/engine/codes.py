@@ -393,9 +393,13 @@ def _code_group(group: Sequence[Any], lengths: Sequence[bool]) -> _CodedGroup:
         for chunk in encoded.chunks:
             indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
             start += len(chunk)
-        dictionaries.append(encoded.chunks[0].dictionary)
+        dictionary = encoded.chunks[0].dictionary
+        dictionaries.append(dictionary)
         if wanted and pa.types.is_string(column.type):
-            totals[i] = int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+            # each distinct value's length times its rows: no pass over every cell
+            counts = np.bincount(indices[i], minlength=len(dictionary))
+            each = pc.fill_null(pc.utf8_length(dictionary), 0).to_numpy()
+            totals[i] = int(np.dot(each.astype(np.int64), counts))
     return indices, dictionaries, totals
 
 
