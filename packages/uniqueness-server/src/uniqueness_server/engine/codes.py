@@ -44,6 +44,7 @@ BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 1
 SAMPLE_ROWS = (1_024, 4_096)
 WORKERS = 2  # threads coding groups of rows (and deciding pivots) side by side
 _SEED = 7
+_SORT_FACTOR = 8  # a sample's pairs are sorted when comparing rows would cost more than this
 _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
 _SAFE_PRODUCT = 2**62
 
@@ -274,6 +275,11 @@ class CodeMatrix:
         the pair with the pivot (its codes in the sample, ``pivot_missing`` marking a
         missing value) repeat a key within the sample?"""
         widths = np.array([self.distinct[int(q)] + 1 for q in positions], dtype=np.int64)
+        rows, values = _colliding(pivot, pivot_missing, nulls)
+        run = int(np.unique(values, return_counts=True)[1].max(initial=1))
+        if len(rows) * (run - 1) <= _SORT_FACTOR * len(pivot):
+            # few rows share a pivot value: comparing those rows is cheaper than sorting
+            return _shared_duplicates(values, partners[:, rows], widths - 1, nulls)
         keys = pivot[None, :] * widths[:, None] + partners
         if nulls is Nulls.DISTINCT:
             lost = (partners == widths[:, None] - 1) | (pivot == pivot_missing)[None, :]
@@ -294,16 +300,7 @@ class CodeMatrix:
                 check_cancelled()
                 found[i] = not self.unique((pivot, int(partners[i])), nulls)
             return found
-        codes = self._codes[pivot]
-        order = np.argsort(codes, kind="stable")
-        ordered = codes[order]
-        repeated = ordered[1:] == ordered[:-1]
-        if nulls is Nulls.DISTINCT:
-            repeated &= ordered[1:] != self.distinct[pivot]
-        colliding = np.zeros(len(ordered), dtype=np.bool_)
-        colliding[1:] |= repeated
-        colliding[:-1] |= repeated
-        rows, values = order[colliding], ordered[colliding]  # groups stay contiguous
+        rows, values = _colliding(self._codes[pivot], self.distinct[pivot], nulls)
         if not len(rows):
             return found
         missing = np.array([self.distinct[int(q)] for q in partners], dtype=np.int64)
@@ -312,19 +309,7 @@ class CodeMatrix:
             check_cancelled()
             live = np.arange(start, min(start + step, len(partners)))
             codes_at = self._gather(partners[live], rows, self._narrowest(partners[live]))
-            gap = 1
-            while len(live):
-                # rows ``gap`` apart in value order that share the pivot value
-                paired = values[gap:] == values[:-gap]
-                if not paired.any():
-                    break
-                same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
-                if nulls is Nulls.DISTINCT:
-                    same &= codes_at[:, gap:] != missing[live][:, None]
-                hit = same.any(axis=1)
-                found[live[hit]] = True
-                live, codes_at = live[~hit], codes_at[~hit]
-                gap += 1
+            found[live] = _shared_duplicates(values, codes_at, missing[live], nulls)
         return found
 
     def _gather(
@@ -342,6 +327,50 @@ class CodeMatrix:
         if all(self._where[int(p)][0] == 0 for p in columns):
             return np.uint16
         return np.uint32
+
+
+def _colliding(
+    pivot: npt.NDArray[np.integer[Any]], missing: int, nulls: Nulls
+) -> tuple[Ints, npt.NDArray[np.integer[Any]]]:
+    """The rows whose pivot code another row shares (under ``nulls=distinct`` a missing
+    value, code ``missing``, is shared by none), ordered so equal codes are adjacent, and
+    their codes."""
+    order = np.argsort(pivot, kind="stable")
+    ordered = pivot[order]
+    repeated = ordered[1:] == ordered[:-1]
+    if nulls is Nulls.DISTINCT:
+        repeated &= ordered[1:] != missing
+    colliding = np.zeros(len(ordered), dtype=np.bool_)
+    colliding[1:] |= repeated
+    colliding[:-1] |= repeated
+    return order[colliding], ordered[colliding]
+
+
+def _shared_duplicates(
+    values: npt.NDArray[np.integer[Any]],
+    codes_at: npt.NDArray[np.integer[Any]],
+    missing: Ints,
+    nulls: Nulls,
+) -> Flags:
+    """For each row of ``codes_at`` (a partner's codes at the colliding rows, whose pivot
+    codes are ``values``, equal ones adjacent; ``missing`` its missing code): do two rows
+    sharing a pivot value share the partner's value too? Compares rows ``gap`` apart for
+    growing gaps, dropping each partner at its first duplicate."""
+    found = np.zeros(len(codes_at), dtype=np.bool_)
+    live = np.arange(len(codes_at))
+    gap = 1
+    while len(live):
+        paired = values[gap:] == values[:-gap]
+        if not paired.any():
+            break
+        same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
+        if nulls is Nulls.DISTINCT:
+            same &= codes_at[:, gap:] != missing[live][:, None]
+        hit = same.any(axis=1)
+        found[live[hit]] = True
+        live, codes_at = live[~hit], codes_at[~hit]
+        gap += 1
+    return found
 
 
 def _span(a: Ints, b: Ints) -> int:
