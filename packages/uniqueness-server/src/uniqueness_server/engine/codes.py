@@ -24,8 +24,11 @@ Column pairs, the bulk of a wide search, are decided in stages, each sound on it
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -39,11 +42,14 @@ from uniqueness_server.engine.table import Table
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
 BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
 SAMPLE_ROWS = (1_024, 4_096)
+WORKERS = 2  # threads coding groups of rows (and deciding pivots) side by side
 _SEED = 7
+_SORT_FACTOR = 8  # a sample's pairs are sorted when comparing rows would cost more than this
 _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
 _SAFE_PRODUCT = 2**62
 
 Ints = npt.NDArray[np.int64]
+T = TypeVar("T")
 Flags = npt.NDArray[np.bool_]
 
 
@@ -71,12 +77,11 @@ class CodeMatrix:
         """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
         ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
 
-        Column-major blocks make gathering many columns at some rows one indexing
-        operation per block.
+        Each column's codes are one contiguous row of its block, so gathering a column at
+        some rows is one ``take``.
         """
         self.rows = rows
         self.distinct = distinct
-        self._blocks: tuple[Codes, Codes] = blocks
         self._where = where
         self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
         self.missing: dict[int, int] = {}
@@ -105,34 +110,22 @@ class CodeMatrix:
         Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
         :data:`MAX_CELLS`) codes would be held.
         """
-        limit = MAX_CELLS if max_cells is None else max_cells
-        assert isinstance(table.runner, DuckDbRunner)
         ordered = list(positions)
-        select = ", ".join(table.column(p) for p in ordered)
+        measured = [lengths is not None] * len(ordered)
         # per group of rows, every column's indices into that group's own dictionaries (one
         # large array per group, so memory goes back to the system as each is consumed)
         local: list[npt.NDArray[np.uint16]] = []
         dictionaries: list[list[Any]] = [[] for _ in ordered]
         length_sums = [0] * len(ordered)
         rows = 0
-        for group in _groups(table.runner.batches(f"SELECT {select} FROM {source}", BATCH_ROWS)):
-            size = sum(batch.num_rows for batch in group)
-            rows += size
-            if rows * len(ordered) > limit:
-                raise TooManyCellsError
-            indices = np.empty((len(ordered), size), dtype=np.uint16)
-            for i in range(len(ordered)):
-                column = pa.chunked_array([batch.column(i) for batch in group])
-                # one dictionary for the group's chunks; a missing value is an entry of it
-                encoded = pc.dictionary_encode(column, null_encoding="encode")
-                start = 0
-                for chunk in encoded.chunks:
-                    indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
-                    start += len(chunk)
-                dictionaries[i].append(encoded.chunks[0].dictionary)
-                if lengths is not None and pa.types.is_string(column.type):
-                    length_sums[i] += int(pc.sum(pc.utf8_length(column)).as_py() or 0)
+        for indices, group_dictionaries, group_lengths in _each_group(
+            table, source, ordered, lambda group: _code_group(group, measured), max_cells
+        ):
             local.append(indices)
+            rows += indices.shape[1]
+            for i, dictionary in enumerate(group_dictionaries):
+                dictionaries[i].append(dictionary)
+                length_sums[i] += group_lengths[i]
         # each group dictionary's entries as codes of the whole column
         mappings: list[list[npt.NDArray[np.int64]]] = []
         distinct: dict[int, int] = {}
@@ -241,29 +234,38 @@ class CodeMatrix:
         duplicate = self.bounded_out(a, b, nulls)
         settled = duplicate.copy()
         rng = np.random.default_rng(_SEED)
-        for size in SAMPLE_ROWS:
-            if self.rows <= 2 * size:
-                break
-            rows = np.sort(rng.choice(self.rows, size, replace=False))
-            columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
-            sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
-            for group in _by_pivot(a, ~settled):
+        # pivots are independent and numpy releases the GIL: decide them side by side
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-pairs") as pool:
+            for size in SAMPLE_ROWS:
+                if self.rows <= 2 * size:
+                    break
+                rows = np.sort(rng.choice(self.rows, size, replace=False))
+                columns = np.unique(np.concatenate([a[~settled], b[~settled]]))
+                sample: Ints = self._gather(columns, rows).astype(np.int64, copy=False)
+
+                def in_sample(group: Ints, sample: Ints = sample, columns: Ints = columns) -> Flags:
+                    check_cancelled()
+                    pivot, partners = int(a[group[0]]), b[group]
+                    return self._sample_duplicates(
+                        sample[np.searchsorted(columns, pivot)],
+                        self.distinct[pivot],
+                        sample[np.searchsorted(columns, partners)],
+                        partners,
+                        nulls,
+                    )
+
+                groups = list(_by_pivot(a, ~settled))
+                for group, found in zip(groups, pool.map(in_sample, groups), strict=True):
+                    duplicate[group[found]] = True
+                    settled[group[found]] = True
+
+            def by_pivot(group: Ints) -> Flags:
                 check_cancelled()
-                pivot, partners = int(a[group[0]]), b[group]
-                found = self._sample_duplicates(
-                    sample[np.searchsorted(columns, pivot)],
-                    self.distinct[pivot],
-                    sample[np.searchsorted(columns, partners)],
-                    partners,
-                    nulls,
-                )
-                duplicate[group[found]] = True
-                settled[group[found]] = True
-        for group in _by_pivot(a, ~settled):
-            check_cancelled()
-            duplicate[group] = self._pivot_duplicates(
-                int(a[group[0]]), b[group], nulls, check_cancelled
-            )
+                return self._pivot_duplicates(int(a[group[0]]), b[group], nulls, check_cancelled)
+
+            groups = list(_by_pivot(a, ~settled))
+            for group, found in zip(groups, pool.map(by_pivot, groups), strict=True):
+                duplicate[group] = found
         return [not bool(d) for d in duplicate]
 
     def _sample_duplicates(
@@ -273,6 +275,11 @@ class CodeMatrix:
         the pair with the pivot (its codes in the sample, ``pivot_missing`` marking a
         missing value) repeat a key within the sample?"""
         widths = np.array([self.distinct[int(q)] + 1 for q in positions], dtype=np.int64)
+        rows, values = _colliding(pivot, pivot_missing, nulls)
+        run = int(np.unique(values, return_counts=True)[1].max(initial=1))
+        if len(rows) * (run - 1) <= _SORT_FACTOR * len(pivot):
+            # few rows share a pivot value: comparing those rows is cheaper than sorting
+            return _shared_duplicates(values, partners[:, rows], widths - 1, nulls)
         keys = pivot[None, :] * widths[:, None] + partners
         if nulls is Nulls.DISTINCT:
             lost = (partners == widths[:, None] - 1) | (pivot == pivot_missing)[None, :]
@@ -293,16 +300,7 @@ class CodeMatrix:
                 check_cancelled()
                 found[i] = not self.unique((pivot, int(partners[i])), nulls)
             return found
-        codes = self._codes[pivot]
-        order = np.argsort(codes, kind="stable")
-        ordered = codes[order]
-        repeated = ordered[1:] == ordered[:-1]
-        if nulls is Nulls.DISTINCT:
-            repeated &= ordered[1:] != self.distinct[pivot]
-        colliding = np.zeros(len(ordered), dtype=np.bool_)
-        colliding[1:] |= repeated
-        colliding[:-1] |= repeated
-        rows, values = order[colliding], ordered[colliding]  # groups stay contiguous
+        rows, values = _colliding(self._codes[pivot], self.distinct[pivot], nulls)
         if not len(rows):
             return found
         missing = np.array([self.distinct[int(q)] for q in partners], dtype=np.int64)
@@ -310,20 +308,8 @@ class CodeMatrix:
         for start in range(0, len(partners), step):
             check_cancelled()
             live = np.arange(start, min(start + step, len(partners)))
-            codes_at = self._gather(partners[live], rows, np.uint32)
-            gap = 1
-            while len(live):
-                # rows ``gap`` apart in value order that share the pivot value
-                paired = values[gap:] == values[:-gap]
-                if not paired.any():
-                    break
-                same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
-                if nulls is Nulls.DISTINCT:
-                    same &= codes_at[:, gap:] != missing[live][:, None]
-                hit = same.any(axis=1)
-                found[live[hit]] = True
-                live, codes_at = live[~hit], codes_at[~hit]
-                gap += 1
+            codes_at = self._gather(partners[live], rows, self._narrowest(partners[live]))
+            found[live] = _shared_duplicates(values, codes_at, missing[live], nulls)
         return found
 
     def _gather(
@@ -331,12 +317,60 @@ class CodeMatrix:
     ) -> npt.NDArray[np.integer[Any]]:
         """Codes of ``columns`` (one row each) at ``rows``."""
         out = np.empty((len(columns), len(rows)), dtype=dtype)
-        where = np.array([self._where[int(p)] for p in columns], dtype=np.int64).reshape(-1, 2)
-        for block in (0, 1):
-            mine = np.flatnonzero(where[:, 0] == block)
-            if len(mine):
-                out[mine] = self._blocks[block][np.ix_(where[mine, 1], rows)]
+        for i, p in enumerate(columns):
+            # one take per column: far faster than one 2-D fancy index over a block
+            out[i] = self._codes[int(p)].take(rows)
         return out
+
+    def _narrowest(self, columns: Ints) -> type[np.unsignedinteger[Any]]:
+        """The smallest code type that holds every code of ``columns``."""
+        if all(self._where[int(p)][0] == 0 for p in columns):
+            return np.uint16
+        return np.uint32
+
+
+def _colliding(
+    pivot: npt.NDArray[np.integer[Any]], missing: int, nulls: Nulls
+) -> tuple[Ints, npt.NDArray[np.integer[Any]]]:
+    """The rows whose pivot code another row shares (under ``nulls=distinct`` a missing
+    value, code ``missing``, is shared by none), ordered so equal codes are adjacent, and
+    their codes."""
+    order = np.argsort(pivot, kind="stable")
+    ordered = pivot[order]
+    repeated = ordered[1:] == ordered[:-1]
+    if nulls is Nulls.DISTINCT:
+        repeated &= ordered[1:] != missing
+    colliding = np.zeros(len(ordered), dtype=np.bool_)
+    colliding[1:] |= repeated
+    colliding[:-1] |= repeated
+    return order[colliding], ordered[colliding]
+
+
+def _shared_duplicates(
+    values: npt.NDArray[np.integer[Any]],
+    codes_at: npt.NDArray[np.integer[Any]],
+    missing: Ints,
+    nulls: Nulls,
+) -> Flags:
+    """For each row of ``codes_at`` (a partner's codes at the colliding rows, whose pivot
+    codes are ``values``, equal ones adjacent; ``missing`` its missing code): do two rows
+    sharing a pivot value share the partner's value too? Compares rows ``gap`` apart for
+    growing gaps, dropping each partner at its first duplicate."""
+    found = np.zeros(len(codes_at), dtype=np.bool_)
+    live = np.arange(len(codes_at))
+    gap = 1
+    while len(live):
+        paired = values[gap:] == values[:-gap]
+        if not paired.any():
+            break
+        same = (codes_at[:, gap:] == codes_at[:, :-gap]) & paired
+        if nulls is Nulls.DISTINCT:
+            same &= codes_at[:, gap:] != missing[live][:, None]
+        hit = same.any(axis=1)
+        found[live[hit]] = True
+        live, codes_at = live[~hit], codes_at[~hit]
+        gap += 1
+    return found
 
 
 def _span(a: Ints, b: Ints) -> int:
@@ -369,6 +403,35 @@ def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
         yield group
 
 
+_CodedGroup = tuple[npt.NDArray[np.uint16], list[Any], list[int]]
+
+
+def _code_group(group: Sequence[Any], lengths: Sequence[bool]) -> _CodedGroup:
+    """One group of record batches coded column by column: every column's indices into the
+    group's own dictionary of it (a missing value is an entry of it), those dictionaries, and
+    each column's total value length in characters where ``lengths`` asks for it."""
+    size = sum(batch.num_rows for batch in group)
+    indices = np.empty((len(lengths), size), dtype=np.uint16)
+    dictionaries: list[Any] = []
+    totals = [0] * len(lengths)
+    for i, wanted in enumerate(lengths):
+        column = pa.chunked_array([batch.column(i) for batch in group])
+        # one dictionary for the group's chunks
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        start = 0
+        for chunk in encoded.chunks:
+            indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
+            start += len(chunk)
+        dictionary = encoded.chunks[0].dictionary
+        dictionaries.append(dictionary)
+        if wanted and pa.types.is_string(column.type):
+            # each distinct value's length times its rows: no pass over every cell
+            counts = np.bincount(indices[i], minlength=len(dictionary))
+            each = pc.fill_null(pc.utf8_length(dictionary), 0).to_numpy()
+            totals[i] = int(np.dot(each.astype(np.int64), counts))
+    return indices, dictionaries, totals
+
+
 def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], int]:
     """For each group's dictionary (whose entries include a missing value where the group
     has one), its entries as codes of the whole column (missing = the number of present
@@ -380,3 +443,87 @@ def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], in
     codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
     cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
     return list(np.split(codes, cuts)), distinct
+
+
+def _each_group(
+    table: Table,
+    source: str,
+    positions: Sequence[int],
+    work: Callable[[list[Any]], T],
+    max_cells: int | None,
+) -> Iterator[T]:
+    """``work`` of each group of rows of ``positions`` of ``source``, in order, from one
+    streamed pass. Raises :class:`TooManyCellsError` past ``max_cells`` cells (default
+    :data:`MAX_CELLS`)."""
+    assert isinstance(table.runner, DuckDbRunner)
+    limit = MAX_CELLS if max_cells is None else max_cells
+    query = f"SELECT {', '.join(table.column(p) for p in positions)} FROM {source}"
+    cells = 0
+    # DuckDB parses on its own threads while the pool works on the groups already read
+    # (pyarrow's kernels release the GIL); fewer than WORKERS groups wait while the next is
+    # read (one more waiting raised the pass's peak from 903 to 967 MB on 1,000 x 100,000)
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+        pending: deque[Future[T]] = deque()
+        for group in _groups(table.runner.batches(query, BATCH_ROWS)):
+            cells += sum(batch.num_rows for batch in group) * len(positions)
+            if cells > limit:
+                raise TooManyCellsError
+            pending.append(pool.submit(work, group))
+            while len(pending) >= WORKERS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnValues:
+    """Exact per-column facts of one streamed pass, by position, without codes."""
+
+    rows: int
+    missing: dict[int, int]
+    lengths: dict[int, int]  # total value length in characters
+    values: dict[int, Any]  # the distinct present values (an Arrow array)
+
+
+def distinct_values(
+    table: Table, source: str, positions: Sequence[int], *, max_cells: int | None = None
+) -> ColumnValues:
+    """Stream ``positions`` of ``source`` once (as :meth:`CodeMatrix.encode` does) keeping
+    only each column's distinct values, missing count and value lengths. Raises
+    :class:`TooManyCellsError` past ``max_cells`` cells (default :data:`MAX_CELLS`)."""
+    ordered = list(positions)
+    uniques: list[list[Any]] = [[] for _ in ordered]
+    missing, lengths = [0] * len(ordered), [0] * len(ordered)
+    rows = 0
+    for size, group_uniques, group_missing, group_lengths in _each_group(
+        table, source, ordered, _group_values, max_cells
+    ):
+        rows += size
+        for i, unique in enumerate(group_uniques):
+            uniques[i].append(unique)
+            missing[i] += group_missing[i]
+            lengths[i] += group_lengths[i]
+    values = {
+        p: pc.unique(pa.chunked_array(uniques[i] or [pa.array([], pa.string())])).drop_null()
+        for i, p in enumerate(ordered)
+    }
+    return ColumnValues(
+        rows,
+        dict(zip(ordered, missing, strict=True)),
+        dict(zip(ordered, lengths, strict=True)),
+        values,
+    )
+
+
+def _group_values(group: Sequence[Any]) -> tuple[int, list[Any], list[int], list[int]]:
+    """One group of record batches: its rows, and per column its distinct values (a missing
+    value among them), missing values and total value length in characters."""
+    uniques: list[Any] = []
+    missing: list[int] = []
+    lengths: list[int] = []
+    for i in range(group[0].num_columns):
+        column = pa.chunked_array([batch.column(i) for batch in group])
+        uniques.append(pc.unique(column))
+        missing.append(column.null_count)
+        lengths.append(int(pc.sum(pc.utf8_length(column)).as_py() or 0))
+    return sum(batch.num_rows for batch in group), uniques, missing, lengths

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 
 from mcp_common import ErrorCode, ToolContext, ToolError
 
@@ -44,12 +43,11 @@ MAX_CANDIDATES = 1_000_000
 VECTOR_CANDIDATES = 64  # from this many open candidates on, one fetch of codes pays off
 
 
+_Implications = tuple[set[int], list[int], list[int]]
+
+
 def _mask(positions: Sequence[int]) -> int:
     return sum(map((1).__lshift__, positions))
-
-
-def _ascending(positions: tuple[int, ...]) -> bool:
-    return all(a < b for a, b in pairwise(positions))
 
 
 class UniquenessOracle:
@@ -101,18 +99,29 @@ class UniquenessOracle:
         else:
             self._non_unique.setdefault(len(key), []).append(key)
 
-    def _known(self, key: tuple[int, ...]) -> bool | None:
+    def _implications(self, size: int) -> _Implications:
+        """The known unique single columns, the bit masks of the other known unique sets
+        smaller than ``size`` and those of the known non-unique sets larger than it: the only
+        sets that decide one of ``size`` columns by monotonicity."""
+        singles = {u.bit_length() - 1 for u in self._unique.get(1, []) if size > 1}
+        smaller = [u for known, masks in self._unique.items() if 1 < known < size for u in masks]
+        larger = [
+            _mask(n) for known, sets in self._non_unique.items() if known > size for n in sets
+        ]
+        return singles, smaller, larger
+
+    def _known(self, key: tuple[int, ...], implications: _Implications) -> bool | None:
         known = self._memo.get(key)
         if known is not None:
             return known
-        size = len(key)
-        smaller = [masks for known_size, masks in self._unique.items() if known_size < size]
-        larger = [sets for known_size, sets in self._non_unique.items() if known_size > size]
+        singles, smaller, larger = implications
+        if singles and not singles.isdisjoint(key):
+            return True
         if smaller or larger:
             mask = _mask(key)
-            if any(u & mask == u for masks in smaller for u in masks):
+            if any(u & mask == u for u in smaller):
                 return True
-            if any(_mask(n) & mask == mask for sets in larger for n in sets):
+            if any(n & mask == mask for n in larger):
                 return False
         return None
 
@@ -237,13 +246,14 @@ class UniquenessOracle:
             self._coded.update(dict.fromkeys(fresh, matrix))
         left: list[tuple[int, ...]] = []
         pairs: dict[CodeMatrix, list[tuple[int, ...]]] = {}
+        one = len({id(m) for m in self._coded.values()}) == 1  # then every candidate shares it
         for c in open_:
-            self._context.check_cancelled()
-            if not self._same_matrix(c):
+            if not one and not self._same_matrix(c):
                 left.append(c)
             elif len(c) == 2:
                 pairs.setdefault(self._coded[c[0]], []).append(c)
             else:
+                self._context.check_cancelled()
                 self.full_checks += 1
                 answers[c] = self._coded[c[0]].unique(c, self._nulls)
         for matrix, group in pairs.items():
@@ -277,18 +287,25 @@ class UniquenessOracle:
         """Whether each candidate column set is unique in the whole source."""
         answers: dict[tuple[int, ...], bool] = {}
         open_: list[tuple[int, ...]] = []
-        keys = [c if _ascending(c) else tuple(sorted(c)) for c in candidates]
+        keys = [tuple(sorted(c)) for c in candidates]
+        # what earlier answers imply, by set size (the memo changes only after this batch)
+        implied: dict[int, _Implications] = {}
+        coded = True  # every open candidate's columns are coded
         for c, key in zip(candidates, keys, strict=True):
-            known = self._known(key)
+            size = len(key)
+            if size not in implied:
+                implied[size] = self._implications(size)
+            known = self._known(key, implied[size])
+            all_coded = known is None and self._all_coded(c)
             if known is None and len(c) == 1:
                 known = self._single(c[0])
-            elif known is None and not self._all_coded(c) and self._bounded_out(c):
+            elif known is None and not all_coded and self._bounded_out(c):
                 known = False  # (coded candidates get the same bounds, vectorised)
             if known is None:
                 open_.append(c)
+                coded = coded and all_coded
             else:
                 answers[c] = known
-        coded = all(map(self._all_coded, open_))
         if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
         embedded = isinstance(self._table.runner, DuckDbRunner)

@@ -1,8 +1,16 @@
 """Column profiles: type, missing values, distinct count and samples, in one scan.
 
-Wide sources are the hard case: a query holding a handful of filtered aggregates or an exact
-``COUNT(DISTINCT …)`` per column makes DuckDB's memory and time grow with the square of the
-column count. So every column gets the same few cheap, unfiltered aggregates in one pass
+A wide embedded source whose cells fit in memory as integer codes takes the pass that
+``find_keys`` makes (:mod:`.codes`): it gives exact missing and distinct counts and value
+lengths, and each column's type is tested on its distinct values only (every present value
+converts exactly when every distinct one does), so the tests run over far fewer values than
+cells. The aggregate pass below stays for sources of up to ``EXACT_DISTINCT_COLUMNS``
+columns (the split ``find_keys``' statistics make), for sources too large to code, and for
+databases.
+
+For that pass wide is the hard case: a query holding a handful of filtered aggregates or an
+exact ``COUNT(DISTINCT …)`` per column makes DuckDB's memory and time grow with the square of
+the column count. So every column gets the same few cheap, unfiltered aggregates in one pass
 (``CASE`` instead of ``FILTER``; HyperLogLog instead of exact distinct counts), and a column's
 type is verified with the one test its sample values suggest; only columns whose verification
 fails run the full cascade of tests, in a second, narrower query.
@@ -17,11 +25,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
 
 from uniqueness_server.engine.check import shorten
+from uniqueness_server.engine.codes import TooManyCellsError, distinct_values
 from uniqueness_server.engine.model import ColumnProfile, Profile
 from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.sql import as_text
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 from uniqueness_server.engine.table import Table
 
 SAMPLES = 3
@@ -93,6 +106,37 @@ def _first_types(table: Table, positions: Sequence[int], source: str) -> list[st
     return kinds
 
 
+def _dictionary_types(table: Table, values: dict[int, Any]) -> list[str]:
+    """Each column's type from its distinct present values (``values``, by position): the
+    first type of the cascade every one of them converts to, with the same tests as a scan of
+    every cell, so the answer is the same."""
+    assert isinstance(table.runner, DuckDbRunner)
+    count = len(table.names)
+    distinct = pa.table(
+        {
+            "p": pa.array(
+                [p for p in range(count) for _ in range(len(values[p]))], type=pa.int32()
+            ),
+            "v": pa.concat_arrays([values[p].cast(pa.string()) for p in range(count)]),
+        }
+    )
+    tests = ", ".join(_count_true(test, '"v"') for _, test in _TEXT_TYPES)
+    connection = table.runner.connection
+    connection.register("profile_values", distinct)
+    try:
+        rows = table.query(f'SELECT p, COUNT("v"), {tests} FROM profile_values GROUP BY p')
+    finally:
+        connection.unregister("profile_values")
+    kinds = ["empty"] * count
+    for p, present, *converted in rows:
+        kinds[p] = "text"
+        for (label, _), passed in zip(_TEXT_TYPES, converted, strict=True):
+            if passed == present:
+                kinds[p] = label
+                break
+    return kinds
+
+
 def _embedded_types(
     table: Table, guesses: Sequence[str | None], present: Sequence[int], verified: list[int]
 ) -> list[str]:
@@ -115,15 +159,58 @@ def _embedded_types(
     return kinds
 
 
+def _samples(sample: Sequence[Sequence[Any]], position: int) -> tuple[str, ...]:
+    """Up to :data:`SAMPLES` distinct values of a column, in row order, shortened."""
+    samples: list[str] = []
+    for value in (r[position] for r in sample):
+        text = shorten(value)
+        if text is not None and text not in samples:
+            samples.append(text)
+        if len(samples) == SAMPLES:
+            break
+    return tuple(samples)
+
+
+def _coded_profile(table: Table) -> Profile | None:
+    """The profile of a wide embedded source from one coded pass (None when its cells are
+    too many to code): every count exact, types from the distinct values."""
+    try:
+        facts = distinct_values(table, table.relation, range(len(table.names)))
+    except TooManyCellsError:
+        return None
+    kinds = _dictionary_types(table, facts.values)
+    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    columns: list[ColumnProfile] = []
+    for p, name in enumerate(table.names):
+        present = facts.rows - facts.missing[p]
+        columns.append(
+            ColumnProfile(
+                name=name,
+                type=kinds[p],
+                missing=facts.missing[p],
+                distinct=len(facts.values[p]),
+                distinct_exact=True,
+                average_length=round(facts.lengths[p] / present, 2) if present else 0.0,
+                samples=_samples(sample, p),
+            )
+        )
+    return Profile(source=table.label, rows=facts.rows, columns=tuple(columns))
+
+
 def profile_columns(table: Table) -> Profile:
     """Every column's inferred type, missing count, distinct count and sample values.
 
     Embedded sources infer types from the text (every value must convert) and count
-    distinct values approximately (HyperLogLog); databases count exactly and report the
-    driver's value types. Average lengths cover every present value.
+    distinct values exactly when wide enough to take the coded pass, approximately
+    (HyperLogLog) otherwise; databases count exactly and report the driver's value types.
+    Average lengths cover every present value.
     """
     runner = table.runner
     embedded = isinstance(runner, DuckDbRunner)
+    if embedded and len(table.names) > EXACT_DISTINCT_COLUMNS:
+        coded = _coded_profile(table)
+        if coded is not None:
+            return coded
     guesses: list[str | None] = []
     head = f"{table.relation} LIMIT {_SAMPLE_ROWS}"
     if isinstance(runner, DuckDbRunner):
@@ -151,13 +238,6 @@ def profile_columns(table: Table) -> Profile:
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
         base = 1 + p * width
-        samples: list[str] = []
-        for value in (r[p] for r in sample):
-            text = shorten(value)
-            if text is not None and text not in samples:
-                samples.append(text)
-            if len(samples) == SAMPLES:
-                break
         total_length = int(row[base + 2] or 0)
         columns.append(
             ColumnProfile(
@@ -167,7 +247,7 @@ def profile_columns(table: Table) -> Profile:
                 distinct=min(int(row[base + 1]), present[p]),
                 distinct_exact=not embedded,
                 average_length=round(total_length / present[p], 2) if present[p] else 0.0,
-                samples=tuple(samples),
+                samples=_samples(sample, p),
             )
         )
     return Profile(source=table.label, rows=rows, columns=tuple(columns))

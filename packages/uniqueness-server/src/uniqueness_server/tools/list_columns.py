@@ -83,7 +83,8 @@ DEFINITION = ToolDefinition(
     name="list_columns",
     description=(
         "List the columns of a data file or database table with inferred type, missing-value "
-        "count, approximate distinct count, sample values and the row count."
+        "count, distinct count (exact or estimated, as distinctExact says), sample values and "
+        "the row count."
     ),
     arguments=ListColumnsArguments,
     annotations=ToolAnnotations.read_only_tool(title="List columns"),
