@@ -358,15 +358,17 @@ print(json.dumps({"seconds": seconds, "rss_kb": resource.getrusage(resource.RUSA
 """
 
 
-def child(code: str, *args: str) -> dict[str, Any]:
+def child(code: str, *args: str) -> Any:
     """Run ``code`` in a fresh interpreter; the end of its stdout is a JSON report."""
     done = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"benchmark child failed:\n{done.stderr}")
-    # DuckDB may draw its progress bar on the same stdout line, before the report
-    report: dict[str, Any] = json.loads(done.stdout[done.stdout.rindex('{"') :])
+    # DuckDB may draw its progress bar on the same stdout line, before the report (the bar
+    # holds no bracket; the report is an object or a list of objects)
+    last = done.stdout.strip().splitlines()[-1]
+    report: Any = json.loads(last[min(i for i in map(last.find, "{[") if i >= 0) :])
     return report
 
 
