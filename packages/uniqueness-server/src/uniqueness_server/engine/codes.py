@@ -252,16 +252,12 @@ class CodeMatrix:
     # --- many pairs at once -------------------------------------------------------------
 
     def unique_pairs(
-        self,
-        pairs: Sequence[tuple[int, ...]],
-        nulls: Nulls,
-        check_cancelled: Callable[[], None],
-    ) -> list[bool]:
-        """Whether each column pair identifies every row, decided exactly in bulk."""
-        if not pairs:
-            return []
-        both = np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
-        a, b = both[:, 0].copy(), both[:, 1].copy()
+        self, a: Ints, b: Ints, nulls: Nulls, check_cancelled: Callable[[], None]
+    ) -> Flags:
+        """Whether each column pair ``(a[i], b[i])`` identifies every row, decided exactly in
+        bulk."""
+        if not len(a):
+            return np.zeros(0, dtype=np.bool_)
         collisions = np.array(
             [self._collisions(p, nulls) for p in range(_span(a, b))], dtype=np.int64
         )
@@ -302,8 +298,7 @@ class CodeMatrix:
             groups = list(_by_pivot(a, ~settled))
             for group, found in zip(groups, pool.map(by_pivot, groups), strict=True):
                 duplicate[group] = found
-        unique: list[bool] = (~duplicate).tolist()
-        return unique
+        return ~duplicate
 
     def _sample_duplicates(
         self, pivot: Ints, pivot_missing: int, partners: Ints, positions: Ints, nulls: Nulls

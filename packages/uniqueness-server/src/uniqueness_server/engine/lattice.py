@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+import numpy as np
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
@@ -259,10 +260,35 @@ class UniquenessOracle:
             self.full_checks += 1
             answers[c] = self._coded[c[0]].unique(c, self._nulls)
         for matrix, group in pairs.items():
-            verdicts = matrix.unique_pairs(group, self._nulls, self._context.check_cancelled)
+            both = np.array(group, dtype=np.int64).reshape(len(group), 2)
+            verdicts = matrix.unique_pairs(
+                both[:, 0], both[:, 1], self._nulls, self._context.check_cancelled
+            )
             self.full_checks += len(group)
-            answers.update(zip(group, verdicts, strict=True))
+            answers.update(zip(group, verdicts.tolist(), strict=True))
         return left
+
+    def unique_pairs_among(self, columns: Sequence[int]) -> list[tuple[int, int]] | None:
+        """Every unique pair of ``columns`` (ascending positions, each known non-unique),
+        decided in bulk over codes without listing the candidates first; None when that
+        cannot be done (the columns were not coded in one pass, or pairs were answered
+        before). Nothing is remembered: this is a search's last level."""
+        matrices = {id(self._coded.get(p)) for p in columns}
+        if (
+            len(columns) < 2
+            or len(matrices) != 1
+            or not self._all_coded(columns)
+            or any(size >= 2 for size in (*self._unique, *self._non_unique))
+        ):
+            return None
+        matrix = self._coded[columns[0]]
+        first, second = np.triu_indices(len(columns), k=1)
+        positions = np.asarray(columns, dtype=np.int64)
+        a, b = positions[first], positions[second]
+        unique = matrix.unique_pairs(a, b, self._nulls, self._context.check_cancelled)
+        self.full_checks += len(a)
+        self.decided += len(a)
+        return list(zip(a[unique].tolist(), b[unique].tolist(), strict=True))
 
     def _same_matrix(self, candidate: tuple[int, ...]) -> bool:
         first = self._coded[candidate[0]]
@@ -397,6 +423,15 @@ def minimal_unique_sets(
         if size > max_size:
             break
         non_unique = {c for c, unique in zip(frontier, verdicts, strict=True) if not unique}
+        if size == max_size == 2:
+            # a wide source's pairs are most of its search: decided as arrays when possible
+            columns = sorted(c[0] for c in non_unique)
+            pairs = oracle.unique_pairs_among(columns)
+            if pairs is not None:
+                if progress is not None:
+                    progress(size, math.comb(len(columns), 2))
+                found += pairs
+                break
         frontier = _next_level(non_unique, order)
     return found
 
