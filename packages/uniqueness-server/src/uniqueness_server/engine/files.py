@@ -233,7 +233,6 @@ def _csv(
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
         f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
         f"escape = '\"', columns = {{{columns}}}, max_line_size = {max_line_bytes}, "
-        f"buffer_size = {8 * max_line_bytes}, "
         f"compression = {_literal('gzip' if compressed else 'none')})"
     )
     return list(layout.header)
