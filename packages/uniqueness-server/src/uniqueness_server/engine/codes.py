@@ -258,8 +258,14 @@ class CodeMatrix:
         bulk."""
         if not len(a):
             return np.zeros(0, dtype=np.bool_)
+        # by position; the matrix may hold only some positions below the largest (a
+        # ``columns`` subset, or columns coded in separate passes)
         collisions = np.array(
-            [self._collisions(p, nulls) for p in range(_span(a, b))], dtype=np.int64
+            [
+                self._collisions(p, nulls) if p in self.distinct else 0
+                for p in range(_span(a, b))
+            ],
+            dtype=np.int64,
         )
         swap = collisions[a] > collisions[b]  # the pivot: the column colliding less often
         a, b = np.where(swap, b, a), np.where(swap, a, b)

@@ -1,0 +1,114 @@
+"""The wide search's bulk paths stay exact on the sources that reach their edges.
+
+A wide search (more than EXACT_DISTINCT_COLUMNS columns) decides known candidates in bulk,
+codes columns in one or several passes and decides its last level of pairs as arrays. Each
+test builds a real file reaching one edge (a column subset, columns coded in separate
+passes, codes past 16 bits, typed Parquet columns) and compares with a reference computed
+over the rows in numpy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_uniqueness_keys_oracle import Row, csv_text
+from uniqueness_server.engine import Nulls, codes, find_keys, lattice, open_file
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, HEAD_ROWS
+
+
+def reference_keys(
+    rows: Sequence[Row], universe: Sequence[int], max_size: int, nulls: Nulls
+) -> set[frozenset[int]]:
+    """Every minimal unique set of up to ``max_size`` of ``universe``, from the rows (numpy
+    codes, so tables of tens of thousands of rows stay quick)."""
+    coded: dict[int, tuple[np.ndarray, int]] = {}
+    for p in universe:
+        values = [row[p] for row in rows]
+        index = {v: i for i, v in enumerate(dict.fromkeys(v for v in values if v is not None))}
+        missing = len(index)
+        coded[p] = (np.array([index.get(v, missing) for v in values], np.int64), missing)
+    found: set[frozenset[int]] = set()
+    for size in range(1, max_size + 1):
+        for combo in itertools.combinations(universe, size):
+            if any(k <= set(combo) for k in found):
+                continue
+            key = np.zeros(len(rows), dtype=np.int64)
+            lost = np.zeros(len(rows), dtype=np.bool_)
+            for p in combo:
+                column, missing = coded[p]
+                key = key * (missing + 1) + column
+                lost |= column == missing
+            if nulls is Nulls.DISTINCT:
+                key = key[~lost]
+            if len(np.unique(key)) == len(key):
+                found.add(frozenset(combo))
+    return found
+
+
+def _found(path: Path, **options: object) -> set[frozenset[int]]:
+    table = open_file(path, label=path.name)
+    try:
+        search = find_keys(table, **options)  # type: ignore[arg-type]
+    finally:
+        table.close()
+    return {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_wide_search_of_a_column_subset_matches_the_reference(
+    tmp_path: Path, nulls: Nulls
+) -> None:
+    # the statistics pass codes only the named columns, so the codes hold no column below
+    # the first named one (the pair checks once indexed every position up to the largest)
+    rng = random.Random(11)
+    width = EXACT_DISTINCT_COLUMNS + 8
+    rows: list[Row] = [
+        tuple(
+            None if rng.random() < 0.05 else str(rng.randrange([2, 3, 5, 11, 300][k % 5]))
+            for k in range(width)
+        )
+        for _ in range(300)
+    ]
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    universe = range(3, width - 2)
+    got = _found(path, columns=[f"k{p}" for p in universe], max_columns=2, nulls=nulls)
+    assert got == reference_keys(rows, universe, 2, nulls)
+    assert got  # pairs of the 300-value columns are keys here
+
+
+def test_columns_coded_in_separate_passes_are_decided_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # too many cells to code the whole source: the near-unique columns the head cannot
+    # settle are coded together at the first level, the low ones (listed first) in a second
+    # pass at the pairs level, so pairs of near-unique columns are checked over codes that
+    # hold none of the first positions
+    rng = random.Random(5)
+    count, low, near = HEAD_ROWS + 1_000, 10, 70
+    rows: list[Row] = [
+        tuple(
+            [str(rng.randrange(4)) for _ in range(low)]
+            + [str(rng.randrange(10**12)) for _ in range(near)]
+        )
+        for _ in range(count)
+    ]
+    last = list(rows[-1])
+    for k in range(low, low + near):
+        last[k] = rows[k % 2][k]  # past the head: even columns repeat row 0, odd ones row 1
+    rows[-1] = tuple(last)
+    width = low + near
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    limit = count * (near + 5)  # either group of columns fits, both together do not
+    monkeypatch.setattr(codes, "MAX_CELLS", limit)
+    monkeypatch.setattr(lattice, "MAX_CELLS", limit)
+    got = _found(path, max_columns=2)
+    assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
+    assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1
+    assert frozenset({low, low + 2}) not in got
