@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mcp_common import ToolCancelledError, ToolContext
 from test_uniqueness_keys_oracle import Row, csv_text
 from uniqueness_server.engine import Nulls, codes, find_keys, lattice, open_file
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, HEAD_ROWS
@@ -112,3 +113,35 @@ def test_columns_coded_in_separate_passes_are_decided_exactly(
     assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
     assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1
     assert frozenset({low, low + 2}) not in got
+
+
+def _noise_rows(width: int, count: int, seed: int) -> list[Row]:
+    rng = random.Random(seed)
+    return [
+        tuple(str(rng.randrange([2, 3, 5, 11, 300][k % 5])) for k in range(width))
+        for _ in range(count)
+    ]
+
+
+def test_the_pairs_level_is_announced_before_it_is_checked(tmp_path: Path) -> None:
+    # a client that cancels on seeing "checking ... sets of 2 columns" stops the search: the
+    # announcement comes before the pairs are decided (in bulk over the codes), not after
+    width = EXACT_DISTINCT_COLUMNS + 4
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, _noise_rows(width, 3_000, seed=2)), encoding="utf-8")
+    messages: list[str] = []
+    context: ToolContext
+
+    def sink(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+        if message is not None and "sets of 2 columns" in message:
+            context.cancel()
+
+    context = ToolContext(sink)
+    table = open_file(path, label="wide.csv", context=context)
+    try:
+        with pytest.raises(ToolCancelledError):
+            find_keys(table, max_columns=2, context=context)
+    finally:
+        table.close()
+    assert f"checking {width * (width - 1) // 2} sets of 2 columns" in messages

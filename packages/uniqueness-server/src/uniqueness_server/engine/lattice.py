@@ -425,11 +425,13 @@ def minimal_unique_sets(
         non_unique = {c for c, unique in zip(frontier, verdicts, strict=True) if not unique}
         if size == max_size == 2:
             # a wide source's pairs are most of its search: decided as arrays when possible
+            # (announced first, as the level's candidates would be: the same pairs)
             columns = sorted(c[0] for c in non_unique)
+            context.check_cancelled()
+            if progress is not None:
+                progress(size, math.comb(len(columns), 2))
             pairs = oracle.unique_pairs_among(columns)
             if pairs is not None:
-                if progress is not None:
-                    progress(size, math.comb(len(columns), 2))
                 found += pairs
                 break
         frontier = _next_level(non_unique, order)
