@@ -14,6 +14,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pytest
 from mcp_common import ToolCancelledError, ToolContext
@@ -61,9 +62,7 @@ def _found(path: Path, **options: object) -> set[frozenset[int]]:
 
 
 @pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
-def test_wide_search_of_a_column_subset_matches_the_reference(
-    tmp_path: Path, nulls: Nulls
-) -> None:
+def test_wide_search_of_a_column_subset_matches_the_reference(tmp_path: Path, nulls: Nulls) -> None:
     # the statistics pass codes only the named columns, so the codes hold no column below
     # the first named one (the pair checks once indexed every position up to the largest)
     rng = random.Random(11)
@@ -145,3 +144,66 @@ def test_the_pairs_level_is_announced_before_it_is_checked(tmp_path: Path) -> No
     finally:
         table.close()
     assert f"checking {width * (width - 1) // 2} sets of 2 columns" in messages
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_codes_past_sixteen_bits_mixed_with_narrow_ones_stay_exact(
+    tmp_path: Path, nulls: Nulls
+) -> None:
+    # k0..k3 have 65,535 to 70,000 values, so their codes (the missing one included) need 16
+    # or 32 bits: k1 repeats each value 66,000 rows later, told apart by k4 except where k1
+    # is missing; k2 has 65,535 values and some missing ones (missing is code 65,535); k3 has
+    # exactly 65,536 values
+    count = 70_000
+    width = EXACT_DISTINCT_COLUMNS + 2
+    rng = random.Random(3)
+    rows: list[Row] = []
+    for i in range(count):
+        row: list[str | None] = [
+            f"u{i}",
+            None if i in (5, 9, 70_000 - 7) else f"v{i % 66_000}",
+            None if i % 10_000 == 17 else f"w{i % 65_535}",
+            f"x{i % 65_536}",
+            str(i // 66_000),
+        ]
+        row += [str(rng.randrange([2, 3, 7, 300][k % 4])) for k in range(width - 5)]
+        rows.append(tuple(row))
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    got = _found(path, max_columns=2, nulls=nulls)
+    assert got == reference_keys(rows, range(width), 2, nulls)
+    assert frozenset({0}) in got
+    # k1's missing values repeat among rows with k4 = 0 only under nulls=equal
+    assert (frozenset({1, 4}) in got) is (nulls is Nulls.DISTINCT)
+
+
+def test_typed_parquet_columns_measure_the_same_lengths_wide_and_narrow(tmp_path: Path) -> None:
+    # the wide search measures value lengths from the coded pass, the narrow one with SQL:
+    # integers, decimals, dates and text must average the same text lengths either way
+    path = tmp_path / "typed.parquet"
+    noise = [f"(i * {k + 3}) % {7 * k + 5} AS n{k}" for k in range(EXACT_DISTINCT_COLUMNS)]
+    typed = [
+        "i AS id",
+        "i * 0.5 AS half",
+        "DATE '2020-01-01' + i::INTEGER AS day",
+        "'t' || i AS name",
+    ]
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT {', '.join(noise + typed)} FROM range(500) t(i)) "
+            f"TO '{path}' (FORMAT parquet)"
+        )
+    names = ["id", "half", "day", "name"]
+    lengths: list[dict[tuple[str, ...], float]] = []
+    for columns in (None, [*names, "n0"]):
+        table = open_file(path, label="typed.parquet")
+        try:
+            search = find_keys(table, columns=columns, max_columns=1)
+        finally:
+            table.close()
+        lengths.append({key.columns: key.average_length for key in search.keys})
+    wide, narrow = lengths
+    assert set(narrow) == {(name,) for name in names}
+    assert {key: wide[key] for key in narrow} == narrow
+    assert narrow[("day",)] == 10.0  # 2020-01-01
+    assert narrow[("id",)] == round(sum(len(str(i)) for i in range(500)) / 500, 2)
