@@ -10,17 +10,33 @@ over the rows in numpy.
 from __future__ import annotations
 
 import itertools
+import os
 import random
-from collections.abc import Sequence
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
 import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
 from test_uniqueness_keys_oracle import Row, csv_text
-from uniqueness_server.engine import Nulls, codes, find_keys, lattice, open_file
+from uniqueness_server.engine import (
+    DatabaseRegistry,
+    Nulls,
+    codes,
+    find_keys,
+    lattice,
+    open_file,
+)
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, HEAD_ROWS
+
+POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 
 
 def reference_keys(
@@ -207,3 +223,112 @@ def test_typed_parquet_columns_measure_the_same_lengths_wide_and_narrow(tmp_path
     assert {key: wide[key] for key in narrow} == narrow
     assert narrow[("day",)] == 10.0  # 2020-01-01
     assert narrow[("id",)] == round(sum(len(str(i)) for i in range(500)) / 500, 2)
+
+
+def _declared_rows(seed: int) -> list[Row]:
+    """Rows where (a, b) is a grid, (c, d) is unique (repeats removed) and e, f repeat."""
+    rng = random.Random(seed)
+    rows: list[Row] = []
+    pairs: set[tuple[str, str]] = set()
+    for i in range(60):
+        c, d = str(rng.randrange(9)), str(rng.randrange(9))
+        while (c, d) in pairs:
+            c, d = str(rng.randrange(9)), str(rng.randrange(9))
+        pairs.add((c, d))
+        e = None if rng.random() < 0.1 else str(rng.randrange(40))
+        rows.append((str(i % 6), str(i // 6), c, d, e, str(rng.randrange(3))))
+    return rows
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def declared_table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, str]]:
+    """A database (registry, table name) whose table ``t`` declares PRIMARY KEY (a, b) and
+    UNIQUE (c, d) over :func:`_declared_rows`."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'keys.db'}"
+        schema = ""
+    else:
+        if not POSTGRES_URL:
+            pytest.skip("MCP_TOOLS_TEST_POSTGRES_URL is not set: no PostgreSQL server")
+        url = (
+            sa.make_url(POSTGRES_URL)
+            .set(drivername="postgresql+psycopg")
+            .render_as_string(hide_password=False)
+        )
+        schema = f"r_{uuid.uuid4().hex[:10]}"
+    writer = sa.create_engine(url)
+    prefix = f'"{schema}".' if schema else ""
+    marker = "%s" if writer.dialect.name == "postgresql" else "?"
+    with writer.begin() as connection:
+        if schema:
+            connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        connection.exec_driver_sql(
+            f"CREATE TABLE {prefix}t (a TEXT NOT NULL, b TEXT NOT NULL, c TEXT NOT NULL, "
+            "d TEXT NOT NULL, e TEXT, f TEXT, PRIMARY KEY (a, b), UNIQUE (c, d))"
+        )
+        for row in _declared_rows(seed=4):
+            connection.exec_driver_sql(
+                f"INSERT INTO {prefix}t VALUES ({', '.join([marker] * 6)})", row
+            )
+    try:
+        yield DatabaseRegistry.from_options([f"db={url}"]), f"{schema}.t" if schema else "t"
+    finally:
+        if schema:
+            with writer.begin() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        writer.dispose()
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+@pytest.mark.parametrize("max_columns", [1, 2, 3, 4])
+def test_declared_keys_recorded_before_the_search_keep_it_exact(
+    declared_table: tuple[Any, str], nulls: Nulls, max_columns: int
+) -> None:
+    registry, name = declared_table
+    table = registry.open("db", table=name)
+    try:
+        search = find_keys(table, max_columns=max_columns, nulls=nulls)
+    finally:
+        table.close()
+    rows = _declared_rows(seed=4)
+    expected = reference_keys(rows, range(6), max_columns, nulls)
+    letters = "abcdef"
+    got = {frozenset(letters.index(c) for c in key.columns) for key in search.keys}
+    assert got == expected
+    basis = {key.columns: key.basis for key in search.keys}
+    if max_columns >= 2:
+        assert basis[("a", "b")] == basis[("c", "d")] == "declared"
+
+
+@st.composite
+def wide_tables(draw: st.DrawFn) -> tuple[int, list[Row], list[int]]:
+    """A table a little wider than EXACT_DISTINCT_COLUMNS, of few short values (some
+    missing), and a searched subset of more than EXACT_DISTINCT_COLUMNS of its columns."""
+    width = draw(st.integers(EXACT_DISTINCT_COLUMNS + 1, EXACT_DISTINCT_COLUMNS + 5))
+    count = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = random.Random(seed)
+    cards = [rng.choice([1, 2, 3, 6, 40]) for _ in range(width)]
+    rows: list[Row] = []
+    for _ in range(count):
+        row = [None if rng.random() < 0.08 else str(rng.randrange(c)) for c in cards]
+        row[0] = row[0] or "z"  # a row of only missing values would be a blank line
+        rows.append(tuple(row))
+    rows += [rows[rng.randrange(count)] for _ in range(draw(st.integers(0, 2)))]
+    left_out = draw(st.sets(st.integers(0, width - 1), max_size=width - 1 - EXACT_DISTINCT_COLUMNS))
+    return width, rows, [p for p in range(width) if p not in left_out]
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_tables(), st.sampled_from(list(Nulls)), st.integers(1, 3))
+def test_wide_find_keys_matches_the_reference(
+    table_rows: tuple[int, list[Row], list[int]], nulls: Nulls, max_columns: int
+) -> None:
+    width, rows, universe = table_rows
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "wide.csv"
+        path.write_text(csv_text(width, rows), encoding="utf-8")
+        got = _found(
+            path, columns=[f"k{p}" for p in universe], max_columns=max_columns, nulls=nulls
+        )
+    assert got == reference_keys(rows, universe, max_columns, nulls)
