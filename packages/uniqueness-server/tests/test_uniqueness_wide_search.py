@@ -29,6 +29,7 @@ from test_uniqueness_keys_oracle import Row, csv_text
 from uniqueness_server.engine import (
     DatabaseRegistry,
     Nulls,
+    check_uniqueness,
     codes,
     find_keys,
     lattice,
@@ -332,3 +333,30 @@ def test_wide_find_keys_matches_the_reference(
             path, columns=[f"k{p}" for p in universe], max_columns=max_columns, nulls=nulls
         )
     assert got == reference_keys(rows, universe, max_columns, nulls)
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_better_options_decided_over_codes_match_the_reference(
+    tmp_path: Path, nulls: Nulls
+) -> None:
+    # the check records the whole set as unique, then searches every size below it: its
+    # 66 pairs are enough to code the columns, and each later level is decided over codes
+    width, count = 12, 3_000
+    rng = random.Random(1)
+    cards = [rng.choice([2, 3, 5, 20, 60]) for _ in range(width - 1)]
+    rows: list[Row] = [
+        (*(None if rng.random() < 0.03 else str(rng.randrange(c)) for c in cards), str(i))
+        for i in range(count)
+    ]
+    path = tmp_path / "check.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="check.csv")
+    try:
+        result = check_uniqueness(table, [f"k{p}" for p in range(width)], nulls=nulls)
+    finally:
+        table.close()
+    assert result.unique
+    got = {frozenset(int(name[1:]) for name in option) for option in result.better_options}
+    expected = reference_keys(rows, range(width), width - 1, nulls)
+    assert got == expected
+    assert frozenset({width - 1}) in got
