@@ -42,7 +42,7 @@ from uniqueness_server.engine.table import Table
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
 BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
 SAMPLE_ROWS = (1_024, 4_096)
-WORKERS = 2  # threads coding groups of rows (and deciding pivots) side by side
+WORKERS = 2  # threads side by side: coding groups of rows, then columns, deciding pivots
 _SEED = 7
 _SORT_FACTOR = 8  # a sample's pairs are sorted when comparing rows would cost more than this
 _GATHER = 4_000_000  # codes gathered at once, at most (8 bytes each)
@@ -261,10 +261,7 @@ class CodeMatrix:
         # by position; the matrix may hold only some positions below the largest (a
         # ``columns`` subset, or columns coded in separate passes)
         collisions = np.array(
-            [
-                self._collisions(p, nulls) if p in self.distinct else 0
-                for p in range(_span(a, b))
-            ],
+            [self._collisions(p, nulls) if p in self.distinct else 0 for p in range(_span(a, b))],
             dtype=np.int64,
         )
         swap = collisions[a] > collisions[b]  # the pivot: the column colliding less often

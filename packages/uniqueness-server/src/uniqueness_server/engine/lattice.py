@@ -271,8 +271,9 @@ class UniquenessOracle:
     def unique_pairs_among(self, columns: Sequence[int]) -> list[tuple[int, int]] | None:
         """Every unique pair of ``columns`` (ascending positions, each known non-unique),
         decided in bulk over codes without listing the candidates first; None when that
-        cannot be done (the columns were not coded in one pass, or pairs were answered
-        before). Nothing is remembered: this is a search's last level."""
+        cannot be done (the columns were not coded in one pass, or a set of two or more
+        columns is known already, which could decide pairs by monotonicity). Nothing is
+        remembered: this is a search's last level."""
         matrices = {id(self._coded.get(p)) for p in columns}
         if (
             len(columns) < 2
