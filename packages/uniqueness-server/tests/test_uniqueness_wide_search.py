@@ -360,3 +360,29 @@ def test_better_options_decided_over_codes_match_the_reference(
     expected = reference_keys(rows, range(width), width - 1, nulls)
     assert got == expected
     assert frozenset({width - 1}) in got
+
+
+def test_cancelling_on_the_triples_of_a_coded_search_stops_it(tmp_path: Path) -> None:
+    # every column has few values, so no pair is unique and thousands of triples are left
+    # to the codes one by one: a cancel at their announcement stops the search there
+    width = EXACT_DISTINCT_COLUMNS + 4
+    path = tmp_path / "wide.csv"
+    rng = random.Random(8)
+    rows: list[Row] = [tuple(str(rng.randrange(3)) for _ in range(width)) for _ in range(5_000)]
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    messages: list[str] = []
+    context: ToolContext
+
+    def sink(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+        if message is not None and "sets of 3 columns" in message:
+            context.cancel()
+
+    context = ToolContext(sink)
+    table = open_file(path, label="wide.csv", context=context)
+    try:
+        with pytest.raises(ToolCancelledError):
+            find_keys(table, max_columns=3, context=context)
+    finally:
+        table.close()
+    assert f"checking {width * (width - 1) * (width - 2) // 6} sets of 3 columns" in messages
