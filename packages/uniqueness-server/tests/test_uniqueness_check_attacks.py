@@ -1,0 +1,185 @@
+"""The check path attacked with hostile names and values, compared with brute force.
+
+The embedded check copies the key columns into DuckDB temp tables (``keyed``, ``dup_keys``,
+``dup_page``) and reads row numbers from ``rowid``; a header named like one of those, like one
+of their aliases (``n``, ``first``) or like the internal column names (``c1``), and key values
+that look like SQL, hold control characters or run very long, must change nothing: every
+answer equals a plain Python reference over the same rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_uniqueness_exact_paths import _reference_groups
+from uniqueness_server.engine import Nulls, check_uniqueness, open_file
+from uniqueness_server.engine.check import MAX_VALUE_CHARS, ROWS_PER_GROUP, shorten
+
+Row = tuple[str | None, ...]
+
+HEADER = (
+    "rowid",
+    "keyed",
+    "dup_keys",
+    "n",
+    "first_row",
+    "first",
+    'say "hi"',
+    "two words",
+    "ünïcødé ключ",
+    "c1",
+    "c2",
+    "dup_page",
+)
+LONG = "x" * 5_000
+HOSTILE_VALUES: tuple[str | None, ...] = (
+    "'); DROP TABLE keyed; --",
+    '" OR 1=1 --',
+    "SELECT * FROM dup_keys",
+    "bell\x07tab\tesc\x1b[31mred",
+    "\x01\x02\x1f",
+    "line\nbreak",
+    " padded ",
+    "padded",
+    "e\u0301",  # e + combining accent: a different text from the composed é
+    "\u00e9",
+    "\u202eRTL",
+    "snow\u2603man 🦄",
+    LONG,
+    LONG + "y",  # differs only past the shown length
+    "NULL",
+    "null",
+    None,
+)
+
+
+def _rows(count: int) -> list[Row]:
+    """Rows whose every column draws from the hostile values at its own stride, so column
+    sets repeat in varied, overlapping groups (and some never repeat)."""
+    rows: list[Row] = []
+    width = len(HEADER)
+    values = len(HOSTILE_VALUES)
+    for i in range(count):
+        row: list[str | None] = []
+        for k in range(width):
+            if k == 0:
+                row.append(str(i % 37))  # "rowid" repeats: it is data, not the row number
+            elif k == 5:
+                row.append(str(i))  # "first" is unique
+            else:
+                row.append(HOSTILE_VALUES[(i * (k + 1) + i // (k + 2)) % values])
+        rows.append(tuple(row))
+    return rows
+
+
+def _csv(rows: Sequence[Row]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(HEADER)
+    for row in rows:
+        writer.writerow(["" if v is None else v for v in row])
+    return out.getvalue()
+
+
+def _write(path: Path, rows: Sequence[Row]) -> None:
+    if path.suffix == ".csv":
+        path.write_text(_csv(rows), encoding="utf-8")
+    elif path.suffix == ".jsonl":
+        text = "".join(json.dumps(dict(zip(HEADER, row, strict=True))) + "\n" for row in rows)
+        path.write_text(text, encoding="utf-8")
+    else:
+        with duckdb.connect() as con:
+            columns = ", ".join(f'"{name.replace(chr(34), chr(34) * 2)}" VARCHAR' for name in HEADER)
+            con.execute(f"CREATE TABLE t ({columns})")
+            con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(HEADER))})", rows)
+            con.execute(f"COPY t TO '{path}' (FORMAT parquet)")
+
+
+COLUMN_SETS = [
+    ("rowid",),
+    ("keyed", "dup_keys"),
+    ("n", "first_row"),
+    ("dup_page", "n"),
+    ('say "hi"', "two words"),
+    ("ünïcødé ключ",),
+    ("c2", "c1"),
+    ("c1", "rowid"),
+    ("first",),
+    ("first", "keyed"),
+    ("two words", "c1", "n"),
+]
+
+
+def _expected(
+    rows: Sequence[Row], columns: Sequence[str], nulls: Nulls
+) -> tuple[int, int, int, int, list[tuple[Row, int, tuple[int, ...]]]]:
+    positions = [HEADER.index(name) for name in columns]
+    duplicates, distinct, missing = _reference_groups(rows, positions, nulls)
+    groups = [
+        (tuple(shorten(v) for v in key), len(found), tuple(found[:ROWS_PER_GROUP]))
+        for key, found in duplicates
+    ]
+    return distinct, missing, len(duplicates), sum(len(f) for _, f in duplicates), groups
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_hostile_names_and_values_match_brute_force(tmp_path: Path, suffix: str) -> None:
+    rows = _rows(400)
+    path = tmp_path / f"hostile{suffix}"
+    _write(path, rows)
+    table = open_file(path, label=path.name)
+    try:
+        assert table.names == HEADER
+        for columns, nulls in itertools.product(COLUMN_SETS, Nulls):
+            distinct, missing, dup_groups, dup_rows, groups = _expected(rows, columns, nulls)
+            pages: list[tuple[Row, int, tuple[int, ...]]] = []
+            for offset in range(0, max(dup_groups, 1), 40):
+                result = check_uniqueness(
+                    table, columns, nulls=nulls, better_options=False, limit=40, offset=offset
+                )
+                facts = (
+                    result.unique,
+                    result.rows,
+                    result.distinct_keys,
+                    result.rows_with_missing,
+                    result.duplicate_groups,
+                    result.duplicate_rows,
+                )
+                assert facts == (
+                    dup_groups == 0,
+                    len(rows),
+                    distinct,
+                    missing,
+                    dup_groups,
+                    dup_rows,
+                ), (columns, nulls)
+                pages += [(g.values, g.count, g.rows) for g in result.examples]
+            assert pages == groups, (columns, nulls)
+    finally:
+        table.close()
+
+
+def test_long_values_are_grouped_whole_and_shown_cut(tmp_path: Path) -> None:
+    # two 5,000-character values differing only in their last character are two keys
+    rows: list[Row] = [(LONG,), (LONG + "y",), (LONG,), (LONG + "y",), (LONG + "z",)]
+    path = tmp_path / "long.csv"
+    path.write_text("v\n" + "".join(f"{row[0]}\n" for row in rows), encoding="utf-8")
+    table = open_file(path, label=path.name)
+    try:
+        result = check_uniqueness(table, ["v"], better_options=False)
+    finally:
+        table.close()
+    assert (result.duplicate_groups, result.duplicate_rows, result.distinct_keys) == (2, 4, 3)
+    assert [g.rows for g in result.examples] == [(1, 3), (2, 4)]
+    for group in result.examples:
+        (shown,) = group.values
+        assert shown is not None
+        assert len(shown) == MAX_VALUE_CHARS
+        assert shown.endswith("…")
