@@ -96,7 +96,8 @@ def _write(path: Path, rows: Sequence[Row]) -> None:
         path.write_text(text, encoding="utf-8")
     else:
         with duckdb.connect() as con:
-            columns = ", ".join(f'"{name.replace(chr(34), chr(34) * 2)}" VARCHAR' for name in HEADER)
+            quoted = ['"' + name.replace('"', '""') + '"' for name in HEADER]
+            columns = ", ".join(f"{name} VARCHAR" for name in quoted)
             con.execute(f"CREATE TABLE t ({columns})")
             con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(HEADER))})", rows)
             con.execute(f"COPY t TO '{path}' (FORMAT parquet)")
@@ -183,3 +184,66 @@ def test_long_values_are_grouped_whole_and_shown_cut(tmp_path: Path) -> None:
         assert shown is not None
         assert len(shown) == MAX_VALUE_CHARS
         assert shown.endswith("…")
+
+
+JSON_AS_WRITTEN = [
+    # integers past 2**53 next to a float: read as DOUBLE they were one value
+    ("big", [9007199254740993, 9007199254740992, 1.5, 9007199254740993]),
+    # integers past 2**64: DOUBLE as well
+    ("huge", [2**70, 2**70 + 1, 2**70]),
+    # a date with a trailing space: read as DATE it was the date itself
+    ("date", ["2020-01-01", "2020-01-01 ", "2020-01-01"]),
+    # UUIDs differing in case: read as UUID they were one value, shown lower-case
+    ("uuid", ["A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"] * 2),
+    # the text "1" and the number 1 stay apart, as do 1 and 1.0 (a column mixing texts and
+    # numbers shows each value as JSON, texts in quotes)
+    ("mixed", ["1", 1, 1.0, "1"]),
+]
+
+
+@pytest.mark.parametrize(("name", "values"), JSON_AS_WRITTEN, ids=[c[0] for c in JSON_AS_WRITTEN])
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_json_values_compare_as_written(
+    tmp_path: Path, name: str, values: list[object], fmt: str
+) -> None:
+    records = [{"id": value, "n": i} for i, value in enumerate(values)]
+    path = tmp_path / f"{name}.{fmt}"
+    if fmt == "json":
+        path.write_text(json.dumps(records), encoding="utf-8")
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    table = open_file(path, label=path.name)
+    try:
+        result = check_uniqueness(table, ["id"], better_options=False)
+    finally:
+        table.close()
+    written = [json.dumps(v) for v in values]  # one spelling per distinct JSON value
+    first = {text: written.index(text) + 1 for text in written}
+    repeated = [t for t in dict.fromkeys(written) if written.count(t) > 1]
+    assert (result.rows, result.distinct_keys) == (len(values), len(first))
+    assert [g.rows for g in result.examples] == [
+        tuple(i + 1 for i, t in enumerate(written) if t == text) for text in repeated
+    ]
+    for group, text in zip(result.examples, repeated, strict=True):
+        value = values[first[text] - 1]
+        shown = value if isinstance(value, str) and name != "mixed" else text
+        assert group.values == (shown,)
+
+
+def test_json_keys_and_kinds_first_seen_late_are_read(tmp_path: Path) -> None:
+    # past DuckDB's 20,480-record detection sample: a new key, and a text value in a column
+    # of integers, were a read failure; neither may be dropped either
+    records: list[dict[str, object]] = [{"a": i} for i in range(25_000)]
+    records += [{"a": "late", "b": "x"}, {"a": 2**70, "b": "x"}, {"a": 2**70 + 1}]
+    path = tmp_path / "late.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    table = open_file(path, label=path.name)
+    try:
+        assert table.names == ("a", "b")
+        on_a = check_uniqueness(table, ["a"], better_options=False)
+        on_b = check_uniqueness(table, ["b"], nulls=Nulls.DISTINCT, better_options=False)
+    finally:
+        table.close()
+    assert (on_a.unique, on_a.rows, on_a.distinct_keys) == (True, 25_003, 25_003)
+    assert (on_b.unique, on_b.rows_with_missing, on_b.duplicate_groups) == (False, 25_001, 1)
+    assert [(g.values, g.rows) for g in on_b.examples] == [(("x",), (25_001, 25_002))]

@@ -289,20 +289,43 @@ def _struct_columns(expression: str, name: str, kind: Any) -> list[tuple[str, st
     return [(f"CAST({expression} AS VARCHAR)", name)]
 
 
+def _as_written(kind: Any) -> str:
+    """The DuckDB type reading a JSON value of detected type ``kind`` as the text it holds:
+    objects stay structs (flattened later), a column mixing kinds of value stays JSON (so
+    ``"1"`` and ``1`` stay apart), every other value is read as VARCHAR. A detected DOUBLE
+    would merge integers past 2**53, a DATE or UUID would trim spaces or fold case."""
+    if kind.id == "struct":
+        fields = ", ".join(
+            f'"{name.replace(chr(34), chr(34) * 2)}" {_as_written(child)}'
+            for name, child in kind.children
+        )
+        return f"STRUCT({fields})"
+    return "JSON" if str(kind) == "JSON" else "VARCHAR"
+
+
 def _duckdb_document(
     runner: DuckDbRunner, path: Path, compressed: bool, kind: Format, label: str
 ) -> list[str]:
     compression = _literal("gzip" if compressed else "none")
-    if kind is Format.PARQUET:
-        source = _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
-        reader = f"read_parquet({source})"
-    else:
-        layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
-        reader = (
-            f"read_json({duckdb_path(path)}, format = {layout}, records = true, "
-            f"compression = {compression})"
-        )
     try:
+        if kind is Format.PARQUET:
+            source = (
+                _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
+            )
+            reader = f"read_parquet({source})"
+        else:
+            layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
+            options = f"format = {layout}, records = true, compression = {compression}"
+            # the keys and kinds of every record (not a sample): a key first seen late would
+            # otherwise be left out silently once the columns are given explicitly below
+            detected = runner.connection.sql(
+                f"SELECT * FROM read_json({duckdb_path(path)}, {options}, sample_size = -1)"
+            )
+            columns = ", ".join(
+                f"{_literal(name)}: {_literal(_as_written(dtype))}"
+                for name, dtype in zip(detected.columns, detected.dtypes, strict=True)
+            )
+            reader = f"read_json({duckdb_path(path)}, {options}, columns = {{{columns}}})"
         relation = runner.connection.sql(f"SELECT * FROM {reader}")
         described = list(zip(relation.columns, relation.dtypes, strict=True))
     except duckdb.Error as exc:
