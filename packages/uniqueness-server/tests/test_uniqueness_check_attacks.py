@@ -13,13 +13,22 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Sequence
+import os
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import duckdb
 import pytest
+import sqlalchemy as sa
 from test_uniqueness_exact_paths import _reference_groups
-from uniqueness_server.engine import Nulls, check_uniqueness, open_file
+from uniqueness_server.engine import (
+    DatabaseRegistry,
+    Nulls,
+    approximate_check,
+    check_uniqueness,
+    open_file,
+)
 from uniqueness_server.engine.check import MAX_VALUE_CHARS, ROWS_PER_GROUP, shorten
 
 Row = tuple[str | None, ...]
@@ -247,3 +256,74 @@ def test_json_keys_and_kinds_first_seen_late_are_read(tmp_path: Path) -> None:
     assert (on_a.unique, on_a.rows, on_a.distinct_keys) == (True, 25_003, 25_003)
     assert (on_b.unique, on_b.rows_with_missing, on_b.duplicate_groups) == (False, 25_001, 1)
     assert [(g.values, g.rows) for g in on_b.examples] == [(("x",), (25_001, 25_002))]
+
+
+POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def hostile_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A database holding the hostile rows in a table whose columns carry the hostile names:
+    its ``NAME=URL`` option and the table's (hostile) name."""
+    table = 'keyed"; dup_keys'
+    if request.param == "sqlite":
+        url = sa.make_url(f"sqlite:///{tmp_path / 'hostile.db'}")
+    elif POSTGRES_URL:
+        url = sa.make_url(POSTGRES_URL).set(drivername="postgresql+psycopg")
+        table = f"{table} {uuid.uuid4().hex[:8]}"
+    else:
+        pytest.skip("MCP_TOOLS_TEST_POSTGRES_URL is not set: no PostgreSQL server")
+    engine = sa.create_engine(url)
+    quote = engine.dialect.identifier_preparer.quote_identifier
+    columns = ", ".join(f"{quote(name)} VARCHAR" for name in HEADER)
+    with engine.begin() as connection:
+        connection.execute(sa.text(f"CREATE TABLE {quote(table)} ({columns})"))
+        marks = ", ".join(f":v{i}" for i in range(len(HEADER)))
+        connection.execute(
+            sa.text(f"INSERT INTO {quote(table)} VALUES ({marks})"),
+            [{f"v{i}": v for i, v in enumerate(row)} for row in _rows(300)],
+        )
+    try:
+        yield f"db={url.render_as_string(hide_password=False)}", table
+    finally:
+        with engine.begin() as connection:
+            connection.execute(sa.text(f"DROP TABLE {quote(table)}"))
+        engine.dispose()
+
+
+def test_hostile_names_and_values_in_databases_match_brute_force(
+    hostile_database: tuple[str, str],
+) -> None:
+    option, name = hostile_database
+    rows = _rows(300)
+    registry = DatabaseRegistry.from_options([option])
+    for columns, nulls in itertools.product(COLUMN_SETS, Nulls):
+        distinct, missing, dup_groups, dup_rows, groups = _expected(rows, columns, nulls)
+        for approximate in (False, True):
+            table = registry.open("db", table=name)
+            try:
+                assert table.names == HEADER
+                check = approximate_check if approximate else check_uniqueness
+                result = check(table, columns, nulls=nulls, better_options=False, limit=100)
+            finally:
+                table.close()
+            assert (
+                result.unique,
+                result.rows,
+                result.distinct_keys,
+                result.rows_with_missing,
+                result.duplicate_groups,
+                result.duplicate_rows,
+            ) == (dup_groups == 0, len(rows), distinct, missing, dup_groups, dup_rows), (
+                columns,
+                nulls,
+                approximate,
+            )
+            # databases order groups by size, not by first row, and carry no row numbers
+            assert [g.count for g in result.examples] == sorted(
+                (count for _, count, _ in groups), reverse=True
+            )[:100]
+            assert all(g.rows == () for g in result.examples)
+            if dup_groups <= 100:
+                shown = sorted(((g.values, g.count) for g in result.examples), key=repr)
+                assert shown == sorted(((v, c) for v, c, _ in groups), key=repr)
