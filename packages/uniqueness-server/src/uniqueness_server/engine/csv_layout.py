@@ -32,6 +32,7 @@ class CsvLayout:
     header: tuple[str, ...]  # column names as the user sees them
     skip_lines: int  # physical lines before the first data row
     has_comments: bool
+    skip_records: int  # records before the first data row (a header name may span lines)
 
 
 def _invalid(message: str) -> ToolError:
@@ -58,6 +59,13 @@ def is_comment(line: str) -> bool:
 
 def _fields(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [])
+
+
+def _header_record(lines: list[str], delimiter: str) -> tuple[tuple[str, ...], int]:
+    """The fields of the record starting at ``lines[0]`` and the physical lines it spans: a
+    quoted name may hold line breaks (RFC 4180)."""
+    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter, quotechar='"')
+    return tuple(next(reader, [])), max(reader.line_num, 1)
 
 
 def sniff_delimiter(lines: list[str], fmt: Format) -> str:
@@ -123,17 +131,20 @@ def read_layout(
         if delimiter is not None
         else sniff_delimiter(lines[max(0, header_row - 1) :], fmt)
     )
-    data_lines = lines[header_row:]
-    has_comments = any(is_comment(line) for line in data_lines)
     if header_row == 0:
+        data_lines = lines
         first = next((line for line in data_lines if line.strip() and not is_comment(line)), "")
         width = len(_fields(first, chosen))
         header = tuple(f"column{i}" for i in range(1, width + 1))
+        skip = 0
     else:
         line = lines[header_row - 1]
         if is_comment(line):
             raise _invalid(f"row {header_row} holds no header: line {header_row} is a comment")
         if not line.strip():
             raise _invalid(f"row {header_row} holds no header: line {header_row} is blank")
-        header = tuple(_fields(line, chosen))
-    return CsvLayout(chosen, header, header_row, has_comments)
+        header, spanned = _header_record(lines[header_row - 1 :], chosen)
+        skip = header_row - 1 + spanned
+        data_lines = lines[skip:]
+    has_comments = any(is_comment(line) for line in data_lines)
+    return CsvLayout(chosen, header, skip, has_comments, header_row)

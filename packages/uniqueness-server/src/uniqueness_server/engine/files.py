@@ -231,7 +231,7 @@ def _csv(
     runner.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
-        f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
+        f"skip = {layout.skip_records}, delim = {_literal(layout.delimiter)}, quote = '\"', "
         f"escape = '\"', columns = {{{columns}}}, max_line_size = {max_line_bytes}, "
         f"compression = {_literal('gzip' if compressed else 'none')})"
     )

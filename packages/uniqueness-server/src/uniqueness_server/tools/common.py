@@ -24,8 +24,10 @@ def nulls_field() -> Str:
 
 
 def names(columns: tuple[str, ...] | list[str]) -> str:
-    """Column names as prose: ``a, b``."""
-    return ", ".join(columns)
+    """Column names as prose: ``a, b``; a name holding a line break or another control
+    character is shown quoted with escapes, so a header cannot add lines (a heading, a
+    verdict) to the answer."""
+    return ", ".join(name if name.isprintable() else repr(name) for name in columns)
 
 
 def shown(value: str | None) -> str:
