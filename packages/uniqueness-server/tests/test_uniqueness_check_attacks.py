@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import sqlalchemy as sa
+from mcp_common import ToolError
 from test_uniqueness_exact_paths import _reference_groups
 from uniqueness_server.engine import (
     DatabaseRegistry,
@@ -360,3 +361,31 @@ def test_a_header_name_cannot_add_lines_to_the_answer(tmp_path: Path) -> None:
     headings = [line for line in result.text.splitlines() if line.startswith("#")]
     assert headings == [f"# {name!r}: NOT unique", "## Duplicate groups"]
     assert not any(line.startswith("No two of the rows") for line in result.text.splitlines())
+
+
+def test_blank_and_padded_header_names_can_be_asked_for(tmp_path: Path) -> None:
+    # requests are trimmed, so a blank header cell, or one with spaces around its name, could
+    # never be named: "columns needs at least one value", "column 'c' not found"
+    (tmp_path / "names.csv").write_text(",b, c ,\n1,2,3,x\n1,3,4,y\n", encoding="utf-8")
+    (tmp_path / "twice.csv").write_text("c, c\n1,2\n", encoding="utf-8")
+    tools = tools_for(tmp_path)
+    listed = call(tools["list_columns"], {"path": "names.csv"})
+    assert listed.structured is not None
+    assert [c["name"] for c in listed.structured["columns"]] == ["column1", "b", " c ", "column4"]
+    answers = {}
+    for requested in (["column1"], ["c"], [" C "], ["COLUMN4", "b"]):
+        result = call(tools["uniqueness_check"], {"path": "names.csv", "columns": requested})
+        assert not result.is_error, result.text
+        assert result.structured is not None
+        answers[requested[0]] = (result.structured["columns"], result.structured["unique"])
+    assert answers == {
+        "column1": (["column1"], False),
+        "c": ([" c "], True),
+        " C ": ([" c "], True),
+        "COLUMN4": (["column4", "b"], True),
+    }
+    with pytest.raises(ToolError) as twice:
+        call(tools["uniqueness_check"], {"path": "twice.csv", "columns": ["c"]})
+    assert "column 'c' is ambiguous: the header holds 'c' (position 1), ' c' (position 2)" in (
+        str(twice.value)
+    )

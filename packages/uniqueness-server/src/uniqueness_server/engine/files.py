@@ -26,6 +26,7 @@ import duckdb
 import yaml  # type: ignore[import-untyped]
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
 from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
 from uniqueness_server.engine.limits import (
@@ -174,7 +175,7 @@ def _open_table(
         raise
     if descriptor is not None:
         runner.hold(descriptor, source)
-    return Table(runner=runner, label=label, names=tuple(names))
+    return Table(runner=runner, label=label, names=addressable(names))
 
 
 def _load(
