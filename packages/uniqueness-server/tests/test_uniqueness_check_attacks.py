@@ -389,3 +389,38 @@ def test_blank_and_padded_header_names_can_be_asked_for(tmp_path: Path) -> None:
     assert "column 'c' is ambiguous: the header holds 'c' (position 1), ' c' (position 2)" in (
         str(twice.value)
     )
+
+
+def test_json_lines_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: Path) -> None:
+    # JSON Lines is read in parallel blocks too (and now with the columns given explicitly):
+    # the duplicate groups' row numbers must still be the records' positions in the file
+    count = 400_000
+    path = tmp_path / "parallel.jsonl"
+    key = (
+        "CASE WHEN i % 4999 = 0 THEN NULL WHEN i >= 200000 AND i % 1009 = 0 "
+        "THEN 'k' || (i % 5000) ELSE 'k' || i END"
+    )
+    with duckdb.connect() as con:
+        con.execute(
+            f"COPY (SELECT CAST(i AS VARCHAR) AS id, {key} AS k, repeat('p', 30) AS pad "
+            f"FROM range({count}) t(i) ORDER BY i) TO '{path}' (FORMAT json)"
+        )
+    rows: list[Row] = []
+    for i in range(count):
+        k = None if i % 4999 == 0 else f"k{i % 5000}" if i >= 200_000 and i % 1009 == 0 else f"k{i}"
+        rows.append((str(i), k))
+    duplicates, distinct, missing = _reference_groups(rows, (1,), Nulls.EQUAL)
+    assert len(duplicates) > 60
+    table = open_file(path, label=path.name)
+    try:
+        result = check_uniqueness(table, ["k"], better_options=False, limit=60, offset=2)
+    finally:
+        table.close()
+    assert (result.rows, result.distinct_keys, result.rows_with_missing) == (
+        count,
+        distinct,
+        missing,
+    )
+    assert [(g.values, g.count, g.rows) for g in result.examples] == [
+        (key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates[2:62]
+    ]
