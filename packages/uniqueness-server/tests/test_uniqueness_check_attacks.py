@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import sqlalchemy as sa
+import yaml  # type: ignore[import-untyped]
 from mcp_common import ToolError
 from test_uniqueness_exact_paths import _reference_groups
 from uniqueness_server.engine import (
@@ -105,6 +106,9 @@ def _write(path: Path, rows: Sequence[Row]) -> None:
     elif path.suffix == ".jsonl":
         text = "".join(json.dumps(dict(zip(HEADER, row, strict=True))) + "\n" for row in rows)
         path.write_text(text, encoding="utf-8")
+    elif path.suffix == ".yaml":
+        records = [dict(zip(HEADER, row, strict=True)) for row in rows]
+        path.write_text(yaml.safe_dump(records, allow_unicode=True, sort_keys=False), encoding="utf-8")
     else:
         with duckdb.connect() as con:
             quoted = ['"' + name.replace('"', '""') + '"' for name in HEADER]
@@ -141,7 +145,7 @@ def _expected(
     return distinct, missing, len(duplicates), sum(len(f) for _, f in duplicates), groups
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl", ".yaml"])
 def test_hostile_names_and_values_match_brute_force(tmp_path: Path, suffix: str) -> None:
     rows = _rows(400)
     path = tmp_path / f"hostile{suffix}"
