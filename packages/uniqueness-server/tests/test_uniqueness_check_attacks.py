@@ -108,7 +108,9 @@ def _write(path: Path, rows: Sequence[Row]) -> None:
         path.write_text(text, encoding="utf-8")
     elif path.suffix == ".yaml":
         records = [dict(zip(HEADER, row, strict=True)) for row in rows]
-        path.write_text(yaml.safe_dump(records, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        path.write_text(
+            yaml.safe_dump(records, allow_unicode=True, sort_keys=False), encoding="utf-8"
+        )
     else:
         with duckdb.connect() as con:
             quoted = ['"' + name.replace('"', '""') + '"' for name in HEADER]
@@ -428,3 +430,15 @@ def test_json_lines_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: 
     assert [(g.values, g.count, g.rows) for g in result.examples] == [
         (key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates[2:62]
     ]
+
+
+def test_values_with_line_breaks_stay_apart_in_the_answer_text(tmp_path: Path) -> None:
+    # a table cell folds a line break into a space: "line\nbreak" and "line break" were shown
+    # alike, and an escape sequence reached the text raw
+    rows = ["line\nbreak", "line break", "line\nbreak", "line break", "red\x1b[31m", "red\x1b[31m"]
+    path = tmp_path / "values.csv"
+    path.write_text("v\n" + "".join(f'"{v}"\n' for v in rows), encoding="utf-8")
+    result = call(tools_for(tmp_path)["uniqueness_check"], {"path": "values.csv", "columns": ["v"]})
+    cells = [line.split(" | ")[0].removeprefix("| ") for line in result.text.splitlines()[-3:]]
+    assert cells == ["'line\\nbreak'", "line break", "'red\\x1b[31m'"]
+    assert "\x1b" not in result.text
