@@ -273,3 +273,35 @@ async def test_bad_requests_are_tool_errors_naming_the_argument(dirs: tuple[Path
         )
         assert "the sketch kept every distinct key (9)" in approximate["method"]
     await nothing_left_in(temp)
+
+
+@pytest.mark.anyio
+async def test_concurrent_checks_in_one_server_do_not_mix(dirs: tuple[Path, Path]) -> None:
+    # calls running at once on one file each get their own temp tables: answers for
+    # different column sets, in flight together, are each the brute-force answer
+    root, temp = dirs
+    rows = _rows(300)
+    (root / "hostile.csv").write_text(_csv(rows), encoding="utf-8")
+    requests = [(c, n) for c in COLUMN_SETS[:6] for n in (Nulls.EQUAL, Nulls.DISTINCT)]
+    got: dict[int, tuple[Any, ...]] = {}
+    async with server(root, temp) as client:
+
+        async def check(i: int) -> None:
+            columns, nulls = requests[i]
+            arguments = {
+                "path": "hostile.csv",
+                "columns": list(columns),
+                "nulls": nulls.value,
+                "limit": 100,
+                "betterOptions": False,
+            }
+            got[i] = _facts(answer(await client.call_tool("uniqueness_check", arguments)))
+
+        async with anyio.create_task_group() as group:
+            for i in range(len(requests)):
+                group.start_soon(check, i)
+    for i, (columns, nulls) in enumerate(requests):
+        distinct, missing, dup_groups, dup_rows, groups = _expected(rows, columns, nulls)
+        expected = (dup_groups == 0, len(rows), distinct, missing, dup_groups, dup_rows)
+        assert got[i] == (*expected, groups[:100]), (columns, nulls)
+    await nothing_left_in(temp)
