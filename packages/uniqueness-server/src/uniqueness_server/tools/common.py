@@ -23,11 +23,16 @@ def nulls_field() -> Str:
     return result
 
 
-def names(columns: tuple[str, ...] | list[str]) -> str:
-    """Column names as prose: ``a, b``; a name holding a line break or another control
-    character is shown quoted with escapes, so a header cannot add lines (a heading, a
+def one_line(name: str) -> str:
+    """A name (a column, a file) in prose: as it is, or quoted with escapes when it holds a
+    line break or another control character, so a name cannot add lines (a heading, a
     verdict) to the answer."""
-    return ", ".join(name if name.isprintable() else repr(name) for name in columns)
+    return name if name.isprintable() else repr(name)
+
+
+def names(columns: tuple[str, ...] | list[str]) -> str:
+    """Column names as prose: ``a, b`` (each by :func:`one_line`)."""
+    return ", ".join(map(one_line, columns))
 
 
 def shown(value: str | None) -> str:
