@@ -456,3 +456,22 @@ def test_a_file_name_cannot_add_lines_to_the_answer(tmp_path: Path) -> None:
         headings = [line for line in result.text.splitlines() if line.startswith("#")]
         assert headings[0] == f"# {title} {name!r}", result.text
         assert "# id: unique" not in result.text.splitlines()
+
+
+def test_json_keys_differing_only_in_case_keep_their_values(tmp_path: Path) -> None:
+    # DuckDB names such keys "a" and "A_1"; columns given explicitly cannot name both, and
+    # read as "A_1" the second one was all missing
+    path = tmp_path / "case.jsonl"
+    path.write_text('{"a": 1, "A": 2}\n{"a": 1, "A": 3}\n{"a": 2, "A": 3}\n', encoding="utf-8")
+    table = open_file(path, label=path.name)
+    try:
+        assert table.names == ("a", "A_1")
+        second = check_uniqueness(table, ["A_1"], better_options=False)
+        both = check_uniqueness(table, ["a", "A_1"], better_options=False)
+    finally:
+        table.close()
+    assert (second.rows_with_missing, [(g.values, g.rows) for g in second.examples]) == (
+        0,
+        [(("3",), (2, 3))],
+    )
+    assert both.unique

@@ -304,6 +304,20 @@ def _as_written(kind: Any) -> str:
     return "JSON" if str(kind) == "JSON" else "VARCHAR"
 
 
+_RENAMED = re.compile(r"(.+)_\d+")
+
+
+def _renamed_keys(names: list[str]) -> bool:
+    """Whether DuckDB renamed a key differing from another only in case (``a`` and ``A``
+    become ``a`` and ``A_1``): explicit columns cannot name both, so such a file keeps the
+    detected kinds (a key named like ``id_1`` next to ``id`` is taken for one too)."""
+    folded = {name.casefold() for name in names}
+    return any(
+        (renamed := _RENAMED.fullmatch(name)) is not None and renamed.group(1).casefold() in folded
+        for name in names
+    )
+
+
 def _duckdb_document(
     runner: DuckDbRunner, path: Path, compressed: bool, kind: Format, label: str
 ) -> list[str]:
@@ -319,14 +333,14 @@ def _duckdb_document(
             options = f"format = {layout}, records = true, compression = {compression}"
             # the keys and kinds of every record (not a sample): a key first seen late would
             # otherwise be left out silently once the columns are given explicitly below
-            detected = runner.connection.sql(
-                f"SELECT * FROM read_json({duckdb_path(path)}, {options}, sample_size = -1)"
-            )
-            columns = ", ".join(
-                f"{_literal(name)}: {_literal(_as_written(dtype))}"
-                for name, dtype in zip(detected.columns, detected.dtypes, strict=True)
-            )
-            reader = f"read_json({duckdb_path(path)}, {options}, columns = {{{columns}}})"
+            reader = f"read_json({duckdb_path(path)}, {options}, sample_size = -1)"
+            detected = runner.connection.sql(f"SELECT * FROM {reader}")
+            if not _renamed_keys(detected.columns):
+                columns = ", ".join(
+                    f"{_literal(name)}: {_literal(_as_written(dtype))}"
+                    for name, dtype in zip(detected.columns, detected.dtypes, strict=True)
+                )
+                reader = f"read_json({duckdb_path(path)}, {options}, columns = {{{columns}}})"
         relation = runner.connection.sql(f"SELECT * FROM {reader}")
         described = list(zip(relation.columns, relation.dtypes, strict=True))
     except duckdb.Error as exc:
