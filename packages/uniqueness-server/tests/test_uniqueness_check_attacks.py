@@ -475,3 +475,13 @@ def test_json_keys_differing_only_in_case_keep_their_values(tmp_path: Path) -> N
         [(("3",), (2, 3))],
     )
     assert both.unique
+
+
+@pytest.mark.parametrize("header", ['"a,b', 'a,"b', 'a,b,"c'])
+def test_a_quote_never_closed_in_the_header_is_an_error(tmp_path: Path, header: str) -> None:
+    # the rest of the file became one column name and the answer said 0 rows
+    path = tmp_path / "open.csv"
+    path.write_text(f"{header}\n1,2\n3,4\n", encoding="utf-8")
+    with pytest.raises(ToolError) as refused:
+        open_file(path, label=path.name)
+    assert "line 1 of open.csv: a quote opened in the header is never closed" in str(refused.value)

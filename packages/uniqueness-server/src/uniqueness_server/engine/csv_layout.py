@@ -61,11 +61,24 @@ def _fields(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [])
 
 
-def _header_record(lines: list[str], delimiter: str) -> tuple[tuple[str, ...], int]:
+def _header_record(lines: list[str], delimiter: str, where: str) -> tuple[tuple[str, ...], int]:
     """The fields of the record starting at ``lines[0]`` and the physical lines it spans: a
-    quoted name may hold line breaks (RFC 4180)."""
-    reader = csv.reader((line + "\n" for line in lines), delimiter=delimiter, quotechar='"')
-    return tuple(next(reader, [])), max(reader.line_num, 1)
+    quoted name may hold line breaks (RFC 4180). A quote opened and never closed would take
+    every later line into one name, leaving no rows: an error naming the line."""
+    rows = [line + "\n" for line in lines]
+    try:
+        reader = csv.reader(rows, delimiter=delimiter, quotechar='"', strict=True)
+        fields = next(reader, [])
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            raise _invalid(
+                f"{where}: a quote opened in the header is never closed (every later line "
+                "would be read as part of one column name)"
+            ) from exc
+        # any other oddity is read as before, leniently (DuckDB judges the rows)
+        reader = csv.reader(rows, delimiter=delimiter, quotechar='"')
+        fields = next(reader, [])
+    return tuple(fields), max(reader.line_num, 1)
 
 
 def sniff_delimiter(lines: list[str], fmt: Format) -> str:
@@ -143,7 +156,8 @@ def read_layout(
             raise _invalid(f"row {header_row} holds no header: line {header_row} is a comment")
         if not line.strip():
             raise _invalid(f"row {header_row} holds no header: line {header_row} is blank")
-        header, spanned = _header_record(lines[header_row - 1 :], chosen)
+        where = f"line {header_row} of {path.name}"
+        header, spanned = _header_record(lines[header_row - 1 :], chosen, where)
         skip = header_row - 1 + spanned
         data_lines = lines[skip:]
     has_comments = any(is_comment(line) for line in data_lines)
