@@ -186,7 +186,7 @@ def _wide_rows(width: int, count: int, seed: int) -> list[Row]:
 
 @pytest.mark.parametrize(
     ("count", "nulls"),
-    [(400, Nulls.EQUAL), (400, Nulls.DISTINCT), (21_000, Nulls.EQUAL)],
+    [(400, Nulls.EQUAL), (400, Nulls.DISTINCT), (21_000, Nulls.EQUAL), (21_000, Nulls.DISTINCT)],
 )
 def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> None:
     # wider than EXACT_DISTINCT_COLUMNS: head-sample bounds and vectorised code checks decide

@@ -139,9 +139,8 @@ def test_coded_and_profiled_passes_count_the_same_exact_facts(tmp_path: Path) ->
     _write(tmp_path / "wide.csv", columns)
     table = open_file(tmp_path / "wide.csv", label="wide.csv")
     try:
-        lengths: dict[int, int] = {}
         positions = range(len(columns))
-        matrix = codes.CodeMatrix.encode(table, table.relation, positions, lengths=lengths)
+        matrix = codes.CodeMatrix.encode(table, table.relation, positions, measure=True)
         facts = codes.distinct_values(table, table.relation, positions)
     finally:
         table.close()
@@ -149,5 +148,5 @@ def test_coded_and_profiled_passes_count_the_same_exact_facts(tmp_path: Path) ->
         present = [v for v in values if v != ""]
         assert matrix.missing[p] == facts.missing[p] == rows - len(present)
         assert matrix.distinct[p] == len(facts.values[p]) == len(set(present))
-        assert lengths[p] == facts.lengths[p] == sum(len(v) for v in present)
+        assert matrix.lengths[p] == facts.lengths[p] == sum(len(v) for v in present)
     assert matrix.rows == facts.rows == rows

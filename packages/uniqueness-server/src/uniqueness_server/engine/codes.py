@@ -73,26 +73,45 @@ class CodeMatrix:
         distinct: dict[int, int],
         blocks: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint32]],
         where: dict[int, tuple[int, int]],
+        value_lengths: dict[int, Ints] | None = None,
     ) -> None:
         """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
         ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
 
         Each column's codes are one contiguous row of its block, so gathering a column at
-        some rows is one ``take``.
+        some rows is one ``take``. ``value_lengths``, when given, holds the length of each
+        column's value of each code, so :attr:`lengths` can total them.
         """
         self.rows = rows
         self.distinct = distinct
         self._where = where
         self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
         self.missing: dict[int, int] = {}
+        self.lengths: dict[int, int] = {}  # total value length in characters, where measured
         self._largest: dict[int, int] = {}  # rows in the largest group of one present value
         self._pairs: dict[int, int] = {}  # row pairs sharing a present value
-        for p, codes in self._codes.items():
-            counts = np.bincount(codes, minlength=distinct[p] + 1).astype(np.int64)
+
+        def count(p: int) -> tuple[int, int, int, int | None]:
+            counts = np.bincount(self._codes[p], minlength=distinct[p] + 1).astype(np.int64)
             present = counts[: distinct[p]]
-            self.missing[p] = int(counts[distinct[p]])
-            self._largest[p] = int(present.max()) if distinct[p] else 0
-            self._pairs[p] = int((present * (present - 1) // 2).sum())
+            length = None
+            if value_lengths is not None and p in value_lengths:
+                length = int(np.dot(value_lengths[p], present))
+            largest = int(present.max()) if distinct[p] else 0
+            return (
+                int(counts[distinct[p]]),
+                largest,
+                int((present * (present - 1) // 2).sum()),
+                length,
+            )
+
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+            for p, (missing, largest, pairs, length) in zip(
+                self._codes, pool.map(count, self._codes), strict=True
+            ):
+                self.missing[p], self._largest[p], self._pairs[p] = missing, largest, pairs
+                if length is not None:
+                    self.lengths[p] = length
 
     @classmethod
     def encode(
@@ -101,58 +120,75 @@ class CodeMatrix:
         source: str,
         positions: Sequence[int],
         *,
-        lengths: dict[int, int] | None = None,
+        measure: bool = False,
         max_cells: int | None = None,
     ) -> CodeMatrix:
         """Stream ``positions`` of ``source`` once and code them exactly by value.
 
-        ``lengths``, when given, receives each column's total value length in characters.
-        Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
+        With ``measure``, :attr:`lengths` holds each text column's total value length in
+        characters. Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
         :data:`MAX_CELLS`) codes would be held.
         """
         ordered = list(positions)
-        measured = [lengths is not None] * len(ordered)
         # per group of rows, every column's indices into that group's own dictionaries (one
         # large array per group, so memory goes back to the system as each is consumed)
         local: list[npt.NDArray[np.uint16]] = []
         dictionaries: list[list[Any]] = [[] for _ in ordered]
-        length_sums = [0] * len(ordered)
         rows = 0
-        for indices, group_dictionaries, group_lengths in _each_group(
-            table, source, ordered, lambda group: _code_group(group, measured), max_cells
+        for indices, group_dictionaries in _each_group(
+            table, source, ordered, _code_group, max_cells
         ):
             local.append(indices)
             rows += indices.shape[1]
             for i, dictionary in enumerate(group_dictionaries):
                 dictionaries[i].append(dictionary)
-                length_sums[i] += group_lengths[i]
-        # each group dictionary's entries as codes of the whole column
-        mappings: list[list[npt.NDArray[np.int64]]] = []
-        distinct: dict[int, int] = {}
-        for i, p in enumerate(ordered):
-            by_group, distinct[p] = _unify(dictionaries[i])
-            mappings.append(by_group)
+
+        # each group dictionary's entries as codes of the whole column; then every group's
+        # indices as those codes. Columns are independent and the kernels release the GIL,
+        # so both steps run on the pool too.
+        def unify(i: int) -> tuple[list[Codes], int, Ints | None]:
+            by_group, values = _unify(dictionaries[i])
             dictionaries[i] = []
-            if lengths is not None:
-                lengths[p] = length_sums[i]
-        narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
-        wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
-        blocks = (
-            np.empty((len(narrow), rows), dtype=np.uint16),
-            np.empty((len(wide), rows), dtype=np.uint32),
-        )
-        where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
-        where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
-        start = 0
-        for g in range(len(local)):
-            indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
-            end = start + indices.shape[1]
-            for i, p in enumerate(ordered):
-                block, k = where[p]
-                blocks[block][k, start:end] = mappings[i][g][indices[i]]
-            start = end
-            del indices  # this group's indices are written: let their memory go
-        return cls(rows, distinct, blocks, where)
+            measured = None
+            if measure and pa.types.is_string(values.type):
+                # a length per distinct value, weighted by its rows once codes are counted
+                measured = pc.utf8_length(values).to_numpy().astype(np.int64)
+            return by_group, len(values), measured
+
+        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+            unified = list(pool.map(unify, range(len(ordered))))
+            distinct = {p: u[1] for p, u in zip(ordered, unified, strict=True)}
+            value_lengths = {
+                p: u[2] for p, u in zip(ordered, unified, strict=True) if u[2] is not None
+            }
+            narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
+            wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
+            blocks = (
+                np.empty((len(narrow), rows), dtype=np.uint16),
+                np.empty((len(wide), rows), dtype=np.uint32),
+            )
+            where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
+            where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
+            mappings = [u[0] for u in unified]
+            del unified
+            parts = np.array_split(np.arange(len(ordered)), WORKERS)
+            start = 0
+            for g in range(len(local)):
+                indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
+                end = start + indices.shape[1]
+
+                def write(
+                    part: Ints, g: int = g, indices: Any = indices, start: int = start
+                ) -> None:
+                    for i in part:
+                        block, k = where[ordered[i]]
+                        out = blocks[block][k, start : start + indices.shape[1]]
+                        mappings[i][g].take(indices[i], out=out)
+
+                list(pool.map(write, parts))
+                start = end
+                del indices  # this group's indices are written: let their memory go
+        return cls(rows, distinct, blocks, where, value_lengths if measure else None)
 
     # --- facts under a nulls mode -------------------------------------------------------
 
@@ -216,16 +252,12 @@ class CodeMatrix:
     # --- many pairs at once -------------------------------------------------------------
 
     def unique_pairs(
-        self,
-        pairs: Sequence[tuple[int, int]],
-        nulls: Nulls,
-        check_cancelled: Callable[[], None],
-    ) -> list[bool]:
-        """Whether each column pair identifies every row, decided exactly in bulk."""
-        if not pairs:
-            return []
-        a = np.array([p for p, _ in pairs], dtype=np.int64)
-        b = np.array([q for _, q in pairs], dtype=np.int64)
+        self, a: Ints, b: Ints, nulls: Nulls, check_cancelled: Callable[[], None]
+    ) -> Flags:
+        """Whether each column pair ``(a[i], b[i])`` identifies every row, decided exactly in
+        bulk."""
+        if not len(a):
+            return np.zeros(0, dtype=np.bool_)
         collisions = np.array(
             [self._collisions(p, nulls) for p in range(_span(a, b))], dtype=np.int64
         )
@@ -266,7 +298,7 @@ class CodeMatrix:
             groups = list(_by_pivot(a, ~settled))
             for group, found in zip(groups, pool.map(by_pivot, groups), strict=True):
                 duplicate[group] = found
-        return [not bool(d) for d in duplicate]
+        return ~duplicate
 
     def _sample_duplicates(
         self, pivot: Ints, pivot_missing: int, partners: Ints, positions: Ints, nulls: Nulls
@@ -403,18 +435,17 @@ def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
         yield group
 
 
-_CodedGroup = tuple[npt.NDArray[np.uint16], list[Any], list[int]]
+_CodedGroup = tuple[npt.NDArray[np.uint16], list[Any]]
 
 
-def _code_group(group: Sequence[Any], lengths: Sequence[bool]) -> _CodedGroup:
+def _code_group(group: Sequence[Any]) -> _CodedGroup:
     """One group of record batches coded column by column: every column's indices into the
-    group's own dictionary of it (a missing value is an entry of it), those dictionaries, and
-    each column's total value length in characters where ``lengths`` asks for it."""
+    group's own dictionary of it (a missing value is an entry of it), and those
+    dictionaries."""
     size = sum(batch.num_rows for batch in group)
-    indices = np.empty((len(lengths), size), dtype=np.uint16)
+    indices = np.empty((group[0].num_columns, size), dtype=np.uint16)
     dictionaries: list[Any] = []
-    totals = [0] * len(lengths)
-    for i, wanted in enumerate(lengths):
+    for i in range(group[0].num_columns):
         column = pa.chunked_array([batch.column(i) for batch in group])
         # one dictionary for the group's chunks
         encoded = pc.dictionary_encode(column, null_encoding="encode")
@@ -422,27 +453,24 @@ def _code_group(group: Sequence[Any], lengths: Sequence[bool]) -> _CodedGroup:
         for chunk in encoded.chunks:
             indices[i, start : start + len(chunk)] = chunk.indices.to_numpy()
             start += len(chunk)
-        dictionary = encoded.chunks[0].dictionary
-        dictionaries.append(dictionary)
-        if wanted and pa.types.is_string(column.type):
-            # each distinct value's length times its rows: no pass over every cell
-            counts = np.bincount(indices[i], minlength=len(dictionary))
-            each = pc.fill_null(pc.utf8_length(dictionary), 0).to_numpy()
-            totals[i] = int(np.dot(each.astype(np.int64), counts))
-    return indices, dictionaries, totals
+        dictionaries.append(encoded.chunks[0].dictionary)
+    return indices, dictionaries
 
 
-def _unify(dictionaries: Sequence[Any]) -> tuple[list[npt.NDArray[np.int64]], int]:
+def _unify(dictionaries: Sequence[Any]) -> tuple[list[Codes], Any]:
     """For each group's dictionary (whose entries include a missing value where the group
     has one), its entries as codes of the whole column (missing = the number of present
-    values); and that number."""
+    values), in the code type the column's block uses; and the column's present values, in
+    code order (an Arrow array)."""
     if not dictionaries:
-        return [], 0
+        return [], pa.array([], pa.string())
     combined = pc.dictionary_encode(pa.concat_arrays(dictionaries))
     distinct = len(combined.dictionary)
-    codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(np.int64)
+    # held for every column at once until the blocks are written: the narrowest type
+    kind = np.uint16 if distinct < 2**16 else np.uint32
+    codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(kind)
     cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
-    return list(np.split(codes, cuts)), distinct
+    return list(np.split(codes, cuts)), combined.dictionary
 
 
 def _each_group(

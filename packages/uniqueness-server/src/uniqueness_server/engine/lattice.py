@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import combinations
 
+import numpy as np
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
@@ -90,14 +92,8 @@ class UniquenessOracle:
 
     def record(self, positions: Sequence[int], unique: bool) -> None:
         """Remember a result learnt elsewhere (e.g. the requested set's own check)."""
-        self._remember(tuple(sorted(positions)), unique)
-
-    def _remember(self, key: tuple[int, ...], unique: bool) -> None:
-        self._memo[key] = unique
-        if unique:
-            self._unique.setdefault(len(key), []).append(_mask(key))
-        else:
-            self._non_unique.setdefault(len(key), []).append(key)
+        key = tuple(sorted(positions))
+        self._remember_all(len(key), [key], {key: unique})
 
     def _implications(self, size: int) -> _Implications:
         """The known unique single columns, the bit masks of the other known unique sets
@@ -246,23 +242,53 @@ class UniquenessOracle:
             self._coded.update(dict.fromkeys(fresh, matrix))
         left: list[tuple[int, ...]] = []
         pairs: dict[CodeMatrix, list[tuple[int, ...]]] = {}
-        one = len({id(m) for m in self._coded.values()}) == 1  # then every candidate shares it
-        for c in open_:
-            if not one and not self._same_matrix(c):
-                left.append(c)
-            elif len(c) == 2:
-                pairs.setdefault(self._coded[c[0]], []).append(c)
-            else:
-                self._context.check_cancelled()
-                self.full_checks += 1
-                answers[c] = self._coded[c[0]].unique(c, self._nulls)
+        wider: list[tuple[int, ...]] = []
+        matrices = {id(m): m for m in self._coded.values()}
+        if len(matrices) == 1:  # every candidate shares it
+            pairs[next(iter(matrices.values()))] = [c for c in open_ if len(c) == 2]
+            wider = [c for c in open_ if len(c) > 2]
+        else:
+            for c in open_:
+                if not self._same_matrix(c):
+                    left.append(c)
+                elif len(c) == 2:
+                    pairs.setdefault(self._coded[c[0]], []).append(c)
+                else:
+                    wider.append(c)
+        for c in wider:
+            self._context.check_cancelled()
+            self.full_checks += 1
+            answers[c] = self._coded[c[0]].unique(c, self._nulls)
         for matrix, group in pairs.items():
+            both = np.array(group, dtype=np.int64).reshape(len(group), 2)
             verdicts = matrix.unique_pairs(
-                [(c[0], c[1]) for c in group], self._nulls, self._context.check_cancelled
+                both[:, 0], both[:, 1], self._nulls, self._context.check_cancelled
             )
             self.full_checks += len(group)
-            answers.update(zip(group, verdicts, strict=True))
+            answers.update(zip(group, verdicts.tolist(), strict=True))
         return left
+
+    def unique_pairs_among(self, columns: Sequence[int]) -> list[tuple[int, int]] | None:
+        """Every unique pair of ``columns`` (ascending positions, each known non-unique),
+        decided in bulk over codes without listing the candidates first; None when that
+        cannot be done (the columns were not coded in one pass, or pairs were answered
+        before). Nothing is remembered: this is a search's last level."""
+        matrices = {id(self._coded.get(p)) for p in columns}
+        if (
+            len(columns) < 2
+            or len(matrices) != 1
+            or not self._all_coded(columns)
+            or any(size >= 2 for size in (*self._unique, *self._non_unique))
+        ):
+            return None
+        matrix = self._coded[columns[0]]
+        first, second = np.triu_indices(len(columns), k=1)
+        positions = np.asarray(columns, dtype=np.int64)
+        a, b = positions[first], positions[second]
+        unique = matrix.unique_pairs(a, b, self._nulls, self._context.check_cancelled)
+        self.full_checks += len(a)
+        self.decided += len(a)
+        return list(zip(a[unique].tolist(), b[unique].tolist(), strict=True))
 
     def _same_matrix(self, candidate: tuple[int, ...]) -> bool:
         first = self._coded[candidate[0]]
@@ -283,29 +309,37 @@ class UniquenessOracle:
             return duplicated_sets(self._table, candidates, self._nulls, source)
         return {c for c in candidates if not self._unique_in(c, source)}
 
-    def decide(self, candidates: Sequence[tuple[int, ...]]) -> list[bool]:
-        """Whether each candidate column set is unique in the whole source."""
+    def decide(self, candidates: Sequence[tuple[int, ...]], *, remember: bool = True) -> list[bool]:
+        """Whether each candidate column set (its positions in ascending order) is unique in
+        the whole source. Without ``remember`` the answers are not kept for later calls
+        (the search's last level: nothing asks again)."""
         answers: dict[tuple[int, ...], bool] = {}
         open_: list[tuple[int, ...]] = []
-        keys = [tuple(sorted(c)) for c in candidates]
-        # what earlier answers imply, by set size (the memo changes only after this batch)
-        implied: dict[int, _Implications] = {}
+        by_size: dict[int, list[tuple[int, ...]]] = {}
+        for c in candidates:
+            by_size.setdefault(len(c), []).append(c)
         coded = True  # every open candidate's columns are coded
-        for c, key in zip(candidates, keys, strict=True):
-            size = len(key)
-            if size not in implied:
-                implied[size] = self._implications(size)
-            known = self._known(key, implied[size])
-            all_coded = known is None and self._all_coded(c)
-            if known is None and len(c) == 1:
-                known = self._single(c[0])
-            elif known is None and not all_coded and self._bounded_out(c):
-                known = False  # (coded candidates get the same bounds, vectorised)
-            if known is None:
-                open_.append(c)
-                coded = coded and all_coded
-            else:
-                answers[c] = known
+        # a wide level holds hundreds of thousands of candidates: per-candidate work is kept
+        # to list comprehensions, and the per-set rules run only where they can apply
+        for size, group in by_size.items():
+            known = self._known_all(size, group)
+            all_coded = bool(self._coded) and {p for c in group for p in c} <= self._coded.keys()
+            if all_coded and size > 1:
+                # (coded candidates get the counting bounds later, vectorised)
+                open_ += [c for c, k in zip(group, known, strict=True) if k is None]
+                answers.update((c, k) for c, k in zip(group, known, strict=True) if k is not None)
+                continue
+            for c, k in zip(group, known, strict=True):
+                verdict = k
+                if verdict is None and size == 1:
+                    verdict = self._single(c[0])
+                elif verdict is None and not self._all_coded(c) and self._bounded_out(c):
+                    verdict = False
+                if verdict is None:
+                    open_.append(c)
+                    coded = coded and self._all_coded(c)
+                else:
+                    answers[c] = verdict
         if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
         embedded = isinstance(self._table.runner, DuckDbRunner)
@@ -324,11 +358,34 @@ class UniquenessOracle:
             self.full_checks += len(open_)
             duplicated = self._with_duplicates(open_, self.search_relation())
             answers.update((c, c not in duplicated) for c in open_)
-        for c, key in zip(candidates, keys, strict=True):
-            if key not in self._memo:
-                self._remember(key, answers[c])
+        for size, group in by_size.items() if remember else ():
+            self._remember_all(size, group, answers)
         self.decided += len(candidates)
         return [answers[c] for c in candidates]
+
+    def _known_all(self, size: int, group: Sequence[tuple[int, ...]]) -> list[bool | None]:
+        """What earlier answers say of each candidate of ``size`` columns (None: nothing)."""
+        implications = self._implications(size)
+        singles, smaller, larger = implications
+        if smaller or larger:
+            return [self._known(c, implications) for c in group]
+        get = self._memo.get
+        if singles:
+            return [get(c) if singles.isdisjoint(c) else True for c in group]
+        return [get(c) for c in group]
+
+    def _remember_all(
+        self, size: int, group: Sequence[tuple[int, ...]], answers: dict[tuple[int, ...], bool]
+    ) -> None:
+        fresh = [c for c in dict.fromkeys(group) if c not in self._memo]
+        verdicts = [answers[c] for c in fresh]
+        self._memo.update(zip(fresh, verdicts, strict=True))
+        unique = [_mask(c) for c, u in zip(fresh, verdicts, strict=True) if u]
+        if unique:
+            self._unique.setdefault(size, []).extend(unique)
+        non_unique = [c for c, u in zip(fresh, verdicts, strict=True) if not u]
+        if non_unique:
+            self._non_unique.setdefault(size, []).extend(non_unique)
 
 
 def count_candidates(columns: int, max_size: int) -> int:
@@ -360,12 +417,21 @@ def minimal_unique_sets(
         context.check_cancelled()
         if progress is not None:
             progress(size, len(frontier))
-        verdicts = oracle.decide(frontier)
+        verdicts = oracle.decide(frontier, remember=size < max_size)
         found += [c for c, unique in zip(frontier, verdicts, strict=True) if unique]
-        non_unique = {c for c, unique in zip(frontier, verdicts, strict=True) if not unique}
         size += 1
         if size > max_size:
             break
+        non_unique = {c for c, unique in zip(frontier, verdicts, strict=True) if not unique}
+        if size == max_size == 2:
+            # a wide source's pairs are most of its search: decided as arrays when possible
+            columns = sorted(c[0] for c in non_unique)
+            pairs = oracle.unique_pairs_among(columns)
+            if pairs is not None:
+                if progress is not None:
+                    progress(size, math.comb(len(columns), 2))
+                found += pairs
+                break
         frontier = _next_level(non_unique, order)
     return found
 
@@ -380,6 +446,9 @@ def _next_level(non_unique: set[tuple[int, ...]], order: Sequence[int]) -> list[
             extensions.setdefault(base[:-1], []).append(base[-1])
     result: list[tuple[int, ...]] = []
     for prefix, lasts in extensions.items():
+        if not prefix:  # pairs of columns: nothing more to check
+            result += combinations(lasts, 2)
+            continue
         for i, first in enumerate(lasts):
             for second in lasts[i + 1 :]:
                 candidate = (*prefix, first, second)

@@ -144,9 +144,8 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
 def _coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
     """Exact facts for a wide embedded source from one streamed pass that codes every
     searched column (None when the source has too many cells to hold codes for)."""
-    lengths: dict[int, int] = {}
     try:
-        codes = CodeMatrix.encode(table, table.relation, positions, lengths=lengths)
+        codes = CodeMatrix.encode(table, table.relation, positions, measure=True)
     except TooManyCellsError:
         return None
     count = len(table.names)
@@ -155,7 +154,7 @@ def _coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
     for p in positions:
         present = codes.rows - codes.missing[p]
         missing[p] = codes.missing[p]
-        length[p] = lengths[p] / present if present else 0.0
+        length[p] = codes.lengths.get(p, 0) / present if present else 0.0
         distinct[p] = codes.distinct[p]
     return ColumnStats(
         codes.rows,
