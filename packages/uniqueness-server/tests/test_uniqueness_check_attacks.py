@@ -485,3 +485,25 @@ def test_a_quote_never_closed_in_the_header_is_an_error(tmp_path: Path, header: 
     with pytest.raises(ToolError) as refused:
         open_file(path, label=path.name)
     assert "line 1 of open.csv: a quote opened in the header is never closed" in str(refused.value)
+
+
+def test_the_delimiter_is_one_character(tmp_path: Path) -> None:
+    # ";;" passed the old 1-to-4-bytes check and crashed Python's csv module (TypeError); a
+    # quote as delimiter was a DuckDB binder error; one multi-byte character is fine
+    (tmp_path / "semi.csv").write_text("a;;b\n1;;2\n1;;3\n", encoding="utf-8")
+    (tmp_path / "arrow.csv").write_text("a→b\n1→2\n1→3\n", encoding="utf-8")
+    tools = tools_for(tmp_path)
+    for delimiter in (";;", '"', "ab"):
+        with pytest.raises(ToolError) as refused:
+            call(
+                tools["uniqueness_check"],
+                {"path": "semi.csv", "columns": ["a"], "delimiter": delimiter},
+            )
+        assert str(refused.value).startswith(
+            "delimiter must be one character other than a quote or a line break"
+        )
+    result = call(
+        tools["uniqueness_check"], {"path": "arrow.csv", "columns": ["b"], "delimiter": "→"}
+    )
+    assert result.structured is not None
+    assert (result.structured["rows"], result.structured["unique"]) == (2, True)

@@ -215,8 +215,14 @@ def _csv(
     label: str,
     max_line_bytes: int,
 ) -> list[str]:
-    if delimiter is not None and not 1 <= len(delimiter.encode()) <= 4:
-        raise ToolError("delimiter must be 1 to 4 bytes long", ErrorCode.INVALID_ARGUMENT)
+    # one character: the header and comment lines are split by Python's csv module, which
+    # takes nothing longer (a 2-byte ";;" passed a byte-length check and crashed it)
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
+        raise ToolError(
+            f"delimiter must be one character other than a quote or a line break (or the word "
+            f"tab), not {delimiter!r}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
     layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes)
     width = len(layout.header)
     if layout.has_comments:
