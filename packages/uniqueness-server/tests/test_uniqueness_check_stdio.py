@@ -21,7 +21,13 @@ import mcp_types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
-from test_uniqueness_check_attacks import COLUMN_SETS, _csv, _expected, _rows
+from test_uniqueness_check_attacks import (
+    COLUMN_SETS,
+    _as_read_from_csv,
+    _csv,
+    _expected,
+    _rows,
+)
 from uniqueness_server.engine import Nulls
 
 pytestmark = [pytest.mark.e2e]
@@ -91,8 +97,9 @@ async def test_one_server_answers_every_check_afresh(dirs: tuple[Path, Path]) ->
     # column sets of different widths one after the other, on one file and one process, with
     # failing calls (a wrong column, a file with a ragged row near its end) in between
     root, temp = dirs
-    rows = _rows(300)
-    (root / "hostile.csv").write_text(_csv(rows), encoding="utf-8")
+    written = _rows(300)
+    (root / "hostile.csv").write_text(_csv(written), encoding="utf-8")
+    rows = _as_read_from_csv(written)
     body = "".join(f"{i},k{i % 7}\n" for i in range(5_000))
     (root / "ragged.csv").write_text(f"id,k\n{body}5000,k1,extra\n", encoding="utf-8")
     async with server(root, temp) as client:
@@ -280,8 +287,9 @@ async def test_concurrent_checks_in_one_server_do_not_mix(dirs: tuple[Path, Path
     # calls running at once on one file each get their own temp tables: answers for
     # different column sets, in flight together, are each the brute-force answer
     root, temp = dirs
-    rows = _rows(300)
-    (root / "hostile.csv").write_text(_csv(rows), encoding="utf-8")
+    written = _rows(300)
+    (root / "hostile.csv").write_text(_csv(written), encoding="utf-8")
+    rows = _as_read_from_csv(written)
     requests = [(c, n) for c in COLUMN_SETS[:6] for n in (Nulls.EQUAL, Nulls.DISTINCT)]
     got: dict[int, tuple[Any, ...]] = {}
     async with server(root, temp) as client:
