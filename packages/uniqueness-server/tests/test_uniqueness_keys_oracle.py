@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
-from uniqueness_server.engine import Nulls, check_uniqueness, find_keys, open_file
+from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, lattice, open_file
 from uniqueness_server.engine.lattice import SAMPLE_ROWS
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
@@ -204,6 +204,40 @@ def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> Non
     got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
     assert got == expected
     assert ("k5",) not in {k.columns for k in search.keys}
+
+
+def test_wide_source_too_large_to_code_whole_still_decides_single_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # too many cells for the statistics pass to code every column, so distinct counts are
+    # estimates; the head leaves the near-unique columns open, and those (64 or more, few
+    # enough cells) are coded and decided together
+    rng = random.Random(5)
+    count, near_unique, low = 21_000, 80, 30
+    rows: list[Row] = [
+        tuple(
+            [str(rng.randrange(10**12)) for _ in range(near_unique)]
+            + [str(rng.randrange(4)) for _ in range(low)]
+        )
+        for _ in range(count)
+    ]
+    late = list(rows[-1])
+    late[0] = rows[0][0]  # k0 repeats only past the head
+    rows[-1] = tuple(late)
+    width = near_unique + low
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    limit = count * (near_unique + 5)  # the open columns fit, the whole source does not
+    monkeypatch.setattr(codes, "MAX_CELLS", limit)
+    monkeypatch.setattr(lattice, "MAX_CELLS", limit)
+    table = open_file(path, label="wide.csv")
+    try:
+        search = find_keys(table, max_columns=1)
+    finally:
+        table.close()
+    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    assert got == brute_force_keys(rows, range(width), 1, Nulls.EQUAL)
+    assert frozenset({0}) not in got
 
 
 def test_keys_are_ranked_by_plausibility_with_reasons(tmp_path: Path) -> None:

@@ -246,7 +246,7 @@ class UniquenessOracle:
         matrices = {id(m): m for m in self._coded.values()}
         if len(matrices) == 1:  # every candidate shares it
             pairs[next(iter(matrices.values()))] = [c for c in open_ if len(c) == 2]
-            wider = [c for c in open_ if len(c) > 2]
+            wider = [c for c in open_ if len(c) != 2]  # single columns too
         else:
             for c in open_:
                 if not self._same_matrix(c):
