@@ -83,6 +83,9 @@ class RefuseTool:
 
 class CountArguments(Arguments):
     n: Annotated[Int, Between(1, 100)] = Field(3, description="Steps, e.g. 3.")
+    from_thread: Bool = Field(
+        False, description="Report from a thread the tool starts, as a query watcher does."
+    )
 
 
 class CountTool:
@@ -95,8 +98,17 @@ class CountTool:
 
     def call(self, arguments: CountArguments, context: ToolContext) -> ToolResult:
         n = arguments.n
-        for i in range(n):
-            context.report_progress(i + 1, n, f"counted {i + 1}")
+
+        def count() -> None:
+            for i in range(n):
+                context.report_progress(i + 1, n, f"counted {i + 1}")
+
+        if arguments.from_thread:
+            reporter = threading.Thread(target=count)
+            reporter.start()
+            reporter.join()
+        else:
+            count()
         return ToolResult.success(f"counted to {n}")
 
 

@@ -214,13 +214,17 @@ async def test_null_arguments_mean_no_arguments(client: Client) -> None:
     assert text_of(result) == "no such file: .../file.csv"
 
 
-async def test_progress_reaches_the_callback(client: Client) -> None:
+@pytest.mark.parametrize("from_thread", [False, True])
+async def test_progress_reaches_the_callback(client: Client, from_thread: bool) -> None:
+    # from_thread: reported by a thread the tool started (not an AnyIO worker thread), as
+    # the uniqueness server's query watcher reports a scan's progress
     seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
 
-    result = await client.call_tool("count", {"n": 3}, progress_callback=on_progress)
+    arguments = {"n": 3, "fromThread": from_thread}
+    result = await client.call_tool("count", arguments, progress_callback=on_progress)
     assert text_of(result) == "counted to 3"
     assert seen == [(1, 3, "counted 1"), (2, 3, "counted 2"), (3, 3, "counted 3")]
 

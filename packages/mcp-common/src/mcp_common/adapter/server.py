@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from mcp.server import Server
@@ -217,10 +218,13 @@ class _ToolRunner:
     ) -> types.CallToolResult:
         name = self.definition.name
         session = ctx.session
+        # with the loop's token, threads the tool starts itself (a query watcher) report too,
+        # not only the worker thread the call runs in
+        loop = anyio.lowlevel.current_token()
 
         def forward_progress(progress: float, total: float | None, message: str | None) -> None:
             try:
-                anyio.from_thread.run(session.report_progress, progress, total, message)
+                anyio.from_thread.run(session.report_progress, progress, total, message, token=loop)
             except Exception:  # the call ended or the client left: progress is best effort
                 _log.debug("%s: progress notification not delivered", name, exc_info=True)
 

@@ -214,7 +214,7 @@ def _sqlite(
     rows, missing = counts
     if not sketch.is_estimation_mode():
         return exact(
-            f"the sketch kept every distinct key ({sketch.get_num_retained():,}); checked exactly"
+            f"the sketch kept every distinct key ({sketch.num_retained:,}); checked exactly"
         )
     method = (
         f"Apache DataSketches Theta sketch (k = {SKETCH_KEYS:,}) of the key values' text, "

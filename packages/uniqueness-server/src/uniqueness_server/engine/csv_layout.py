@@ -32,6 +32,7 @@ class CsvLayout:
     header: tuple[str, ...]  # column names as the user sees them
     skip_lines: int  # physical lines before the first data row
     has_comments: bool
+    skip_records: int  # records before the first data row (a header name may span lines)
 
 
 def _invalid(message: str) -> ToolError:
@@ -58,6 +59,26 @@ def is_comment(line: str) -> bool:
 
 def _fields(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [])
+
+
+def _header_record(lines: list[str], delimiter: str, where: str) -> tuple[tuple[str, ...], int]:
+    """The fields of the record starting at ``lines[0]`` and the physical lines it spans: a
+    quoted name may hold line breaks (RFC 4180). A quote opened and never closed would take
+    every later line into one name, leaving no rows: an error naming the line."""
+    rows = [line + "\n" for line in lines]
+    try:
+        reader = csv.reader(rows, delimiter=delimiter, quotechar='"', strict=True)
+        fields = next(reader, [])
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            raise _invalid(
+                f"{where}: a quote opened in the header is never closed (every later line "
+                "would be read as part of one column name)"
+            ) from exc
+        # any other oddity is read as before, leniently (DuckDB judges the rows)
+        reader = csv.reader(rows, delimiter=delimiter, quotechar='"')
+        fields = next(reader, [])
+    return tuple(fields), max(reader.line_num, 1)
 
 
 def sniff_delimiter(lines: list[str], fmt: Format) -> str:
@@ -123,17 +144,21 @@ def read_layout(
         if delimiter is not None
         else sniff_delimiter(lines[max(0, header_row - 1) :], fmt)
     )
-    data_lines = lines[header_row:]
-    has_comments = any(is_comment(line) for line in data_lines)
     if header_row == 0:
+        data_lines = lines
         first = next((line for line in data_lines if line.strip() and not is_comment(line)), "")
         width = len(_fields(first, chosen))
         header = tuple(f"column{i}" for i in range(1, width + 1))
+        skip = 0
     else:
         line = lines[header_row - 1]
         if is_comment(line):
             raise _invalid(f"row {header_row} holds no header: line {header_row} is a comment")
         if not line.strip():
             raise _invalid(f"row {header_row} holds no header: line {header_row} is blank")
-        header = tuple(_fields(line, chosen))
-    return CsvLayout(chosen, header, header_row, has_comments)
+        where = f"line {header_row} of {path.name}"
+        header, spanned = _header_record(lines[header_row - 1 :], chosen, where)
+        skip = header_row - 1 + spanned
+        data_lines = lines[skip:]
+    has_comments = any(is_comment(line) for line in data_lines)
+    return CsvLayout(chosen, header, skip, has_comments, header_row)

@@ -33,6 +33,7 @@ from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, ma
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.runner import Progress, watching
 from uniqueness_server.engine.spark import SCHEME as SPARK_SCHEME
 from uniqueness_server.engine.spark import SparkConnection
@@ -256,7 +257,7 @@ class DatabaseRegistry:
         runner = SqlRunner(engine, context or ToolContext(), label, connection.timeout)
         try:
             described = runner.columns(inner)
-            names = tuple(described)
+            names = addressable(described)
             internal = ", ".join(runner.quote(f"c{i}") for i in range(1, len(names) + 1))
             prefix = f"WITH src({internal}) AS ({inner}) "
         except BaseException:

@@ -26,6 +26,7 @@ import duckdb
 import yaml  # type: ignore[import-untyped]
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
 from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
 from uniqueness_server.engine.limits import (
@@ -174,7 +175,7 @@ def _open_table(
         raise
     if descriptor is not None:
         runner.hold(descriptor, source)
-    return Table(runner=runner, label=label, names=tuple(names))
+    return Table(runner=runner, label=label, names=addressable(names))
 
 
 def _load(
@@ -214,8 +215,14 @@ def _csv(
     label: str,
     max_line_bytes: int,
 ) -> list[str]:
-    if delimiter is not None and not 1 <= len(delimiter.encode()) <= 4:
-        raise ToolError("delimiter must be 1 to 4 bytes long", ErrorCode.INVALID_ARGUMENT)
+    # one character: the header and comment lines are split by Python's csv module, which
+    # takes nothing longer (a 2-byte ";;" passed a byte-length check and crashed it)
+    if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
+        raise ToolError(
+            f"delimiter must be one character other than a quote or a line break (or the word "
+            f"tab), not {delimiter!r}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
     layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes)
     width = len(layout.header)
     if layout.has_comments:
@@ -231,7 +238,7 @@ def _csv(
     runner.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
-        f"skip = {layout.skip_lines}, delim = {_literal(layout.delimiter)}, quote = '\"', "
+        f"skip = {layout.skip_records}, delim = {_literal(layout.delimiter)}, quote = '\"', "
         f"escape = '\"', columns = {{{columns}}}, max_line_size = {max_line_bytes}, "
         f"compression = {_literal('gzip' if compressed else 'none')})"
     )
@@ -289,20 +296,57 @@ def _struct_columns(expression: str, name: str, kind: Any) -> list[tuple[str, st
     return [(f"CAST({expression} AS VARCHAR)", name)]
 
 
+def _as_written(kind: Any) -> str:
+    """The DuckDB type reading a JSON value of detected type ``kind`` as the text it holds:
+    objects stay structs (flattened later), a column mixing kinds of value stays JSON (so
+    ``"1"`` and ``1`` stay apart), every other value is read as VARCHAR. A detected DOUBLE
+    would merge integers past 2**53, a DATE or UUID would trim spaces or fold case."""
+    if kind.id == "struct":
+        fields = ", ".join(
+            f'"{name.replace(chr(34), chr(34) * 2)}" {_as_written(child)}'
+            for name, child in kind.children
+        )
+        return f"STRUCT({fields})"
+    return "JSON" if str(kind) == "JSON" else "VARCHAR"
+
+
+_RENAMED = re.compile(r"(.+)_\d+")
+
+
+def _renamed_keys(names: list[str]) -> bool:
+    """Whether DuckDB renamed a key differing from another only in case (``a`` and ``A``
+    become ``a`` and ``A_1``): explicit columns cannot name both, so such a file keeps the
+    detected kinds (a key named like ``id_1`` next to ``id`` is taken for one too)."""
+    folded = {name.casefold() for name in names}
+    return any(
+        (renamed := _RENAMED.fullmatch(name)) is not None and renamed.group(1).casefold() in folded
+        for name in names
+    )
+
+
 def _duckdb_document(
     runner: DuckDbRunner, path: Path, compressed: bool, kind: Format, label: str
 ) -> list[str]:
     compression = _literal("gzip" if compressed else "none")
-    if kind is Format.PARQUET:
-        source = _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
-        reader = f"read_parquet({source})"
-    else:
-        layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
-        reader = (
-            f"read_json({duckdb_path(path)}, format = {layout}, records = true, "
-            f"compression = {compression})"
-        )
     try:
+        if kind is Format.PARQUET:
+            source = (
+                _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
+            )
+            reader = f"read_parquet({source})"
+        else:
+            layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
+            options = f"format = {layout}, records = true, compression = {compression}"
+            # the keys and kinds of every record (not a sample): a key first seen late would
+            # otherwise be left out silently once the columns are given explicitly below
+            reader = f"read_json({duckdb_path(path)}, {options}, sample_size = -1)"
+            detected = runner.connection.sql(f"SELECT * FROM {reader}")
+            if not _renamed_keys(detected.columns):
+                columns = ", ".join(
+                    f"{_literal(name)}: {_literal(_as_written(dtype))}"
+                    for name, dtype in zip(detected.columns, detected.dtypes, strict=True)
+                )
+                reader = f"read_json({duckdb_path(path)}, {options}, columns = {{{columns}}})"
         relation = runner.connection.sql(f"SELECT * FROM {reader}")
         described = list(zip(relation.columns, relation.dtypes, strict=True))
     except duckdb.Error as exc:

@@ -23,17 +23,26 @@ def nulls_field() -> Str:
     return result
 
 
+def one_line(name: str) -> str:
+    """A name (a column, a file) in prose: as it is, or quoted with escapes when it holds a
+    line break or another control character, so a name cannot add lines (a heading, a
+    verdict) to the answer."""
+    return name if name.isprintable() else repr(name)
+
+
 def names(columns: tuple[str, ...] | list[str]) -> str:
-    """Column names as prose: ``a, b``."""
-    return ", ".join(columns)
+    """Column names as prose: ``a, b`` (each by :func:`one_line`)."""
+    return ", ".join(map(one_line, columns))
 
 
 def shown(value: str | None) -> str:
-    """A key value in a table cell; a missing value is visible as such."""
+    """A key value in a table cell; a missing value is visible as such, and a value with
+    spaces around it, a line break or another control character is quoted with escapes (a
+    table cell would fold a line break into a space)."""
     return (
         "(missing)"
         if value is None
         else repr(value)
-        if value == "" or value != value.strip()
+        if value == "" or value != value.strip() or not value.isprintable()
         else value
     )

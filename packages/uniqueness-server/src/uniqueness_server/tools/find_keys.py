@@ -26,7 +26,7 @@ from mcp_common import (
 from pydantic import Field
 
 from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, find_keys
-from uniqueness_server.tools.common import NullsChoice, names, nulls_field
+from uniqueness_server.tools.common import NullsChoice, names, nulls_field, one_line
 from uniqueness_server.tools.metadata import Basis, MetadataFacts, metadata_markdown
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
@@ -161,7 +161,7 @@ def markdown(answer: KeysAnswer, page: Page[KeyFacts]) -> str:
                 "nulls": answer.nulls.value,
             }
         ),
-        f"\n# Keys of {answer.source}{page.notice}\n\n",
+        f"\n# Keys of {one_line(answer.source)}{page.notice}\n\n",
     ]
     if page.total:
         parts.append(

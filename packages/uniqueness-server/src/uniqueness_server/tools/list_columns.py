@@ -24,7 +24,7 @@ from pydantic import Field
 
 from uniqueness_server.engine import ColumnProfile, profile_columns, read_metadata
 from uniqueness_server.engine.metadata import metadata_scope_note
-from uniqueness_server.tools.common import shown
+from uniqueness_server.tools.common import one_line, shown
 from uniqueness_server.tools.metadata import MetadataFacts, metadata_markdown
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
@@ -97,7 +97,7 @@ def markdown(answer: ColumnsAnswer, page: Page[ColumnFacts]) -> str:
     exact = all(c.distinct_exact for c in answer.columns)
     text = (
         front_matter({"source": answer.source, "rows": answer.rows, "columns": page.total})
-        + f"\n# Columns of {answer.source}{page.notice}\n\n"
+        + f"\n# Columns of {one_line(answer.source)}{page.notice}\n\n"
         + markdown_table(
             ["column", "type", "missing", "distinct" if exact else "distinct (approx.)", "samples"],
             [
