@@ -192,10 +192,6 @@ class CodeMatrix:
 
     # --- facts under a nulls mode -------------------------------------------------------
 
-    def _card(self, p: int, nulls: Nulls) -> int:
-        """Distinct codes a key column can take, missing included under ``nulls=equal``."""
-        return self.distinct[p] + (1 if nulls is Nulls.EQUAL and self.missing[p] else 0)
-
     def _collisions(self, p: int, nulls: Nulls) -> int:
         """Row pairs that share a value of ``p`` (so could share a key)."""
         m = self.missing[p]
