@@ -229,7 +229,8 @@ class UniquenessOracle:
         self, open_: list[tuple[int, ...]], answers: dict[tuple[int, ...], bool]
     ) -> list[tuple[int, ...]]:
         """Decide many candidates exactly with vectorised checks over integer codes of the
-        columns; returns those left (spanning columns coded in different passes)."""
+        columns; returns those left (spanning columns coded in different passes, or all of
+        them when their columns have too many cells to code)."""
         needed = sorted({p for c in open_ for p in c})
         fresh = [p for p in needed if p not in self._coded]
         if fresh:
