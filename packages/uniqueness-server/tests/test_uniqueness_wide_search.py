@@ -391,3 +391,25 @@ def test_cancelling_on_the_triples_of_a_coded_search_stops_it(tmp_path: Path) ->
     finally:
         table.close()
     assert f"checking {width * (width - 1) * (width - 2) // 6} sets of 3 columns" in messages
+
+
+@pytest.mark.parametrize("count", [0, 1, 2])
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+def test_wide_sources_of_no_one_or_two_rows(tmp_path: Path, count: int, nulls: Nulls) -> None:
+    # coded whole with no group of rows at all, or one: every column of one row is a key;
+    # two equal rows have none; k1 is missing everywhere
+    width = EXACT_DISTINCT_COLUMNS + 3
+    row: Row = tuple(None if p == 1 else str(p % 4) for p in range(width))
+    rows = [row] * count
+    path = tmp_path / "wide.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label="wide.csv")
+    try:
+        search = find_keys(table, max_columns=2, nulls=nulls)
+    finally:
+        table.close()
+    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    assert search.rows == count
+    assert got == (reference_keys(rows, range(width), 2, nulls) if count else set())
+    if count == 1:
+        assert len(got) == width
