@@ -73,7 +73,7 @@ class CodeMatrix:
         distinct: dict[int, int],
         blocks: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint32]],
         where: dict[int, tuple[int, int]],
-        value_lengths: dict[int, Ints] | None = None,
+        value_lengths: dict[int, npt.NDArray[np.int32]] | None = None,
     ) -> None:
         """Hold codes of ``rows`` rows: position ``p`` is row ``where[p][1]`` of block
         ``where[p][0]`` (16-bit, then 32-bit codes) and has ``distinct[p]`` present values.
@@ -96,7 +96,7 @@ class CodeMatrix:
             present = counts[: distinct[p]]
             length = None
             if value_lengths is not None and p in value_lengths:
-                length = int(np.dot(value_lengths[p], present))
+                length = int(np.dot(value_lengths[p].astype(np.int64), present))
             largest = int(present.max()) if distinct[p] else 0
             return (
                 int(counts[distinct[p]]),
@@ -146,13 +146,14 @@ class CodeMatrix:
         # each group dictionary's entries as codes of the whole column; then every group's
         # indices as those codes. Columns are independent and the kernels release the GIL,
         # so both steps run on the pool too.
-        def unify(i: int) -> tuple[list[Codes], int, Ints | None]:
+        def unify(i: int) -> tuple[list[Codes], int, npt.NDArray[np.int32] | None]:
             by_group, values = _unify(dictionaries[i])
             dictionaries[i] = []
             measured = None
             if measure and pa.types.is_string(values.type):
-                # a length per distinct value, weighted by its rows once codes are counted
-                measured = pc.utf8_length(values).to_numpy().astype(np.int64)
+                # a length per distinct value (32 bits: held for every column at once),
+                # weighted by its rows once codes are counted
+                measured = pc.utf8_length(values).to_numpy()
             return by_group, len(values), measured
 
         with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
