@@ -25,6 +25,7 @@ import yaml  # type: ignore[import-untyped]
 from mcp_common import ToolError
 from test_uniqueness_exact_paths import _reference_groups
 from uniqueness_server.engine import (
+    CheckResult,
     DatabaseRegistry,
     Nulls,
     approximate_check,
@@ -153,6 +154,19 @@ def _expected(
     return distinct, missing, len(duplicates), sum(len(f) for _, f in duplicates), groups
 
 
+def _totals(result: CheckResult) -> tuple[bool, int, int, int, int, int]:
+    """What a check says in numbers: unique, rows, distinct keys, rows with a missing key
+    value, duplicate groups and duplicate rows."""
+    return (
+        result.unique,
+        result.rows,
+        result.distinct_keys,
+        result.rows_with_missing,
+        result.duplicate_groups,
+        result.duplicate_rows,
+    )
+
+
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl", ".yaml"])
 def test_hostile_names_and_values_match_brute_force(tmp_path: Path, suffix: str) -> None:
     written = _rows(400)
@@ -169,22 +183,8 @@ def test_hostile_names_and_values_match_brute_force(tmp_path: Path, suffix: str)
                 result = check_uniqueness(
                     table, columns, nulls=nulls, better_options=False, limit=40, offset=offset
                 )
-                facts = (
-                    result.unique,
-                    result.rows,
-                    result.distinct_keys,
-                    result.rows_with_missing,
-                    result.duplicate_groups,
-                    result.duplicate_rows,
-                )
-                assert facts == (
-                    dup_groups == 0,
-                    len(rows),
-                    distinct,
-                    missing,
-                    dup_groups,
-                    dup_rows,
-                ), (columns, nulls)
+                expected = (dup_groups == 0, len(rows), distinct, missing, dup_groups, dup_rows)
+                assert _totals(result) == expected, (columns, nulls)
                 pages += [(g.values, g.count, g.rows) for g in result.examples]
             assert pages == groups, (columns, nulls)
     finally:
@@ -322,14 +322,14 @@ def test_hostile_names_and_values_in_databases_match_brute_force(
                 result = check(table, columns, nulls=nulls, better_options=False, limit=100)
             finally:
                 table.close()
-            assert (
-                result.unique,
-                result.rows,
-                result.distinct_keys,
-                result.rows_with_missing,
-                result.duplicate_groups,
-                result.duplicate_rows,
-            ) == (dup_groups == 0, len(rows), distinct, missing, dup_groups, dup_rows), (
+            assert _totals(result) == (
+                dup_groups == 0,
+                len(rows),
+                distinct,
+                missing,
+                dup_groups,
+                dup_rows,
+            ), (
                 columns,
                 nulls,
                 approximate,
@@ -402,41 +402,6 @@ def test_blank_and_padded_header_names_can_be_asked_for(tmp_path: Path) -> None:
     assert "column 'c' is ambiguous: the header holds 'c' (position 1), ' c' (position 2)" in (
         str(twice.value)
     )
-
-
-def test_json_lines_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: Path) -> None:
-    # JSON Lines is read in parallel blocks too (and now with the columns given explicitly):
-    # the duplicate groups' row numbers must still be the records' positions in the file
-    count = 400_000
-    path = tmp_path / "parallel.jsonl"
-    key = (
-        "CASE WHEN i % 4999 = 0 THEN NULL WHEN i >= 200000 AND i % 1009 = 0 "
-        "THEN 'k' || (i % 5000) ELSE 'k' || i END"
-    )
-    with duckdb.connect() as con:
-        con.execute(
-            f"COPY (SELECT CAST(i AS VARCHAR) AS id, {key} AS k, repeat('p', 30) AS pad "
-            f"FROM range({count}) t(i) ORDER BY i) TO '{path}' (FORMAT json)"
-        )
-    rows: list[Row] = []
-    for i in range(count):
-        k = None if i % 4999 == 0 else f"k{i % 5000}" if i >= 200_000 and i % 1009 == 0 else f"k{i}"
-        rows.append((str(i), k))
-    duplicates, distinct, missing = _reference_groups(rows, (1,), Nulls.EQUAL)
-    assert len(duplicates) > 60
-    table = open_file(path, label=path.name)
-    try:
-        result = check_uniqueness(table, ["k"], better_options=False, limit=60, offset=2)
-    finally:
-        table.close()
-    assert (result.rows, result.distinct_keys, result.rows_with_missing) == (
-        count,
-        distinct,
-        missing,
-    )
-    assert [(g.values, g.count, g.rows) for g in result.examples] == [
-        (key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates[2:62]
-    ]
 
 
 def test_values_with_line_breaks_stay_apart_in_the_answer_text(tmp_path: Path) -> None:

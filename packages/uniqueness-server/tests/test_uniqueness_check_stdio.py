@@ -7,9 +7,7 @@ in the temp directory, and turn every bad request into a tool error naming the a
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,42 +18,25 @@ import duckdb
 import mcp_types as types
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
 from test_uniqueness_check_attacks import (
     COLUMN_SETS,
+    Row,
     _as_read_from_csv,
     _csv,
     _expected,
     _rows,
 )
 from uniqueness_server.engine import Nulls
+from uniqueness_testkit import stdio_server, text_of
 
 pytestmark = [pytest.mark.e2e]
-
-SERVER = Path(sys.executable).parent / "uniqueness-server"
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
 
 
 @asynccontextmanager
 async def server(root: Path, temp: Path, databases: Sequence[str] = ()) -> AsyncIterator[Client]:
     """The installed server confined to ``root``, its temp directory ``temp``, logging to
     ``temp/../server.log``."""
-    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
-    env = {k: v for k, v in os.environ.items() if k != "UNIQUENESS_SERVER_DATABASE"}
-    env["TMPDIR"] = str(temp)
-    if databases:
-        env["UNIQUENESS_SERVER_DATABASE"] = "|".join(databases)
-    log_file = temp.parent / "server.log"
-    params = StdioServerParameters(
-        command=str(SERVER),
-        args=["--allowed-dir", str(root), "--log-file", str(log_file)],
-        env=env,
-        cwd=str(root),
-    )
-    async with Client(params) as client:
+    async with stdio_server(root, temp.parent / "server.log", databases, temp) as client:
         yield client
 
 
@@ -92,14 +73,19 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return root, temp
 
 
+def _hostile_file(root: Path) -> list[Row]:
+    """Write ``hostile.csv`` (300 rows of hostile values) into ``root``; its rows as read."""
+    written = _rows(300)
+    (root / "hostile.csv").write_text(_csv(written), encoding="utf-8")
+    return _as_read_from_csv(written)
+
+
 @pytest.mark.anyio
 async def test_one_server_answers_every_check_afresh(dirs: tuple[Path, Path]) -> None:
     # column sets of different widths one after the other, on one file and one process, with
     # failing calls (a wrong column, a file with a ragged row near its end) in between
     root, temp = dirs
-    written = _rows(300)
-    (root / "hostile.csv").write_text(_csv(written), encoding="utf-8")
-    rows = _as_read_from_csv(written)
+    rows = _hostile_file(root)
     body = "".join(f"{i},k{i % 7}\n" for i in range(5_000))
     (root / "ragged.csv").write_text(f"id,k\n{body}5000,k1,extra\n", encoding="utf-8")
     async with server(root, temp) as client:
@@ -287,9 +273,7 @@ async def test_concurrent_checks_in_one_server_do_not_mix(dirs: tuple[Path, Path
     # calls running at once on one file each get their own temp tables: answers for
     # different column sets, in flight together, are each the brute-force answer
     root, temp = dirs
-    written = _rows(300)
-    (root / "hostile.csv").write_text(_csv(written), encoding="utf-8")
-    rows = _as_read_from_csv(written)
+    rows = _hostile_file(root)
     requests = [(c, n) for c in COLUMN_SETS[:6] for n in (Nulls.EQUAL, Nulls.DISTINCT)]
     got: dict[int, tuple[Any, ...]] = {}
     async with server(root, temp) as client:

@@ -169,14 +169,23 @@ def test_duplicate_pages_carry_totals_and_row_numbers(tmp_path: Path, nulls: Nul
     assert pages == [(key, len(found), tuple(found[:ROWS_PER_GROUP])) for key, found in duplicates]
 
 
-@pytest.mark.parametrize("fmt", ["parquet", "csv"])
-def test_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: Path, fmt: str) -> None:
-    # 200 row groups of 1,000 rows (Parquet) are scanned by several threads at once (this
-    # case fails with DuckDB's preserve_insertion_order off), and a CSV of 1.2 million rows;
-    # the duplicate groups' row numbers must still be the rows' positions in the file
+@pytest.mark.parametrize(
+    ("fmt", "count", "options"),
+    [
+        ("parquet", 200_000, "(FORMAT parquet, ROW_GROUP_SIZE 1000)"),
+        ("csv", 1_200_000, "(HEADER true)"),
+        ("jsonl", 400_000, "(FORMAT json)"),
+    ],
+)
+def test_row_numbers_follow_the_file_when_read_in_parallel(
+    tmp_path: Path, fmt: str, count: int, options: str
+) -> None:
+    # 200 row groups of 1,000 rows (Parquet), the blocks of a CSV of 1.2 million rows and of
+    # JSON Lines (read with its columns given explicitly) are scanned by several threads at
+    # once (every case fails with DuckDB's preserve_insertion_order off); the duplicate
+    # groups' row numbers must still be the rows' positions in the file
     import duckdb
 
-    count = 200_000 if fmt == "parquet" else 1_200_000
     path = tmp_path / f"parallel.{fmt}"
     # every 1,009th row from the 100,000th on repeats the key of row (i % 5,000); rows whose
     # i is a multiple of 4,999 have no key
@@ -184,12 +193,11 @@ def test_row_numbers_follow_the_file_when_read_in_parallel(tmp_path: Path, fmt: 
         "CASE WHEN i % 4999 = 0 THEN NULL WHEN i >= 100000 AND i % 1009 = 0 "
         "THEN 'k' || (i % 5000) ELSE 'k' || i END"
     )
-    options = "(FORMAT parquet, ROW_GROUP_SIZE 1000)" if fmt == "parquet" else "(HEADER true)"
     with duckdb.connect() as con:
         con.execute("SET threads = 2")
         con.execute(
-            f"COPY (SELECT CAST(i AS VARCHAR) AS id, {key} AS k FROM range({count}) t(i) "
-            f"ORDER BY i) TO '{path}' {options}"
+            f"COPY (SELECT CAST(i AS VARCHAR) AS id, {key} AS k, repeat('p', 30) AS pad "
+            f"FROM range({count}) t(i) ORDER BY i) TO '{path}' {options}"
         )
     rows: list[Row] = []
     for i in range(count):

@@ -141,27 +141,34 @@ def _noise_rows(width: int, count: int, seed: int) -> list[Row]:
     ]
 
 
+def _cancelled_at(path: Path, size: int) -> list[str]:
+    """The progress messages of ``find_keys(maxColumns=size)`` on ``path`` cancelled when it
+    announces its sets of ``size`` columns; the search must end cancelled."""
+    messages: list[str] = []
+    context: ToolContext
+
+    def sink(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+        if message is not None and f"sets of {size} columns" in message:
+            context.cancel()
+
+    context = ToolContext(sink)
+    table = open_file(path, label=path.name, context=context)
+    try:
+        with pytest.raises(ToolCancelledError):
+            find_keys(table, max_columns=size, context=context)
+    finally:
+        table.close()
+    return messages
+
+
 def test_the_pairs_level_is_announced_before_it_is_checked(tmp_path: Path) -> None:
     # a client that cancels on seeing "checking ... sets of 2 columns" stops the search: the
     # announcement comes before the pairs are decided (in bulk over the codes), not after
     width = EXACT_DISTINCT_COLUMNS + 4
     path = tmp_path / "wide.csv"
     path.write_text(csv_text(width, _noise_rows(width, 3_000, seed=2)), encoding="utf-8")
-    messages: list[str] = []
-    context: ToolContext
-
-    def sink(progress: float, total: float | None, message: str | None) -> None:
-        messages.append(message or "")
-        if message is not None and "sets of 2 columns" in message:
-            context.cancel()
-
-    context = ToolContext(sink)
-    table = open_file(path, label="wide.csv", context=context)
-    try:
-        with pytest.raises(ToolCancelledError):
-            find_keys(table, max_columns=2, context=context)
-    finally:
-        table.close()
+    messages = _cancelled_at(path, 2)
     assert f"checking {width * (width - 1) // 2} sets of 2 columns" in messages
 
 
@@ -375,21 +382,7 @@ def test_cancelling_on_the_triples_of_a_coded_search_stops_it(tmp_path: Path) ->
     rng = random.Random(8)
     rows: list[Row] = [tuple(str(rng.randrange(3)) for _ in range(width)) for _ in range(5_000)]
     path.write_text(csv_text(width, rows), encoding="utf-8")
-    messages: list[str] = []
-    context: ToolContext
-
-    def sink(progress: float, total: float | None, message: str | None) -> None:
-        messages.append(message or "")
-        if message is not None and "sets of 3 columns" in message:
-            context.cancel()
-
-    context = ToolContext(sink)
-    table = open_file(path, label="wide.csv", context=context)
-    try:
-        with pytest.raises(ToolCancelledError):
-            find_keys(table, max_columns=3, context=context)
-    finally:
-        table.close()
+    messages = _cancelled_at(path, 3)
     assert f"checking {width * (width - 1) * (width - 2) // 6} sets of 3 columns" in messages
 
 

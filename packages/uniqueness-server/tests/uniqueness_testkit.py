@@ -1,12 +1,19 @@
-"""Shared helpers for the uniqueness-server tests: fixture files and direct tool calls."""
+"""Shared helpers for the uniqueness-server tests: fixture files, direct tool calls and the
+installed server over stdio."""
 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Mapping, Sequence
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp_common import AllowedPaths, McpTool, ToolResult, invoke
 from uniqueness_server.engine import DatabaseRegistry
 from uniqueness_server.tools import build_tools
@@ -69,3 +76,33 @@ def tools_for(root: Path, databases: Sequence[str] = ()) -> dict[str, McpTool]:
 def call(tool: McpTool, arguments: Mapping[str, Any]) -> ToolResult:
     """Call ``tool`` directly, as the adapter would (without MCP)."""
     return invoke(tool, dict(arguments))
+
+
+SERVER = Path(sys.executable).parent / "uniqueness-server"
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The text parts of a tool result, joined."""
+    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+
+
+@asynccontextmanager
+async def stdio_server(
+    root: Path, log_file: Path, databases: Sequence[str] = (), temp: Path | None = None
+) -> AsyncIterator[Client]:
+    """The installed server over stdio, confined to ``root`` and logging to ``log_file``, with
+    ``databases`` registered and, when given, ``temp`` as its temp directory."""
+    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
+    env = {k: v for k, v in os.environ.items() if k != "UNIQUENESS_SERVER_DATABASE"}
+    if databases:
+        env["UNIQUENESS_SERVER_DATABASE"] = "|".join(databases)
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
+    params = StdioServerParameters(
+        command=str(SERVER),
+        args=["--allowed-dir", str(root), "--log-file", str(log_file)],
+        env=env,
+        cwd=str(root),
+    )
+    async with Client(params) as client:
+        yield client

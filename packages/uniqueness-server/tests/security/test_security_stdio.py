@@ -13,8 +13,6 @@ import sqlite3
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +20,10 @@ import mcp_types as types
 import psycopg
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
+from uniqueness_testkit import stdio_server, text_of
 
 pytestmark = [pytest.mark.e2e]
 
-SERVER = Path(sys.executable).parent / "uniqueness-server"
 CHECK = Path(sys.executable).parent / "uniqueness-check"
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 # the attack of issue 9: the hand-written lexer did not know E'' strings, and a parameterless
@@ -39,31 +36,9 @@ SQLITE_ATTACK = "SELECT 1 AS id) q; CREATE TABLE pwned(x int); SELECT * FROM (SE
 YAML_SECRET = "Hunter2SecretValue"
 
 
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
-
-
 def everything(result: types.CallToolResult) -> str:
     """All a client reads of an answer: its text and its structured content."""
     return text_of(result) + json.dumps(result.structured_content or {})
-
-
-@asynccontextmanager
-async def server(
-    root: Path, log_file: Path, databases: list[str] | None = None
-) -> AsyncIterator[Client]:
-    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
-    env = {**os.environ, "UNIQUENESS_SERVER_DATABASE": "|".join(databases or [])}
-    if not databases:
-        del env["UNIQUENESS_SERVER_DATABASE"]
-    params = StdioServerParameters(
-        command=str(SERVER),
-        args=["--allowed-dir", str(root), "--log-file", str(log_file)],
-        env=env,
-        cwd=str(root),
-    )
-    async with Client(params) as client:
-        yield client
 
 
 async def call(client: Client, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -124,7 +99,7 @@ async def test_sqlite_queries_cannot_write(shop: Path, tmp_path: Path) -> None:
             "only SELECT queries are allowed",
         ),
     ]
-    async with server(shop, log_file, [database]) as client:
+    async with stdio_server(shop, log_file, [database]) as client:
         for query, rule in attacks:
             for tool in ("list_columns", "uniqueness_check"):
                 await refused(client, tool, {"database": "shop", "query": query}, rule)
@@ -171,7 +146,7 @@ async def test_postgresql_queries_cannot_write(
             "read-write mode must be set before any query",
         ),
     ]
-    async with server(shop, log_file, [f"pg={url}"]) as client:
+    async with stdio_server(shop, log_file, [f"pg={url}"]) as client:
         for query, rule in attacks:
             for tool in ("list_columns", "uniqueness_check"):
                 result = await refused(client, tool, {"database": "pg", "query": query}, rule)
@@ -227,7 +202,7 @@ async def test_a_file_name_is_a_file_name(globbed: Path, tmp_path: Path) -> None
         "d*/x.csv": ["INSIDE"],
         "d*/x.json": ["INSIDE"],
     }
-    async with server(globbed, log_file) as client:
+    async with stdio_server(globbed, log_file) as client:
         for path, values in literal.items():
             columns = await call(client, "list_columns", {"path": path})
             assert not columns.is_error, text_of(columns)
@@ -281,7 +256,7 @@ async def test_a_malformed_yaml_file_does_not_echo_its_password(tmp_path: Path) 
     _write(root / "config.yaml", f'rows:\n  - id: 1\n password: "{YAML_SECRET}"\n   x: [\n')
     _write(root / "ok.csv", "id\n1\n2\n")
     log_file = tmp_path / "server.log"
-    async with server(root, log_file) as client:
+    async with stdio_server(root, log_file) as client:
         for tool in ("list_columns", "uniqueness_check", "find_keys"):
             result = await refused(client, tool, {"path": "config.yaml"}, "is not valid YAML")
             assert YAML_SECRET not in everything(result)

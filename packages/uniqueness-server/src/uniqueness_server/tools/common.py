@@ -39,10 +39,6 @@ def shown(value: str | None) -> str:
     """A key value in a table cell; a missing value is visible as such, and a value with
     spaces around it, a line break or another control character is quoted with escapes (a
     table cell would fold a line break into a space)."""
-    return (
-        "(missing)"
-        if value is None
-        else repr(value)
-        if value == "" or value != value.strip() or not value.isprintable()
-        else value
-    )
+    if value is None:
+        return "(missing)"
+    return repr(value) if value == "" or value != value.strip() else one_line(value)
