@@ -10,14 +10,18 @@ import mmap
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import write_project
 from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.service import ContextService
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp_common import AllowedPaths, ToolError
 
 FILES = {
@@ -283,7 +287,10 @@ def test_a_tree_changing_during_calls_settles_to_the_right_answer(root: Path) ->
             else:
                 write_project(
                     folder,
-                    {f"C{k}.java": f"package churn;\nclass C{k} {{ C{k + 1} next; }}\n" for k in range(5)},
+                    {
+                        f"C{k}.java": f"package churn;\nclass C{k} {{ C{k + 1} next; }}\n"
+                        for k in range(5)
+                    },
                 )
             (root / "src/app/Main.java").write_text(
                 f"package app;\nclass Main {{ Service s{n}; }}\n", encoding="utf-8"
@@ -303,3 +310,145 @@ def test_a_tree_changing_during_calls_settles_to_the_right_answer(root: Path) ->
         worker.join()
     assert calls > 1
     assert session.graph() == fresh_graph(root)
+
+
+# The server as a real process: limits set inside a user namespace of its own (the
+# kernel's inotify limits are per user namespace), permissions checked as a plain user.
+COMMAND = Path(sys.executable).with_name("context-server")
+
+
+def _namespaces_work() -> bool:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return False
+    probe = subprocess.run(
+        [
+            unshare,
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            "echo 1 > /proc/sys/user/max_inotify_watches",
+        ],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+needs_namespaces = pytest.mark.skipif(
+    not _namespaces_work(), reason="user namespaces (unshare --user) are not available here"
+)
+
+
+def _in_namespace(limit: str, value: int) -> list[str]:
+    """``unshare`` running the server with the inotify ``limit`` of its namespace set."""
+    script = f'echo {value} > /proc/sys/user/{limit} && exec "$0" "$@"'
+    return ["unshare", "--user", "--map-root-user", "sh", "-c", script, str(COMMAND)]
+
+
+async def _session_over_stdio(
+    command: list[str], root: Path, log_file: Path, steps: list[Callable[[], None]]
+) -> list[tuple[dict[str, list[str]], dict[str, str]]]:
+    """Start the server with ``command``, ask for the tree, then after each step again:
+    each answer's files with their dependencies, and its problems."""
+    params = StdioServerParameters(
+        command=command[0],
+        args=[
+            *command[1:],
+            "--allowed-dir",
+            str(root),
+            "--log-file",
+            str(log_file),
+            "--no-index-store",
+        ],
+        cwd=str(root),
+    )
+    answers = []
+    async with Client(params) as client:
+        for step in [lambda: None, *steps]:
+            step()
+            tree = await client.call_tool("project_tree", {"path": ".", "format": "json"})
+            assert not tree.is_error, tree
+            content = tree.structured_content
+            assert content is not None
+            files = {n["path"]: n["dependencies"] for n in content["nodes"] if n["type"] == "file"}
+            answers.append((files, {p["path"]: p["reason"] for p in content["problems"]}))
+    return answers
+
+
+def _edit(root: Path) -> Callable[[], None]:
+    def step() -> None:
+        (root / "src/app/Repository.java").write_text(
+            "package app;\nclass Repository { model.Order order; }\n", encoding="utf-8"
+        )
+        write_project(root, {"src/extra/deeper/Extra.java": "package x;\nclass Extra {}\n"})
+
+    return step
+
+
+def _tree_graph(root: Path) -> dict[str, list[str]]:
+    index = Session(root).index()
+    return {
+        item.relative: sorted(index.resolver.direct(item.relative).files)
+        for item in index.listing.files
+    }
+
+
+@pytest.mark.e2e
+@pytest.mark.anyio
+@needs_namespaces
+@pytest.mark.parametrize(
+    ("limit", "value", "reason"),
+    [
+        ("max_inotify_instances", 0, "no inotify instance left"),
+        ("max_inotify_watches", 3, "fs.inotify.max_user_watches) is reached"),
+    ],
+)
+async def test_without_usable_watches_answers_stay_right_and_the_reason_is_logged_once(
+    root: Path, tmp_path: Path, limit: str, value: int, reason: str
+) -> None:
+    log_file = tmp_path / "server.log"
+    answers = [
+        files
+        for files, _ in await _session_over_stdio(
+            _in_namespace(limit, value), root, log_file, [_edit(root), lambda: None, _edit(root)]
+        )
+    ]
+    assert answers[1] == answers[2] == answers[3] == _tree_graph(root)
+    assert answers[1]["src/app/Repository.java"] == ["src/model/Order.java"]
+    assert "src/extra/deeper/Extra.java" in answers[1]
+    logged = log_file.read_text()
+    assert logged.count(reason) == 1, logged
+    assert "the project is walked on every call" in logged
+    assert logged.count("(walked)") == 2  # the first call and the one after the edit
+
+
+@pytest.mark.e2e
+@pytest.mark.anyio
+@needs_namespaces
+async def test_an_unreadable_directory_is_reported_then_followed_once_readable(
+    tmp_path: Path,
+) -> None:
+    """As a plain user (root reads everything): a directory without permissions is a
+    problem in the answer, never a hang; made readable, its files appear on the next call."""
+    root = write_project(tmp_path / "proj", FILES)
+    locked = root / "src" / "model"
+    locked.chmod(0)
+    log_file = tmp_path / "server.log"
+    command = ["unshare", "--user", "--map-user=1000", "--map-group=1000", str(COMMAND)]
+    try:
+        answers = await _session_over_stdio(
+            command, root, log_file, [lambda: None, lambda: locked.chmod(0o755)]
+        )
+    finally:
+        locked.chmod(0o755)
+    (locked_files, locked_problems), again, (files, problems) = answers
+    assert "src/model/Order.java" not in locked_files
+    assert locked_problems == {"src/model": "unreadable directory: Permission denied"}
+    assert again == (locked_files, locked_problems)
+    assert files["src/model/Order.java"] == []
+    assert problems == {}
+    assert files == _tree_graph(root)
+    # walked once, on the first call: the permission change came as an event
+    assert log_file.read_text().count("(walked)") == 1

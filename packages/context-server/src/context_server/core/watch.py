@@ -125,7 +125,7 @@ class RootWatch:
 class Watcher:
     """The process's inotify instance, shared by every project root.
 
-    ``limit`` caps the watches this process places (default: the system's
+    ``limit`` caps the watches this process places (default: half the system's
     ``max_user_watches``); a project that would pass it is walked on every call instead.
     Nothing is opened before the first :meth:`track`.
     """
@@ -164,7 +164,8 @@ class Watcher:
                 self.unavailable = f"inotify unavailable ({exc.strerror or exc})"
             return
         if self.limit is None:
-            self.limit = system_watch_limit() or 8192
+            # half the user's watches at most: editors and other tools need theirs
+            self.limit = (system_watch_limit() or 16384) // 2
 
     def add(self, watch: RootWatch, real: str, relative: str | None) -> None:
         """Place (or share) the watch of ``real`` for ``watch``'s root."""
