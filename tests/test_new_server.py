@@ -159,6 +159,7 @@ def test_its_core_is_under_the_layering_contract(workspace: Path) -> None:
     assert f"{IMPORT}.core.layering_probe -> {IMPORT}.tools" in result.stdout
 
 
+@pytest.mark.timeout(900)  # a pytest run of its own that builds and installs wheels
 def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
     result = run(
         [

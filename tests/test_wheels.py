@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PACKAGES = workspace_packages(ROOT)
-DISTRIBUTIONS = tuple(package.distribution for package in PACKAGES)
 COMMON = PACKAGES[0].distribution
 SERVERS = {package.folder: package for package in PACKAGES if package.server_command}
 """Every server package (one whose command runs ``<package>.__main__:main``), by folder (which
@@ -67,14 +66,13 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.e2e
 def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
-    for distribution in DISTRIBUTIONS:
-        wheel = wheel_of(wheels, distribution)
-        assert f"-{version(distribution)}-" in wheel.name
+    for package in PACKAGES:
+        wheel = wheel_of(wheels, package.distribution)
+        assert f"-{version(package.distribution)}-" in wheel.name
         with zipfile.ZipFile(wheel) as archive:
             names = archive.namelist()
-        package = distribution.replace("-", "_")
-        assert f"{package}/__init__.py" in names
-        assert f"{package}/py.typed" in names
+        assert f"{package.import_name}/__init__.py" in names
+        assert f"{package.import_name}/py.typed" in names
 
 
 async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
