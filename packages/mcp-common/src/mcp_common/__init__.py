@@ -17,6 +17,12 @@ from mcp_common.arguments import (
 )
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolAnnotations, ToolDefinition
+from mcp_common.isolation import (
+    IsolatedWorkError,
+    IsolationLimits,
+    run_isolated,
+    stop_isolated_work,
+)
 from mcp_common.markdown import (
     code_block,
     escape_cell,
@@ -46,6 +52,8 @@ __all__ = [
     "FailureMessage",
     "Flag",
     "Int",
+    "IsolatedWorkError",
+    "IsolationLimits",
     "McpTool",
     "NoArguments",
     "NonEmpty",
@@ -79,4 +87,6 @@ __all__ = [
     "package_version",
     "parse_arguments",
     "redact",
+    "run_isolated",
+    "stop_isolated_work",
 ]
