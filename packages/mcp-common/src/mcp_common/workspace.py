@@ -10,6 +10,7 @@ What a package declares for the checks, in its own pyproject::
     [tool.mcp-tools]
     core = ["engine"]            # sub-packages that know nothing of MCP, the tools or the SDK
     mcp-sdk = ["adapter"]        # sub-packages allowed to import the mcp SDK (mcp-common only)
+    acyclic = ["engine"]         # sub-packages whose parts import each other without cycles
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ SDK_MODULES = ("mcp", "mcp_types")
 
 SDK_CONTRACT = "Only the declared SDK sub-packages import the mcp SDK"
 CORE_CONTRACT = "Server cores know nothing of MCP or tools"
+ACYCLIC_CONTRACT = "Declared sub-packages hold no import cycle among their parts"
 
 
 class WorkspaceError(Exception):
@@ -52,6 +54,9 @@ class WorkspacePackage:
     """Sub-packages (of ``import_name``) the core-layering contract applies to."""
     mcp_sdk: tuple[str, ...]
     """Sub-packages (of ``import_name``) allowed to import the mcp SDK."""
+    acyclic: tuple[str, ...] = ()
+    """Sub-packages (of ``import_name``) whose modules and sub-packages, at every level,
+    import one another without a cycle."""
 
     @property
     def source(self) -> Path:
@@ -182,8 +187,9 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[str]]:
         workspace_dependencies=(),
         core=_strings(declared.get("core", []), f"{pyproject} [tool.mcp-tools] core"),
         mcp_sdk=_strings(declared.get("mcp-sdk", []), f"{pyproject} [tool.mcp-tools] mcp-sdk"),
+        acyclic=_strings(declared.get("acyclic", []), f"{pyproject} [tool.mcp-tools] acyclic"),
     )
-    for sub in (*package.core, *package.mcp_sdk):
+    for sub in (*package.core, *package.mcp_sdk, *package.acyclic):
         if not package.has_subpackage(sub):
             raise WorkspaceError(
                 f"{pyproject}: [tool.mcp-tools] names {package.import_name}.{sub}, "
@@ -228,7 +234,8 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
     Two forbidden contracts: the mcp SDK is imported only by the sub-packages declared as
     ``mcp-sdk`` (``mcp_common.adapter`` and ``mcp_common.testing``), and no declared ``core``
     sub-package imports an SDK sub-package, any package's ``tools`` or the SDK, directly or
-    indirectly.
+    indirectly. When a package declares ``acyclic`` sub-packages, a third contract keeps
+    their parts free of import cycles (at every level below them).
     """
     roots = [package.import_name for package in packages]
     sdk_subpackages = [
@@ -265,6 +272,13 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
         "source_modules": _lines(cores),
         "forbidden_modules": _lines([*sdk_subpackages, *tools, *SDK_MODULES]),
     }
+    acyclic = [f"{package.import_name}.{sub}" for package in packages for sub in package.acyclic]
+    if acyclic:
+        config["importlinter:contract:acyclic"] = {
+            "name": ACYCLIC_CONTRACT,
+            "type": "acyclic_siblings",
+            "ancestors": _lines(acyclic),
+        }
     text = io.StringIO()
     config.write(text)
     return text.getvalue()

@@ -12,8 +12,8 @@ from pathlib import Path
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.extraction import SourceFacts, extract
-from context_server.core.languages import SourceLanguage, language_of
+from context_server.core.facts import SourceFacts
+from context_server.core.languages import SourceLanguage, families, family_of, language_of
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import FileEntry, Listing, Problem, walk_project
@@ -115,12 +115,12 @@ class IndexCache:
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        packages = _python_packages(listing)
         selected = [
             (item, language)
             for item in listing.files
             if (language := language_of(item.name, languages)) is not None
         ]
+        modules = module_names([(item.relative, language) for item, language in selected])
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
@@ -131,11 +131,7 @@ class IndexCache:
                 check_cancelled()
                 if progress is not None:
                     progress(number, len(selected))
-            module = (
-                _python_module(item.relative, packages)
-                if language.name == "python"
-                else (item.relative if language.path_modules else "")
-            )
+            module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
                 cached.module != module
@@ -160,7 +156,7 @@ class IndexCache:
                 problems.append(Problem(item.relative, cached.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        wanted = {name for language in languages for name in language.config_files}
+        wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         signature: tuple[object, ...] = tuple(
             (item.relative, item.size, item.mtime_ns)
@@ -246,8 +242,7 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    is_package = item.name in {"__init__.py", "__init__.pyi"}
-    facts = extract(language, text, module, is_package)
+    facts = family_of(language.name).extract(language, text, item.relative, module)
     return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
 
 
@@ -278,21 +273,16 @@ def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _python_packages(listing: Listing) -> frozenset[str]:
-    return frozenset(
-        item.relative.rsplit("/", 1)[0] if "/" in item.relative else ""
-        for item in listing.files
-        if item.name in {"__init__.py", "__init__.pyi"}
-    )
-
-
-def _python_module(relative: str, packages: frozenset[str]) -> str:
-    """The dotted module name: the file's path from the topmost directory of its package."""
-    parts = relative.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    directories = parts[:-1]
-    names = [] if stem == "__init__" else [stem]
-    while directories and "/".join(directories) in packages:
-        names.insert(0, directories[-1])
-        directories = directories[:-1]
-    return ".".join(names) if names else (directories[-1] if directories else stem)
+def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:
+    """The module name of each source file (root-relative path, dialect), as its language
+    names it."""
+    grouped: dict[str, list[str]] = {}
+    plugins = {}
+    for relative, language in files:
+        family = family_of(language.name)
+        plugins[family.name] = family
+        grouped.setdefault(family.name, []).append(relative)
+    names: dict[str, str] = {}
+    for name, paths in grouped.items():
+        names.update(plugins[name].modules(paths))
+    return names
