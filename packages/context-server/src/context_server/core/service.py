@@ -152,13 +152,15 @@ class ContextService:
         stats = index.statistics
         graph = "restored" if stats.graph_restored else "rebuilt"
         graph = "reused" if stats.graph_reused else graph
+        listed = "walked" if stats.walked else f"{stats.relisted} directories listed again"
         # INFO when the index was built (parsed or read back from the store), DEBUG when it
         # came from memory: a log line for every call would drown the rest
         _log.log(
             logging.INFO if stats.parsed or stats.restored else logging.DEBUG,
-            "indexed %s: %d files parsed, %d reused, %d restored from the index store, "
+            "indexed %s (%s): %d files parsed, %d reused, %d restored from the index store, "
             "graph %s, %d skipped",
             root,
+            listed,
             stats.parsed,
             stats.reused,
             stats.restored,
