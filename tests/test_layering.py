@@ -125,12 +125,14 @@ def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
             "uniqueness-server/uniqueness_server/engine/layering_probe.py",
             "from uniqueness_server.engine.backends.embedded import DuckDbBackend\n",
             PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
         ),
         (
             # the registry too: it reaches every backend
             "uniqueness-server/uniqueness_server/engine/layering_probe.py",
             "import uniqueness_server.engine.backends\n",
             PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
         ),
     ],
 )
