@@ -98,6 +98,30 @@ def format_findings(
     return found
 
 
+def unwritten_sections(text: str, sections: Sequence[str]) -> list[tuple[str, str]]:
+    """Each of ``sections`` that ``text`` does not yet fill with real content, in the order
+    given, with why: ``missing``, ``empty`` or ``placeholder`` (only placeholder text, the
+    same judgement the format rules make)."""
+    document = MarkdownDocument.read(text)
+    unwritten: list[tuple[str, str]] = []
+    for section in sections:
+        index = document.find_section(section)
+        if index is None:
+            unwritten.append((section, "missing"))
+        elif not document.has_body(index):
+            unwritten.append((section, "empty"))
+        elif only_placeholders(document, index):
+            unwritten.append((section, "placeholder"))
+    return unwritten
+
+
+def section_lines(text: str, section: str) -> list[str]:
+    """The prose and code lines of ``section`` in ``text`` (empty when it is missing)."""
+    document = MarkdownDocument.read(text)
+    index = document.find_section(section)
+    return [] if index is None else section_content(document, index)
+
+
 def section_content(document: MarkdownDocument, index: int) -> list[str]:
     """The prose and code lines of the section whose heading is at ``index`` (subsections
     included), comments left out."""
