@@ -127,6 +127,8 @@ class _RootCache:
     logged: set[str] = field(default_factory=set)
     # what confines the root (for a verification walk between calls)
     allowed: AllowedPaths | None = None
+    # stored rows of files not listed when the store was opened (to be removed)
+    unlisted: list[str] = field(default_factory=list)
 
 
 class IndexCache:
@@ -311,9 +313,10 @@ class IndexCache:
                 cache.opened = True
                 cache.disk = self._store.open(root) if self._store is not None else None
                 if cache.disk is not None:
-                    stored = cache.disk.files()
+                    stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
@@ -344,6 +347,7 @@ class IndexCache:
                 cached is None
                 or cached.size != item.size
                 or cached.mtime_ns != item.mtime_ns
+                or cached.ctime_ns != item.ctime_ns
                 or item.relative in touched
             ):
                 cached, parsed = _parse(item, language, module, allowed, cached)
@@ -381,6 +385,9 @@ class IndexCache:
             gone = [path for path in cache.files if path not in listed]
             for path in gone:
                 del cache.files[path]
+            # rows of files gone before this process started (never loaded) go too
+            gone += [path for path in cache.unlisted if path not in listed]
+            cache.unlisted = []
             cache.from_disk.difference_update(fresh)
             cache.from_disk.difference_update(gone)
             previous = cache.graphs.get(key)
@@ -435,9 +442,9 @@ def _differences(watched: Listing, walked: Listing) -> Changes:
     def parent(relative: str) -> str:
         return relative.rpartition("/")[0]
 
-    old = {(item.relative, item.size, item.mtime_ns) for item in watched.files}
-    new = {(item.relative, item.size, item.mtime_ns) for item in walked.files}
-    for relative, _, _ in old ^ new:
+    old = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in watched.files}
+    new = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in walked.files}
+    for relative, *_ in old ^ new:
         found.directory(parent(relative))
     for relative in watched.directories.keys() ^ walked.directories.keys():
         found.directory(parent(relative) if relative else "", whole=True)
@@ -506,7 +513,8 @@ def _parse(
     content hash is ``previous``'s keeps its facts under the new stat."""
 
     def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        return FileRecord(item.size, item.mtime_ns, digest, module, None, reason), True
+        record = FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, None, reason)
+        return record, True
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -519,7 +527,8 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        return replace(previous, size=item.size, mtime_ns=item.mtime_ns), False
+        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
     try:
@@ -527,7 +536,7 @@ def _parse(
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
     facts = family_of(language.name).extract(language, text, item.relative, module)
-    return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
+    return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:

@@ -303,7 +303,7 @@ class RepoMapper:
     ) -> MapEntry:
         facts = index.sources[path]
         item = index.entry(path)
-        version = (item.size, item.mtime_ns) if item is not None else (0, 0)
+        version = (item.size, item.mtime_ns, item.ctime_ns) if item is not None else (0, 0, 0)
         key = (str(index.root), path, detail)
         cached = self._entries.get(key)
         if cached is None or cached.version != version:
@@ -333,7 +333,7 @@ class RepoMapper:
 
 @dataclass(slots=True)
 class _CachedEntry:
-    version: tuple[int, int]
+    version: tuple[int, int, int]
     symbols: tuple[str, ...]
     text: str
     tokens: dict[str, int]
