@@ -22,8 +22,14 @@ import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.extraction import SourceFacts, extract
-from context_server.core.languages import LANGUAGES, SourceLanguage, language_of
+from context_server.core.facts import SourceFacts
+from context_server.core.languages import (
+    SourceLanguage,
+    dialect,
+    families,
+    family_of,
+    language_of,
+)
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import (
@@ -328,12 +334,12 @@ class IndexCache:
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        packages = _python_packages(listing)
         selected = [
             (item, language)
             for item in listing.files
             if (language := language_of(item.name, languages)) is not None
         ]
+        modules = module_names([(item.relative, language) for item, language in selected])
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
@@ -341,11 +347,7 @@ class IndexCache:
         problems = list(listing.problems)
         plan: list[tuple[FileEntry, SourceLanguage, str, FileRecord | None, bool]] = []
         for item, language in selected:
-            module = (
-                _python_module(item.relative, packages)
-                if language.name == "python"
-                else (item.relative if language.path_modules else "")
-            )
+            module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
                 cached.module != module
@@ -394,7 +396,7 @@ class IndexCache:
                 problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        wanted = {name for language in languages for name in language.config_files}
+        wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
         # is caught by the digest) and each config's stat (one touched is read again)
@@ -561,8 +563,7 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    is_package = item.name in {"__init__.py", "__init__.pyi"}
-    facts = extract(language, text, module, is_package)
+    facts = family_of(language.name).extract(language, text, item.relative, module)
     return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
 
 
@@ -657,10 +658,9 @@ def _parse_batch(
     batch: list[tuple[FileEntry, str, str, FileRecord | None]],
 ) -> list[tuple[str, bytes, bool]]:
     allowed = _WORKER[0]
-    by_name = {language.name: language for language in LANGUAGES}
     out = []
     for item, language, module, previous in batch:
-        record, parsed = _parse(item, by_name[language], module, allowed, previous)
+        record, parsed = _parse(item, dialect(language), module, allowed, previous)
         if not parsed and previous is not None:
             record = replace(record, facts=None, problem=None)  # the parent keeps its own
         out.append((item.relative, _ENCODE.encode(record), parsed))
@@ -694,21 +694,16 @@ def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _python_packages(listing: Listing) -> frozenset[str]:
-    return frozenset(
-        item.relative.rsplit("/", 1)[0] if "/" in item.relative else ""
-        for item in listing.files
-        if item.name in {"__init__.py", "__init__.pyi"}
-    )
-
-
-def _python_module(relative: str, packages: frozenset[str]) -> str:
-    """The dotted module name: the file's path from the topmost directory of its package."""
-    parts = relative.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    directories = parts[:-1]
-    names = [] if stem == "__init__" else [stem]
-    while directories and "/".join(directories) in packages:
-        names.insert(0, directories[-1])
-        directories = directories[:-1]
-    return ".".join(names) if names else (directories[-1] if directories else stem)
+def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:
+    """The module name of each source file (root-relative path, dialect), as its language
+    names it."""
+    grouped: dict[str, list[str]] = {}
+    plugins = {}
+    for relative, language in files:
+        family = family_of(language.name)
+        plugins[family.name] = family
+        grouped.setdefault(family.name, []).append(relative)
+    names: dict[str, str] = {}
+    for name, paths in grouped.items():
+        names.update(plugins[name].modules(paths))
+    return names

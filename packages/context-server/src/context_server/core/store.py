@@ -40,9 +40,8 @@ from urllib.parse import quote
 import msgspec
 import platformdirs
 
-from context_server.core.extraction import SourceFacts
+from context_server.core.facts import Ambiguity, Edge, FileDependencies, SourceFacts
 from context_server.core.languages import LANGUAGES
-from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 
 FORMAT = 2
 """The layout of a store file; another number in a file means it is rebuilt."""
@@ -108,8 +107,9 @@ def fingerprint() -> str:
     for name in distributions:
         digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
     core = Path(__file__).parent
-    for module in sorted(core.glob("*.py")):
-        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    for module in sorted(core.rglob("*.py")):
+        name = module.relative_to(core).as_posix()
+        digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
