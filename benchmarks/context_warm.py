@@ -15,8 +15,10 @@ Modes (any combination; each prints a Markdown table):
   plus other packages that nothing in it uses, so that find_context and find_usages give
   the same answer in both (checked). Target: the largest warm cost within 2x of the
   smallest's, per tool.
-- ``--monorepo DIR --class NAME``: a large tree (ten copies of a real repository, built
-  outside the repository, see docs/benchmarks.md): cold index (first call, wall), warm calls,
+- ``--monorepo DIR --mono-class NAME``: a large tree (``--from-git GIT_DIR --copies 10``
+  builds it first when DIR does not exist: that many ``git archive`` copies of a fetched
+  repository, e.g. spring-framework, side by side; keep DIR outside the repository): cold
+  index (first call, wall), warm calls,
   restart from the index store (first call of a new process), peak RSS of the server
   (``VmHWM``). Targets: cold <= 120 s, warm < 100 ms, restart < 5 s, peak RSS < 1 GB.
 
@@ -30,6 +32,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -226,6 +229,19 @@ async def sizes(values: list[int], calls: int, scratch: Path) -> bool:
     return ok
 
 
+def build_monorepo(root: Path, git_dir: Path, copies: int) -> None:
+    """``copies`` copies of the ``HEAD`` of ``git_dir`` under ``root/copyN``."""
+    for number in range(copies):
+        target = root / f"copy{number}"
+        target.mkdir(parents=True)
+        archive = subprocess.Popen(
+            ["git", f"--git-dir={git_dir}", "archive", "HEAD"], stdout=subprocess.PIPE
+        )
+        subprocess.run(["tar", "-x", "-C", str(target)], stdin=archive.stdout, check=True)
+        if archive.wait() != 0:
+            raise RuntimeError(f"git archive of {git_dir} failed")
+
+
 async def monorepo(root: Path, name: str, calls: int, scratch: Path) -> bool:
     files = sum(len(f) for _, _, f in os.walk(root))
     print(f"\n### Monorepo `{root.name}` ({files} files)\n")
@@ -276,6 +292,8 @@ async def run(options: argparse.Namespace) -> bool:
             values = sorted(int(v) for v in options.sizes.split(","))
             ok &= await sizes(values, options.calls, scratch)
         if options.monorepo:
+            if options.from_git and not options.monorepo.exists():
+                build_monorepo(options.monorepo, options.from_git, options.copies)
             ok &= await monorepo(
                 options.monorepo.resolve(), options.mono_class, options.calls, scratch
             )
@@ -289,6 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", help="generated project sizes, e.g. 2000,20000")
     parser.add_argument("--monorepo", type=Path, help="a large tree (ten copies of a repository)")
     parser.add_argument("--mono-class", default="DispatcherServlet", help="class asked for there")
+    parser.add_argument("--from-git", type=Path, help="bare git directory to build it from")
+    parser.add_argument("--copies", type=int, default=10, help="copies of --from-git")
     parser.add_argument("--calls", type=int, default=30, help="measured rounds per project")
     options = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}")

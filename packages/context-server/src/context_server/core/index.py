@@ -5,19 +5,31 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
+import os
 import threading
 import time
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar, cast
 
+import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.extraction import SourceFacts, extract
-from context_server.core.languages import SourceLanguage, language_of
+from context_server.core.facts import SourceFacts
+from context_server.core.languages import (
+    SourceLanguage,
+    dialect,
+    families,
+    family_of,
+    language_of,
+)
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import (
@@ -50,6 +62,7 @@ class IndexStatistics:
     resolved graph came from the store, ``graph_reused`` that it came from memory.
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
     what changed); otherwise ``relisted`` directories were listed again after a change.
+    ``workers`` processes parsed the files (0: this process did).
     """
 
     parsed: int = 0
@@ -59,6 +72,7 @@ class IndexStatistics:
     graph_restored: bool = False
     walked: bool = False
     relisted: int = 0
+    workers: int = 0
 
 
 @dataclass(slots=True)
@@ -127,6 +141,8 @@ class _RootCache:
     logged: set[str] = field(default_factory=set)
     # what confines the root (for a verification walk between calls)
     allowed: AllowedPaths | None = None
+    # stored rows of files not listed when the store was opened (to be removed)
+    unlisted: list[str] = field(default_factory=list)
 
 
 class IndexCache:
@@ -311,64 +327,76 @@ class IndexCache:
                 cache.opened = True
                 cache.disk = self._store.open(root) if self._store is not None else None
                 if cache.disk is not None:
-                    stored = cache.disk.files()
+                    stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        packages = _python_packages(listing)
         selected = [
             (item, language)
             for item in listing.files
             if (language := language_of(item.name, languages)) is not None
         ]
+        modules = module_names([(item.relative, language) for item, language in selected])
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
         sources: dict[str, SourceFacts] = {}
         problems = list(listing.problems)
-        for number, (item, language) in enumerate(selected, start=1):
-            if number % PROGRESS_EVERY == 0:
-                check_cancelled()
-                if progress is not None:
-                    progress(number, len(selected))
-            module = (
-                _python_module(item.relative, packages)
-                if language.name == "python"
-                else (item.relative if language.path_modules else "")
-            )
+        plan: list[tuple[FileEntry, SourceLanguage, str, FileRecord | None, bool]] = []
+        for item, language in selected:
+            module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
                 cached.module != module
                 or (cached.facts is not None and cached.facts.language != language.name)
             ):
                 cached = None
-            if (
+            stale = (
                 cached is None
                 or cached.size != item.size
                 or cached.mtime_ns != item.mtime_ns
+                or cached.ctime_ns != item.ctime_ns
                 or item.relative in touched
-            ):
-                cached, parsed = _parse(item, language, module, allowed, cached)
-                if parsed or cached is not known.get(item.relative):
-                    changed[item.relative] = cached
+            )
+            plan.append((item, language, module, cached, stale))
+        parsed_in_workers, stats.workers = _parse_in_workers(
+            [(item, lang, module, cached) for item, lang, module, cached, stale in plan if stale],
+            allowed,
+            check_cancelled,
+            progress,
+        )
+        for number, (item, language, module, cached, stale) in enumerate(plan, start=1):
+            if number % PROGRESS_EVERY == 0:
+                check_cancelled()
+                if progress is not None and not parsed_in_workers:
+                    progress(number, len(selected))
+            if stale:
+                done = parsed_in_workers.get(item.relative)
+                if done is None:
+                    done = _parse(item, language, module, allowed, cached)
+                record, parsed = done
+                if parsed or record is not known.get(item.relative):
+                    changed[item.relative] = record
             else:
-                parsed = False
+                assert cached is not None
+                record, parsed = cached, False
             if parsed:
                 stats.parsed += 1
             elif item.relative in from_disk:
                 stats.restored += 1
             else:
                 stats.reused += 1
-            fresh[item.relative] = cached
-            if cached.facts is not None:
-                sources[item.relative] = cached.facts
-            elif cached.problem is not None:
-                problems.append(Problem(item.relative, cached.problem))
+            fresh[item.relative] = record
+            if record.facts is not None:
+                sources[item.relative] = record.facts
+            elif record.problem is not None:
+                problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        wanted = {name for language in languages for name in language.config_files}
+        wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
         # is caught by the digest) and each config's stat (one touched is read again)
@@ -385,6 +413,9 @@ class IndexCache:
             gone = [path for path in cache.files if path not in listed]
             for path in gone:
                 del cache.files[path]
+            # rows of files gone before this process started (never loaded) go too
+            gone += [path for path in cache.unlisted if path not in listed]
+            cache.unlisted = []
             cache.from_disk.difference_update(fresh)
             cache.from_disk.difference_update(gone)
             previous = cache.graphs.get(key)
@@ -439,9 +470,9 @@ def _differences(watched: Listing, walked: Listing) -> Changes:
     def parent(relative: str) -> str:
         return relative.rpartition("/")[0]
 
-    old = {(item.relative, item.size, item.mtime_ns) for item in watched.files}
-    new = {(item.relative, item.size, item.mtime_ns) for item in walked.files}
-    for relative, _, _ in old ^ new:
+    old = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in watched.files}
+    new = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in walked.files}
+    for relative, *_ in old ^ new:
         found.directory(parent(relative))
     for relative in watched.directories.keys() ^ walked.directories.keys():
         found.directory(parent(relative) if relative else "", whole=True)
@@ -510,7 +541,8 @@ def _parse(
     content hash is ``previous``'s keeps its facts under the new stat."""
 
     def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        return FileRecord(item.size, item.mtime_ns, digest, module, None, reason), True
+        record = FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, None, reason)
+        return record, True
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -523,16 +555,116 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        return replace(previous, size=item.size, mtime_ns=item.mtime_ns), False
+        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    is_package = item.name in {"__init__.py", "__init__.pyi"}
-    facts = extract(language, text, module, is_package)
-    return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
+    facts = family_of(language.name).extract(language, text, item.relative, module)
+    return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
+
+
+PARALLEL_FROM = 4000
+"""Files to parse from which worker processes parse them (one per CPU core)."""
+BATCH = 250
+_Job = tuple[FileEntry, SourceLanguage, str, FileRecord | None]
+
+
+def _parse_in_workers(
+    jobs: list[_Job],
+    allowed: AllowedPaths,
+    check_cancelled: Callable[[], None],
+    progress: ProgressCallback | None,
+) -> tuple[dict[str, tuple[FileRecord, bool]], int]:
+    """``jobs`` parsed by worker processes when there are enough of them and more than one
+    core (parsing holds the interpreter: threads would not help); nothing otherwise, or
+    when the workers cannot be had (the caller then parses in this process).
+
+    The workers are started afresh (``spawn``: the server has threads, which ``fork`` would
+    copy mid-work), read every file through the same confinement, send back each record
+    MessagePack-encoded, and write nothing to the server's standard output.
+    """
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return {}, 0
+    batches = [jobs[n : n + BATCH] for n in range(0, len(jobs), BATCH)]
+    done: dict[str, tuple[FileRecord, bool]] = {}
+    context = multiprocessing.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_worker_start, initargs=(allowed.roots,)
+        ) as pool:
+            futures = [
+                pool.submit(
+                    _parse_batch,
+                    [
+                        (item, language.name, module, previous)
+                        for item, language, module, previous in batch
+                    ],
+                )
+                for batch in batches
+            ]
+            try:
+                for future in futures:
+                    while True:
+                        try:
+                            results = future.result(timeout=0.5)
+                            break
+                        except FutureTimeout:
+                            check_cancelled()
+                    for relative, encoded, parsed in results:
+                        done[relative] = (_RECORD.decode(encoded), parsed)
+                    check_cancelled()
+                    if progress is not None:
+                        progress(len(done), len(jobs))
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    except (OSError, BrokenProcessPool) as exc:
+        _log.warning("parsing in worker processes failed (%s); parsing here instead", exc)
+        return {}, 0
+    # a record whose content was unchanged keeps the previous facts object
+    for item, _, _, previous in jobs:
+        record, parsed = done[item.relative]
+        if not parsed and previous is not None:
+            done[item.relative] = (
+                replace(
+                    previous, size=record.size, mtime_ns=record.mtime_ns, ctime_ns=record.ctime_ns
+                ),
+                False,
+            )
+    return done, workers
+
+
+_WORKER: list[AllowedPaths] = []
+_RECORD = msgspec.msgpack.Decoder(FileRecord)
+_ENCODE = msgspec.msgpack.Encoder()
+
+
+def _worker_start(roots: tuple[Path, ...]) -> None:
+    """A parse worker: nothing it does may reach the server's standard output (the
+    JSON-RPC channel in stdio mode)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    _WORKER.append(AllowedPaths(list(roots)))
+
+
+def _parse_batch(
+    batch: list[tuple[FileEntry, str, str, FileRecord | None]],
+) -> list[tuple[str, bytes, bool]]:
+    allowed = _WORKER[0]
+    out = []
+    for item, language, module, previous in batch:
+        record, parsed = _parse(item, dialect(language), module, allowed, previous)
+        if not parsed and previous is not None:
+            record = replace(record, facts=None, problem=None)  # the parent keeps its own
+        out.append((item.relative, _ENCODE.encode(record), parsed))
+    return out
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:
@@ -562,21 +694,16 @@ def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _python_packages(listing: Listing) -> frozenset[str]:
-    return frozenset(
-        item.relative.rsplit("/", 1)[0] if "/" in item.relative else ""
-        for item in listing.files
-        if item.name in {"__init__.py", "__init__.pyi"}
-    )
-
-
-def _python_module(relative: str, packages: frozenset[str]) -> str:
-    """The dotted module name: the file's path from the topmost directory of its package."""
-    parts = relative.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    directories = parts[:-1]
-    names = [] if stem == "__init__" else [stem]
-    while directories and "/".join(directories) in packages:
-        names.insert(0, directories[-1])
-        directories = directories[:-1]
-    return ".".join(names) if names else (directories[-1] if directories else stem)
+def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:
+    """The module name of each source file (root-relative path, dialect), as its language
+    names it."""
+    grouped: dict[str, list[str]] = {}
+    plugins = {}
+    for relative, language in files:
+        family = family_of(language.name)
+        plugins[family.name] = family
+        grouped.setdefault(family.name, []).append(relative)
+    names: dict[str, str] = {}
+    for name, paths in grouped.items():
+        names.update(plugins[name].modules(paths))
+    return names
