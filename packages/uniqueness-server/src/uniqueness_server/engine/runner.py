@@ -196,6 +196,11 @@ class DuckDbRunner:
                 yield
         except duckdb.InterruptException as exc:
             raise ToolCancelledError from exc
+        except OSError as exc:
+            # an interrupted Arrow stream fails in pyarrow, not as a DuckDB error
+            if self._context.cancelled:
+                raise ToolCancelledError from exc
+            raise
         except duckdb.Error as exc:
             if self._context.cancelled:
                 raise ToolCancelledError from exc

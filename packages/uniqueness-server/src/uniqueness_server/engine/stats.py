@@ -81,14 +81,15 @@ class ColumnStats:
     codes: CodeMatrix | None = None  # every searched column coded exactly (wide sources)
 
 
-def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
+def column_stats(table: Table, positions: Sequence[int], *, code: bool = False) -> ColumnStats:
     """Row count and, for ``positions``, missing counts, mean value lengths and distinct
     counts (exact for narrow searches or databases, estimated otherwise), plus the head
-    sample's facts for files."""
+    sample's facts for files. With ``code``, an embedded source whose cells fit is coded
+    whole (:attr:`ColumnStats.codes`) whatever its width."""
     embedded = isinstance(table.runner, DuckDbRunner)
     spark = isinstance(table.runner, SparkRunner)
     exact = not embedded or len(positions) <= EXACT_DISTINCT_COLUMNS
-    if not exact:
+    if embedded and (code or not exact):
         coded = _coded_stats(table, positions)
         if coded is not None:
             return coded
