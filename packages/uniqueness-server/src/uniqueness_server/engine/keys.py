@@ -57,8 +57,8 @@ def find_keys(
     scope = metadata_scope_note(table)
     if scope is not None:
         notes.append(scope)
-    table.runner.progress.scan_reports = False
-    with Heartbeat(table.runner.progress.report) as heartbeat:
+    table.backend.progress.scan_reports = False
+    with Heartbeat(table.backend.progress.report) as heartbeat:
         heartbeat.phase(0.0, 40.0, f"reading {table.label}")
         stats = column_stats(table, positions, code=True)
         declared = declared_keys(metadata, stats, positions, nulls)
