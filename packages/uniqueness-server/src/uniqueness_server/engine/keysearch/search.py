@@ -85,6 +85,7 @@ def minimal_keys(
             report(
                 (size - 1 + checked / total) / limit,
                 f"checking {total} candidate keys of {size} columns ({checked} done)",
+                force=not checked,  # every level is announced
             )
             unique, found = partitions.check(prefix, partners)
             keys += [(*prefix, int(q)) for q in partners[unique].tolist()]
