@@ -12,7 +12,7 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
-from uniqueness_server.engine.keysearch import minimal_keys
+from uniqueness_server.engine.keysearch import TooManyCandidatesError, minimal_keys
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.metadata import (
     metadata_scope_note,
@@ -27,6 +27,7 @@ from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, 
 from uniqueness_server.engine.table import Table
 
 MAX_KEY_COLUMNS = 6
+CANDIDATES = 200_000  # candidates the in-memory search holds before the lattice takes over
 _KIND_SAMPLE = 200
 
 
@@ -162,8 +163,15 @@ def _search(
         if not wide and not stats.codes.unique(positions, nulls):
             notes.append("all searched columns together hold duplicate rows, so no key exists")
         records = stats.codes.records(positions, nulls)
-        search = minimal_keys(records, max_columns, context.check_cancelled, heartbeat.update)
-        return search.keys, (search.checked, search.checked)
+        try:
+            search = minimal_keys(
+                records, max_columns, context.check_cancelled, heartbeat.update, CANDIDATES
+            )
+            return search.keys, (search.checked, search.checked)
+        except TooManyCandidatesError:
+            # sampled row pairs left most combinations open: the lattice decides them in
+            # bulk over the same codes (column pairs as array work)
+            heartbeat.update(0.0, "deciding combinations in bulk")
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
     )
@@ -171,7 +179,7 @@ def _search(
         # a declared key is unique without a scan: the search never checks it nor, by
         # monotonicity, any set holding it
         oracle.record(key, True)
-    if not wide:
+    if not wide and stats.codes is None:
         oracle.search_relation()  # copy once now, so the samples are random ones
         if not oracle.decide([tuple(sorted(positions))])[0]:
             notes.append("all searched columns together hold duplicate rows, so no key exists")

@@ -111,13 +111,22 @@ class _Level:
         self.segments = [_Segment(np.concatenate(sets)[order], joined[order])]
 
 
+class TooManyCandidatesError(Exception):
+    """The agree sets leave more candidates than the cover was allowed to hold."""
+
+
 class Cover:
     """The minimal sets of at most ``limit`` of ``width`` columns that no agree set given to
     :meth:`exclude` contains (initially only the empty set)."""
 
-    def __init__(self, width: int, limit: int) -> None:
+    def __init__(self, width: int, limit: int, capacity: int | None = None) -> None:
+        """``capacity``: most candidates held at once; more raise
+        :class:`TooManyCandidatesError` (agree sets that leave most combinations open make
+        the induction slower than deciding the combinations in bulk)."""
         self.width = width
         self.limit = limit
+        self._capacity = capacity
+        self._held = 0
         self._bits = max(1, (max(width, 2) - 1).bit_length())
         self._per_word = 64 // self._bits
         if limit > 2 * self._per_word:
@@ -180,12 +189,16 @@ class Cover:
             removed = level.remove_inside(agree)
             if len(removed):
                 invalid[size] = removed
+                self._held -= len(removed)
         added: list[Ints] = []
         for size, sets in invalid.items():
             if size < self.limit and len(outside):
                 grown = self._extend(sets, outside)
                 if len(grown):
                     added.append(grown)
+                    self._held += len(grown)
+                    if self._capacity is not None and self._held > self._capacity:
+                        raise TooManyCandidatesError
         return added
 
     @staticmethod

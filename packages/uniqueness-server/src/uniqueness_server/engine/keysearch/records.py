@@ -71,7 +71,6 @@ class Records:
             for r, c, m in zip(rows.tolist(), columns.tolist(), missing.tolist(), strict=True):
                 self._columns[c] = block.codes[r]
                 self._missing[c] = m
-        self._clustered: dict[int, tuple[Ints, Ints]] = {}
 
     def column(self, c: int) -> Codes:
         """The codes of search column ``c``, one per row."""
@@ -85,24 +84,20 @@ class Records:
         """The rows of column ``c`` whose value another row shares (under ``nulls=distinct``
         a missing value is shared by none), equal values adjacent, and their codes: the
         column's position-list index with single-row clusters stripped."""
-        found = self._clustered.get(c)
-        if found is None:
-            codes = self._columns[c]
-            # within a value, rows ordered by the neighbouring columns' codes: rows next to
-            # each other then tend to agree on more columns, which sampling exploits
-            left = self._columns[c - 1] if c else self._columns[-1]
-            right = self._columns[(c + 1) % self.width]
-            order = np.lexsort((right, left, codes))
-            ordered = codes[order]
-            repeated = ordered[1:] == ordered[:-1]
-            if self.nulls is Nulls.DISTINCT:
-                repeated &= ordered[1:] != self._missing[c]
-            keep = np.zeros(len(ordered), dtype=np.bool_)
-            keep[1:] |= repeated
-            keep[:-1] |= repeated
-            found = (order[keep].astype(np.int64), ordered[keep].astype(np.int64))
-            self._clustered[c] = found
-        return found
+        codes = self._columns[c]
+        # within a value, rows ordered by the neighbouring columns' codes: rows next to
+        # each other then tend to agree on more columns, which sampling exploits
+        left = self._columns[c - 1] if c else self._columns[-1]
+        right = self._columns[(c + 1) % self.width]
+        order = np.lexsort((right, left, codes))
+        ordered = codes[order]
+        repeated = ordered[1:] == ordered[:-1]
+        if self.nulls is Nulls.DISTINCT:
+            repeated &= ordered[1:] != self._missing[c]
+        keep = np.zeros(len(ordered), dtype=np.bool_)
+        keep[1:] |= repeated
+        keep[:-1] |= repeated
+        return order[keep].astype(np.int64), ordered[keep].astype(np.int64)
 
     def agree_sets(self, first: Ints, second: Ints) -> npt.NDArray[np.uint8]:
         """For each row pair ``(first[i], second[i])``: the search columns on which the two

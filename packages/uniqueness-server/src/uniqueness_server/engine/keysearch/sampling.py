@@ -17,6 +17,7 @@ from uniqueness_server.engine.keysearch.records import Records, unique_rows
 Ints = npt.NDArray[np.int64]
 
 _SEED = 7
+_KEPT = 4_096  # agree sets a round hands on, at most
 
 
 class Sampler:
@@ -57,12 +58,19 @@ class Sampler:
         if not firsts:
             return records.agree_sets(np.empty(0, np.int64), np.empty(0, np.int64))
         first, second = np.concatenate(firsts), np.concatenate(seconds)
+        if len(first) > self._budget:
+            chosen = self._rng.choice(len(first), self._budget, replace=False)
+            first, second = first[chosen], second[chosen]
         low, high = np.minimum(first, second), np.maximum(first, second)
         pairs = np.unique(low * records.count + high)
-        if len(pairs) > self._budget:
-            pairs = self._rng.choice(pairs, self._budget, replace=False)
         self.compared += len(pairs)
-        return records.agree_sets(pairs // records.count, pairs % records.count)
+        found = records.agree_sets(pairs // records.count, pairs % records.count)
+        if len(found) > _KEPT:
+            # the largest agree sets rule out the most; what the others would have ruled out
+            # is caught by the checks, whose failures bring their own agree sets
+            sizes = np.unpackbits(found, axis=1).sum(axis=1)
+            found = found[np.argsort(-sizes, kind="stable")[:_KEPT]]
+        return found
 
 
 def pairs_agree(records: Records, pairs: list[tuple[int, int]]) -> npt.NDArray[np.uint8]:

@@ -35,7 +35,8 @@ Progress = Callable[[float, str], None]
 while it works."""
 
 REPORT_SECONDS = 0.5
-PAIRS_PER_ROUND_CELLS = 20_000_000  # a sampling round compares at most this many cells
+PAIRS_PER_ROUND = 50_000  # row pairs a sampling round compares, at most
+PAIRS_PER_ROUND_CELLS = 20_000_000  # and cells
 FAILURE_RATIO = 0.01  # more failed checks than this per passed one: sample again
 
 
@@ -53,17 +54,21 @@ def minimal_keys(
     limit: int,
     check_cancelled: Callable[[], None],
     progress: Progress | None = None,
+    capacity: int | None = None,
 ) -> KeysFound:
-    """Every minimal key of at most ``limit`` columns of ``records`` (one row or more)."""
+    """Every minimal key of at most ``limit`` columns of ``records`` (one row or more).
+
+    Raises :class:`TooManyCandidatesError` when the sampled agree sets leave more than
+    ``capacity`` candidates at once (the caller then decides combinations another way)."""
     report = _Reporter(progress)
     width = records.width
     limit = min(limit, width)
     if not width or limit < 1:
         return KeysFound([], 0)
-    cover = Cover(width, limit)
+    cover = Cover(width, limit, capacity)
     # with two rows or more the empty set is no key: start from the single columns
     cover.exclude(np.zeros(width, dtype=np.bool_))
-    sampler = Sampler(records, max(1_000, PAIRS_PER_ROUND_CELLS // width))
+    sampler = Sampler(records, max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)))
     report(0.0, "sampling row pairs", force=True)
     _exclude_all(cover, sampler.round(), check_cancelled)
     partitions = Partitions(records)
