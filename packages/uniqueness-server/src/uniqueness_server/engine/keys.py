@@ -13,7 +13,12 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
 from uniqueness_server.engine.keysearch import TooManyCandidatesError, minimal_keys
-from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
+from uniqueness_server.engine.lattice import (
+    MAX_CANDIDATES,
+    UniquenessOracle,
+    count_candidates,
+    minimal_unique_sets,
+)
 from uniqueness_server.engine.metadata import (
     metadata_scope_note,
     missing_bound,
@@ -61,11 +66,15 @@ def find_keys(
     table.backend.progress.scan_reports = False
     with Heartbeat(table.backend.progress.report) as heartbeat:
         heartbeat.phase(0.0, 40.0, f"reading {table.label}")
-        stats = column_stats(table, positions, code=True)
+        # the in-memory search decides keys of three columns or more, and any search the
+        # lattice would refuse; pairs-only searches keep the lattice's bulk pair checks
+        combinations = count_candidates(len(positions), max_columns)
+        hybrid = max_columns >= 3 or combinations > MAX_CANDIDATES
+        stats = column_stats(table, positions, code=hybrid)
         declared = declared_keys(metadata, stats, positions, nulls)
         heartbeat.phase(40.0, 100.0, "searching keys")
         found, checked = _search(
-            table, stats, positions, max_columns, nulls, context, heartbeat, notes, declared
+            table, stats, positions, max_columns, nulls, context, heartbeat, notes, declared, hybrid
         )
     if not stats.rows:
         notes.append(
@@ -151,21 +160,29 @@ def _search(
     heartbeat: Heartbeat,
     notes: list[str],
     declared: Sequence[tuple[int, ...]],
+    hybrid: bool,
 ) -> tuple[list[tuple[int, ...]], tuple[int, int]]:
     """The minimal keys, and how many candidates were decided and checked over every row.
 
-    Coded sources (every searched column held as codes) are searched in memory by
-    :mod:`.keysearch`; others walk the lattice, each check asking the source."""
+    With ``hybrid``, coded sources (every searched column held as codes) are searched in
+    memory by :mod:`.keysearch`; others walk the lattice, each check asking the source (or
+    the codes)."""
     if not stats.rows:
         return [], (0, 0)
     wide = len(positions) > EXACT_DISTINCT_COLUMNS
-    if stats.codes is not None:
+    if hybrid and stats.codes is not None:
         if not wide and not stats.codes.unique(positions, nulls):
             notes.append("all searched columns together hold duplicate rows, so no key exists")
         records = stats.codes.records(positions, nulls)
+        # past the lattice's own limit there is no other way: no cap then
+        fits = count_candidates(len(positions), max_columns) <= MAX_CANDIDATES
         try:
             search = minimal_keys(
-                records, max_columns, context.check_cancelled, heartbeat.update, CANDIDATES
+                records,
+                max_columns,
+                context.check_cancelled,
+                heartbeat.update,
+                CANDIDATES if fits else None,
             )
             return search.keys, (search.checked, search.checked)
         except TooManyCandidatesError:
