@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from mcp_common.workspace import (
     CORE_CONTRACT,
+    PLUGIN_CONTRACT,
     SDK_CONTRACT,
     WorkspacePackage,
     import_contracts,
@@ -71,7 +72,9 @@ def test_every_package_is_a_root_and_every_declared_core_is_covered() -> None:
 def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
     result = _lint_imports(_config(tmp_path, PACKAGES), ROOT, [])
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout
+    plugins = sum(len(package.plugins) for package in PACKAGES)
+    assert plugins, "no package declares a plugin package ([tool.mcp-tools.plugins])"
+    assert f"Contracts: {2 + plugins} kept, 0 broken." in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -93,6 +96,18 @@ def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
             "adopt-server/adopt_server/guards/layering_probe.py",
             "import mcp_common.adapter\n",
             CORE_CONTRACT,
+        ),
+        (
+            # an algorithm module naming a backend could switch on its type
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "from uniqueness_server.engine.backends.embedded import DuckDbBackend\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+        ),
+        (
+            # the registry too: it reaches every backend
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "import uniqueness_server.engine.backends\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
         ),
     ],
 )

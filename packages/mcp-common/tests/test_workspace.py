@@ -142,3 +142,44 @@ def test_contracts_need_a_core_to_protect(tmp_path: Path) -> None:
     root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
     with pytest.raises(WorkspaceError, match="no package declares a core"):
         import_contracts(workspace_packages(root))
+
+
+def test_a_plugin_package_gets_a_contract_over_its_siblings(tmp_path: Path) -> None:
+    body = (
+        '[tool.mcp-tools]\ncore = ["engine"]\n'
+        '[tool.mcp-tools.plugins]\n"engine.backends" = ["engine.files"]\n'
+    )
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    engine = root / "packages" / "b-server" / "src" / "b_server" / "engine"
+    (engine / "backends").mkdir(parents=True)
+    for module in ("__init__.py", "files.py", "backends/__init__.py"):
+        (engine / module).touch()
+    packages = workspace_packages(root)
+    assert packages[0].plugins == (("engine.backends", ("engine.files",)),)
+    config = import_contracts(packages)
+    plugin = config.split("[importlinter:contract:plugin:b_server.engine.backends]", 1)[1]
+    assert "name = b_server.engine.backends is reached only through its protocol\n" in plugin
+    assert "source_modules = \n\tb_server.engine.*\n" in plugin
+    assert "forbidden_modules = \n\tb_server.engine.backends\n" in plugin
+    assert "\tb_server.engine.files -> b_server.engine.backends.**\n" in plugin
+
+
+@pytest.mark.parametrize(
+    ("plugins", "message"),
+    [
+        ('"engine.backends" = ["engine.missing"]', r"b_server\.engine\.missing, which does not"),
+        ('"backends" = []', "must be a sub-package of a sub-package"),
+        ('"engine.backends" = "engine.files"', "must be a list of strings"),
+    ],
+)
+def test_a_plugin_declaration_names_what_exists(tmp_path: Path, plugins: str, message: str) -> None:
+    body = f'[tool.mcp-tools]\ncore = ["engine"]\n[tool.mcp-tools.plugins]\n{plugins}\n'
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    engine = root / "packages" / "b-server" / "src" / "b_server" / "engine"
+    (engine / "backends").mkdir(parents=True)
+    for module in ("__init__.py", "files.py", "backends/__init__.py"):
+        (engine / module).touch()
+    (engine.parent / "backends").mkdir()
+    (engine.parent / "backends" / "__init__.py").touch()
+    with pytest.raises(WorkspaceError, match=message):
+        workspace_packages(root)

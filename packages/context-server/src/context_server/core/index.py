@@ -11,6 +11,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar, cast
 
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
@@ -36,6 +37,8 @@ PROGRESS_EVERY = 200
 ProgressCallback = Callable[[int, int], None]
 
 _log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_MISSING = object()
 
 
 @dataclass(slots=True)
@@ -69,10 +72,21 @@ class ProjectIndex:
     resolver: Resolver
     problems: list[Problem]
     statistics: IndexStatistics = field(default_factory=IndexStatistics)
+    # what answers derive from this index (lookup tables, reverse edges, the tree), kept
+    # with it and shared by the copies a warm call gets: computed once per index
+    _derived: dict[str, object] = field(default_factory=dict)
 
     def entry(self, relative: str) -> FileEntry | None:
         """The listed file at ``relative``, if any."""
         return self.listing.entry(relative)
+
+    def derived(self, key: str, compute: Callable[[], _T]) -> _T:
+        """What ``compute`` derives from this index, computed on the first call for
+        ``key`` and kept as long as the index is current."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._derived[key] = compute()
+        return cast(_T, found)
 
 
 VERIFY_SECONDS = 300.0

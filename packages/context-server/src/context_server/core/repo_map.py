@@ -344,15 +344,19 @@ class _CachedEntry:
 def other_languages(index: ProjectIndex) -> tuple[OtherLanguage, ...]:
     """The project's files in programming languages without a grammar here, per language
     (most files first, then by name), each with its first three paths in walk order."""
-    found: dict[str, list[str]] = {}
-    for item in index.listing.files:
-        language = unsupported_language(item.name)
-        if language is not None:
-            found.setdefault(language, []).append(item.relative)
-    return tuple(
-        OtherLanguage(language, len(paths), tuple(paths[:3]))
-        for language, paths in sorted(found.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    )
+
+    def build() -> tuple[OtherLanguage, ...]:
+        found: dict[str, list[str]] = {}
+        for item in index.listing.files:
+            language = unsupported_language(item.name)
+            if language is not None:
+                found.setdefault(language, []).append(item.relative)
+        ordered = sorted(found.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+        return tuple(
+            OtherLanguage(language, len(paths), tuple(paths[:3])) for language, paths in ordered
+        )
+
+    return index.derived("other languages", build)
 
 
 @dataclass(frozen=True, slots=True)
