@@ -73,6 +73,18 @@ def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
             names = archive.namelist()
         assert f"{package.import_name}/__init__.py" in names
         assert f"{package.import_name}/py.typed" in names
+        (license_file,) = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
+        with zipfile.ZipFile(wheel) as archive:
+            assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
+
+
+def test_every_package_ships_the_repository_license() -> None:
+    """A package's LICENSE is a copy of the repository's (an sdist cannot carry a symlink out
+    of its directory), and its metadata names the same license."""
+    for package in PACKAGES:
+        assert (package.path / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+        assert 'license = "MIT"' in (package.path / "pyproject.toml").read_text("utf-8")
+    assert (ROOT / "LICENSE").read_text("utf-8").startswith("MIT License\n")
 
 
 async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
