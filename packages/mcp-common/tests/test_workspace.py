@@ -138,6 +138,30 @@ def test_contracts_name_every_root_core_and_sdk_package(tmp_path: Path) -> None:
     assert "forbidden_modules = \n\ta_lib.adapter\n\tb_server.tools\n\tmcp\n\tmcp_types\n" in core
 
 
+def test_an_acyclic_declaration_adds_its_contract_and_only_then(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {"a-lib": '[tool.mcp-tools]\ncore = ["engine"]\nacyclic = ["engine"]\n'},
+    )
+    (root / "packages" / "a-lib" / "src" / "a_lib" / "engine").mkdir()
+    (root / "packages" / "a-lib" / "src" / "a_lib" / "engine" / "__init__.py").touch()
+    config = import_contracts(workspace_packages(root))
+    acyclic = config.split("[importlinter:contract:acyclic]", 1)[1]
+    assert "type = acyclic_siblings\n" in acyclic
+    assert "ancestors = \n\ta_lib.engine\n" in acyclic
+    (root / "packages" / "a-lib" / "pyproject.toml").write_text(
+        '[project]\nname = "a-lib"\nversion = "0"\n[tool.mcp-tools]\ncore = ["engine"]\n'
+    )
+    assert "acyclic" not in import_contracts(workspace_packages(root))
+
+
+def test_a_declared_acyclic_package_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": '[tool.mcp-tools]\nacyclic = ["parts"]\n'})
+    with pytest.raises(WorkspaceError, match=r"a_lib\.parts, which does not exist"):
+        workspace_packages(root)
+
+
 def test_contracts_need_a_core_to_protect(tmp_path: Path) -> None:
     root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
     with pytest.raises(WorkspaceError, match="no package declares a core"):

@@ -10,6 +10,7 @@ What a package declares for the checks, in its own pyproject::
     [tool.mcp-tools]
     core = ["engine"]            # sub-packages that know nothing of MCP, the tools or the SDK
     mcp-sdk = ["adapter"]        # sub-packages allowed to import the mcp SDK (mcp-common only)
+    acyclic = ["engine"]         # sub-packages whose parts import each other without cycles
 
     [tool.mcp-tools.plugins]     # plugin packages, each with the only modules importing it
     "engine.backends" = ["engine.files", "engine.database"]
@@ -36,6 +37,7 @@ SDK_MODULES = ("mcp", "mcp_types")
 
 SDK_CONTRACT = "Only the declared SDK sub-packages import the mcp SDK"
 CORE_CONTRACT = "Server cores know nothing of MCP or tools"
+ACYCLIC_CONTRACT = "Declared sub-packages hold no import cycle among their parts"
 PLUGIN_CONTRACT = "{package} is reached only through its protocol"
 """The name of the contract generated for each plugin package (``package`` its dotted name)."""
 
@@ -66,6 +68,9 @@ class WorkspacePackage:
     """Sub-packages (of ``import_name``) the core-layering contract applies to."""
     mcp_sdk: tuple[str, ...]
     """Sub-packages (of ``import_name``) allowed to import the mcp SDK."""
+    acyclic: tuple[str, ...] = ()
+    """Sub-packages (of ``import_name``) whose modules and sub-packages, at every level,
+    import one another without a cycle."""
     plugins: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Plugin packages (dotted, under ``import_name``), each with the sibling modules allowed to
     import it (its registry users)."""
@@ -224,11 +229,13 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[tuple[str, st
         workspace_requirements=(),
         core=_strings(declared.get("core", []), f"{pyproject} [tool.mcp-tools] core"),
         mcp_sdk=_strings(declared.get("mcp-sdk", []), f"{pyproject} [tool.mcp-tools] mcp-sdk"),
+        acyclic=_strings(declared.get("acyclic", []), f"{pyproject} [tool.mcp-tools] acyclic"),
         plugins=_plugins(declared.get("plugins", {}), f"{pyproject} [tool.mcp-tools.plugins]"),
     )
     for sub in (
         *package.core,
         *package.mcp_sdk,
+        *package.acyclic,
         *(name for plugin, users in package.plugins for name in (plugin, *users)),
     ):
         if not package.has_subpackage(sub):
@@ -301,7 +308,9 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
     ``mcp-sdk`` (``mcp_common.adapter`` and ``mcp_common.testing``), and no declared ``core``
     sub-package imports an SDK sub-package, any package's ``tools`` or the SDK, directly or
     indirectly. Then one per declared plugin package: no sibling module imports it, directly
-    or indirectly, except its declared registry users.
+    or indirectly, except its declared registry users. When a package declares ``acyclic``
+    sub-packages, one more contract keeps their parts free of import cycles (at every level
+    below them).
     """
     roots = [package.import_name for package in packages]
     sdk_subpackages = [
@@ -355,6 +364,13 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
                     for suffix in ("", ".**")
                 ),
             }
+    acyclic = [f"{package.import_name}.{sub}" for package in packages for sub in package.acyclic]
+    if acyclic:
+        config["importlinter:contract:acyclic"] = {
+            "name": ACYCLIC_CONTRACT,
+            "type": "acyclic_siblings",
+            "ancestors": _lines(acyclic),
+        }
     text = io.StringIO()
     config.write(text)
     return text.getvalue()

@@ -16,12 +16,11 @@ from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
-from context_server.core.extraction import Declaration, extract
+from context_server.core.facts import Ambiguity, Declaration, Edge, FileDependencies
 from context_server.core.index import IndexCache, ProjectIndex, read_source
-from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.languages import LANGUAGES, dialect, family_of, select_languages
 from context_server.core.outline import outline, render_signatures
 from context_server.core.repo_map import RepoMap, RepoMapper
-from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
 from context_server.core.usages import Usage, occurrences, target_names, users
 from context_server.core.walk import is_test_source, sort_key
@@ -206,8 +205,7 @@ class ContextService:
         others, e.g. overloads, as other matches) or ``not_found`` with close member names."""
         match = self.find_target(index, owner)
         facts = index.sources[match.path]
-        language = next(lang for lang in LANGUAGES if lang.name == facts.language)
-        items = outline(language, self.text(index, match.path)).items
+        items = outline(dialect(facts.language), self.text(index, match.path)).items
         scope = match.declaration.span if match.declaration is not None else None
         inside = [
             item
@@ -320,8 +318,10 @@ class ContextService:
             # One declaration of a module of several: what that declaration alone needs.
             first = parts.get((target, str(span)))
             if first is None:
-                language = next(lang for lang in LANGUAGES if lang.name == facts.language)
-                part = extract(language, self.text(index, target), facts.module, span=span)
+                language = dialect(facts.language)
+                part = family_of(language.name).extract(
+                    language, self.text(index, target), target, facts.module, span
+                )
                 first = parts[(target, str(span))] = index.resolver.resolve(
                     target, part, whole=False
                 )
@@ -330,8 +330,7 @@ class ContextService:
         def shown(language_name: str, text: str) -> str:
             if detail == "full":
                 return text
-            language = next(lang for lang in LANGUAGES if lang.name == language_name)
-            return render_signatures(language, text)
+            return render_signatures(dialect(language_name), text)
 
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:
             language = index.sources[path].language

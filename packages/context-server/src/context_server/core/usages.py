@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from context_server.core.extraction import Declaration
+from context_server.core.facts import Declaration, Edge
 from context_server.core.index import ProjectIndex
-from context_server.core.languages import LANGUAGES
-from context_server.core.resolution import Edge
+from context_server.core.languages import dialect, family_of
 from context_server.core.walk import sort_key
 
 
@@ -76,13 +75,12 @@ def target_names(
     index: ProjectIndex, target: str, declaration: Declaration | None
 ) -> tuple[str, ...]:
     """The names a user spells to use the target: the declaration's, or those of every
-    top-level declaration of the file (and, for a Python module, its own last segment)."""
+    top-level declaration of the file (and those its language adds: a Python module's own name)."""
     if declaration is not None:
         return (declaration.simple_name,)
     facts = index.sources[target]
     names = {d.simple_name for d in facts.declarations if not d.nested}
-    if facts.language == "python" and facts.module:
-        names.add(facts.module.rsplit(".", 1)[-1])
+    names.update(family_of(facts.language).user_names(facts))
     return tuple(sorted(names))
 
 
@@ -103,7 +101,7 @@ def occurrences(
 
 def _occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str) -> list[int]:
     wanted = {name.encode("utf-8") for name in names}
-    language = next(lang for lang in LANGUAGES if lang.name == index.sources[path].language)
+    language = dialect(index.sources[path].language)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     lines: list[int] = []
