@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from context_server.core.facts import Ambiguity, EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.facts import Ambiguity, EdgeSet, Import, Linked, SourceFacts
 from context_server.core.walk import sort_key
 
 
@@ -153,14 +153,14 @@ class NameLinker:
             qualified = tables.longest(item.target.split("."), 1)
             if qualified is not None:
                 for owner in tables.owners(qualified):
-                    found.add(owner, "import", assumed)
+                    found.add(owner, "import", assumed, qualified)
         # The other parts of a type spread over several files (a C# partial class).
         for declaration in facts.declarations:
             if declaration.qualified_name in tables.spread:
                 for owner in tables.owners(declaration.qualified_name, members=False):
-                    found.add(owner, "package", 1)
+                    found.add(owner, "package", 1, declaration.qualified_name)
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The dependencies of ``facts`` (see the module's rules)."""
         tables = self.tables
         bindings = Bindings(facts.imports)
@@ -194,7 +194,7 @@ class NameLinker:
                 continue
             if qualified is not None:
                 for owner in tables.owners(qualified, members=False):
-                    found.add(owner, rule, count)
+                    found.add(owner, rule, count, qualified)
         # Last, once every certain edge is known: a name nested in a type the file already
         # depends on (or, for a file whose types extend others, anywhere) is most likely
         # inherited (``CronField.Type`` used as ``Type`` in a subclass), not the unrelated
@@ -210,10 +210,10 @@ class NameLinker:
             qualified, ambiguity = self._guess(segments)
             if qualified is not None:
                 for owner in tables.owners(qualified, members=False):
-                    found.add(owner, "simple-name", count)
+                    found.add(owner, "simple-name", count, qualified)
             if ambiguity is not None:
                 ambiguous.setdefault(ambiguity.name, ambiguity)
-        return FileDependencies(found.edges(), tuple(ambiguous.values()), tuple(shadowed))
+        return found.linked(tuple(ambiguous.values()), tuple(shadowed))
 
     def meaning(
         self,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_python
 
-from context_server.core.facts import EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.facts import EdgeSet, Import, Linked, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage
 from context_server.core.languages.collector import CollectorSpec, Rescue, collect, text_of
 from context_server.core.languages.names import Bindings, NameLinker, NamePolicy, NameTables
@@ -99,7 +99,7 @@ class PythonLinker(NameLinker):
         """Declarations, and every module by its name."""
         return NameTables(sources, policy, modules=True)
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The modules ``facts`` imports and what its code uses through them."""
         bindings = Bindings(facts.imports)
         found = EdgeSet(relative)
@@ -111,8 +111,8 @@ class PythonLinker(NameLinker):
             qualified, rule = self._python(segments, bindings)
             if qualified is not None:
                 for owner in self.tables.owners(qualified):
-                    found.add(owner, rule, count)
-        return FileDependencies(found.edges(), ())
+                    found.add(owner, rule, count, qualified)
+        return found.linked()
 
     def _python(self, segments: list[str], bindings: Bindings) -> tuple[str | None, str]:
         tables = self.tables

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import tree_sitter
 import tree_sitter_rust
 
-from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage
 
 RUST = SourceLanguage("rust", "Rust", (".rs",), tree_sitter_rust.language)
@@ -273,7 +273,7 @@ class RustProject:
         """Files declaring ``name`` (``crate::<module>::<Name>``)."""
         return tuple(self._declared.get(name, ()))
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files ``facts`` reaches through ``use``/``mod`` (rule ``import``) and written
         paths (rule ``qualified``), with how often the code uses each."""
         counts = facts.counted()
@@ -300,7 +300,7 @@ class RustProject:
                 and segments[0] not in facts.local_names
             ):
                 found.add(self.walk(relative, segments, bound), "qualified", count)
-        return FileDependencies(found.edges(), ())
+        return found.linked()
 
 
 class Rust:
