@@ -44,6 +44,8 @@ class Declaration:
     ``kind`` is ``type`` (class, interface, object, enum, record, alias) or ``member`` (a
     top-level function or value); ``nested`` says whether it sits inside another type.
     ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
+    ``exported`` says it is part of its module's public API (Rust ``pub``, an ES
+    ``export``, a capitalised Go name outside ``internal/``…) rather than internal.
     """
 
     simple_name: str
@@ -52,6 +54,7 @@ class Declaration:
     nested: bool = False
     lines: tuple[int, int] = (0, 0)
     span: tuple[int, int] = (0, 0)
+    exported: bool = True
 
 
 @dataclass(frozen=True, slots=True)

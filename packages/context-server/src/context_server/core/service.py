@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -392,11 +393,17 @@ class ContextService:
         )
 
 
-def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes]:
+_SEGMENTS = re.compile(r"[./:]+")
+
+
+def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, bool, int, bytes]:
+    """Top-level before nested, main before test sources, a module's public API before its
+    internals, the shorter module path (whatever the language separates it by), the path."""
     path, declaration = match
     nested = declaration is not None and declaration.nested
-    length = declaration.qualified_name.count(".") if declaration is not None else 0
-    return nested, is_test_source(path), length, sort_key(path)
+    internal = declaration is not None and not declaration.exported
+    length = len(_SEGMENTS.split(declaration.qualified_name)) if declaration is not None else 0
+    return nested, is_test_source(path), internal, length, sort_key(path)
 
 
 @dataclass(frozen=True, slots=True)

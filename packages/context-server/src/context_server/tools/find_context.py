@@ -218,7 +218,8 @@ def _markdown(
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
         out.append(
-            "Also matched (not chosen; top-level before nested, main before test sources): "
+            "Also matched (not chosen; top-level before nested, main before test sources, "
+            "public before internal, shorter module path first): "
             f"{shown}.\n"
         )
     if not selection.dependencies and not selection.omitted:
