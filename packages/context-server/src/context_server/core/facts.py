@@ -150,7 +150,7 @@ class EdgeSet:
     """
 
     def __init__(self, owner: str, ranking: Mapping[str, int] = STRENGTH) -> None:
-        self._owner = owner
+        self.owner = owner
         self._ranking = ranking
         self._found: dict[str, tuple[str, int]] = {}
         self._symbols: dict[str, dict[str, int]] = {}
@@ -160,7 +160,7 @@ class EdgeSet:
     def add(self, target: str | None, rule: str, uses: int, symbol: str | None = None) -> None:
         """Record that the file reaches ``target`` by ``rule``, used ``uses`` times, and
         (when known) which declaration of it, by qualified name."""
-        if target is None or target == self._owner:
+        if target is None or target == self.owner:
             return
         if symbol is not None:
             used = self._symbols.setdefault(target, {})

@@ -68,6 +68,14 @@ class SourceLanguage:
         return self.grammar_language().id_for_node_kind(kind, True) or -1
 
 
+def in_order(captures: Mapping[str, Sequence[tree_sitter.Node]]) -> list[tree_sitter.Node]:
+    """Every captured node, in source order (a query's captures come grouped by pattern,
+    whose order is not the text's: references must not depend on it)."""
+    return sorted(
+        (node for nodes in captures.values() for node in nodes), key=lambda node: node.start_byte
+    )
+
+
 _local = threading.local()
 _GRAMMAR_LOCK = threading.Lock()
 _GRAMMARS: dict[str, tree_sitter.Language] = {}

@@ -22,7 +22,7 @@ import tree_sitter
 import tree_sitter_go
 
 from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 GO = SourceLanguage("go", "Go", (".go",), tree_sitter_go.language)
 
@@ -69,13 +69,12 @@ def extract_go(
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
-    for nodes in cursor.captures(root).values():
-        for node in nodes:
-            if span is not None and not span[0] <= node.start_byte < span[1]:
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(cursor.captures(root)):
+        if span is not None and not span[0] <= node.start_byte < span[1]:
+            continue
+        name = _reference(node)
+        if name:
+            names.append(name)
     counts = Counter(names)
     return SourceFacts(
         language=language.name,

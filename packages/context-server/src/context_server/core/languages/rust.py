@@ -27,7 +27,7 @@ import tree_sitter
 import tree_sitter_rust
 
 from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 RUST = SourceLanguage("rust", "Rust", (".rs",), tree_sitter_rust.language)
 
@@ -119,16 +119,15 @@ def extract_rust(
             imports.append(Import(target, bound))
     scoped.sort(key=lambda entry: entry[1] - entry[0])  # innermost first
     names: list[str] = []
-    for nodes in tree_sitter.QueryCursor(_query(language)).captures(root).values():
-        for node in nodes:
-            start = node.start_byte
-            if span is not None and not span[0] <= start < span[1]:
-                continue
-            if any(first <= start < last for first, last in skipped):
-                continue
-            name = _reference(node)
-            if name:
-                names.append(_scoped(name, start, scoped))
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if span is not None and not span[0] <= start < span[1]:
+            continue
+        if any(first <= start < last for first, last in skipped):
+            continue
+        name = _reference(node)
+        if name:
+            names.append(_scoped(name, start, scoped))
     counts = Counter(names)
     return SourceFacts(
         language=language.name,

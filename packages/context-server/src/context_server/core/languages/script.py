@@ -29,7 +29,7 @@ from context_server.core.facts import (
     Linked,
     SourceFacts,
 )
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 TYPESCRIPT = SourceLanguage(
     "typescript", "TypeScript", (".ts", ".mts", ".cts"), tree_sitter_typescript.language_typescript
@@ -138,15 +138,14 @@ def extract_script(
         else:
             declarations.extend(_declared(child, scope))
     names: list[str] = []
-    for capture, nodes in tree_sitter.QueryCursor(_query(language)).captures(root).items():
-        for node in nodes:
-            start = node.start_byte
-            if any(first <= start < last for first, last in skipped):
-                continue
-            if capture == "call":
-                imports.extend(_required(node))
-            elif span is None or span[0] <= start < span[1]:
-                names.append(_reference(node))
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if any(first <= start < last for first, last in skipped):
+            continue
+        if node.type == "call_expression":
+            imports.extend(_required(node))
+        elif span is None or span[0] <= start < span[1]:
+            names.append(_reference(node))
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
