@@ -234,3 +234,90 @@ def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None
     assert [item.path for item in selection.dependencies] == ["src/loop_a.rs"]
     assert len(selection.notes) == 1
     assert selection.notes[0].startswith("re-export cycle src/ring.rs::Ring -> src/loop_a.rs::Ring")
+
+
+# --- Python: package re-exports, namespace packages, function-local imports -------------------
+PACKAGES = {
+    "lib/pyproject.toml": '[project]\nname = "acme-shapes"\n',
+    # `acme` has no __init__.py: a namespace package
+    "lib/src/acme/shapes/__init__.py": "from .circle import Circle\n"
+    "from acme.shapes.square import *\n\n__all__ = ['Circle', 'Square']\n",
+    "lib/src/acme/shapes/circle.py": "class Circle:\n    radius = 1\n",
+    "lib/src/acme/shapes/square.py": "class Square:\n    pass\n\n\nclass Side:\n    pass\n",
+    "lib/src/acme/paint.py": "from acme.shapes import Circle\n\n\nclass Brush(Circle):\n"
+    '    """A Square in a docstring is no use."""\n',
+    "app/main.py": "import acme.shapes\nfrom acme import paint\n\n\ndef run():\n"
+    "    return acme.shapes.Circle(), paint.Brush()\n\n\ndef local():\n"
+    "    from acme.shapes import Square\n\n    return Square()\n\n\n"
+    "def other(Square):\n    return Square\n",
+    "app/other.py": "class Square:\n    pass\n",
+    "tests/test_shapes.py": "from acme.shapes import Circle, Square\n\n\ndef test_both():\n"
+    "    assert Circle() and Square()\n",
+    "loop/__init__.py": "",
+    "loop/a.py": "from loop.b import Ring\n",
+    "loop/b.py": "from loop.a import Ring\n",
+    "loop/use.py": "from loop.a import Ring\n\nRINGS = [Ring]\n",
+}
+
+
+def test_python_names_are_followed_through_packages_to_their_declaring_modules(
+    project: Project,
+) -> None:
+    root = project(PACKAGES)
+    assert direct(root) == {
+        "lib/src/acme/shapes/__init__.py": [
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "lib/src/acme/shapes/circle.py": [],
+        "lib/src/acme/shapes/square.py": [],
+        # a base class imported through the package of a namespace package
+        "lib/src/acme/paint.py": ["lib/src/acme/shapes/circle.py"],
+        # `import acme.shapes` + `acme.shapes.Circle`; Square imported inside `local` only
+        "app/main.py": [
+            "lib/src/acme/paint.py",
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "app/other.py": [],
+        "tests/test_shapes.py": [
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "loop/__init__.py": [],
+        "loop/a.py": ["loop/b.py"],
+        "loop/b.py": ["loop/a.py"],
+        "loop/use.py": ["loop/a.py"],
+    }
+    assert users(root, "Circle") == [
+        "app/main.py",
+        "lib/src/acme/paint.py",
+        "lib/src/acme/shapes/__init__.py",
+        "tests/test_shapes.py",
+    ]
+    # the star import passes the module on; `other`'s parameter named Square is its own
+    assert users(root, "acme.shapes.square.Square") == ["app/main.py", "tests/test_shapes.py"]
+    assert users(root, "Side") == []
+    # the class named, not the same-named class of another folder
+    assert context(root, "Brush") == ["lib/src/acme/shapes/circle.py"]
+
+
+def test_a_function_local_import_counts_for_that_function_only(project: Project) -> None:
+    root = project(PACKAGES)
+    assert context(root, "app/main.py#run") == [
+        "lib/src/acme/paint.py",
+        "lib/src/acme/shapes/circle.py",
+    ]
+    assert context(root, "app/main.py#local") == ["lib/src/acme/shapes/square.py"]
+    assert context(root, "app/main.py#other") == []
+
+
+def test_a_python_re_export_cycle_terminates_with_a_note(project: Project) -> None:
+    root = project(PACKAGES)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "loop/use.py", 1)
+    assert [item.path for item in selection.dependencies] == ["loop/a.py"]
+    assert selection.notes == (
+        "re-export cycle loop/a.py:Ring -> loop/b.py:Ring -> loop/a.py:Ring (followed once)",
+    )

@@ -214,26 +214,27 @@ class PythonLinker(NameLinker):
         return None
 
     def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
-        """The files declaring what ``facts`` imports and what its code uses through them."""
+        """The files declaring what ``facts`` uses through its imports (each with how often),
+        and the modules it imports without using anything through them (import only)."""
         bindings = Bindings(facts.imports)
         found = EdgeSet(relative)
         search = _Search()
-        if whole:
-            for item in facts.imports:
-                place = self.place(relative, item.target.split("."), search)
-                if place is None:
-                    continue
-                # a capitalised name imported counts as used once code names it
-                bound = item.bound_name.split("@", 1)[0]
-                assumed = 0 if not item.wildcard and bound[:1].isupper() else 1
-                found.add(place.file, "import", assumed, self._symbol(place))
+        used: set[str] = set()
         for reference, count in facts.counted().items():
             segments = reference.split(".")
             if segments[0] in facts.local_names:
                 continue
-            place, rule = self._python(relative, segments, bindings, search)
+            place, rule, through = self._python(relative, segments, bindings, search)
             if place is not None:
                 found.add(place.file, rule, count, self._symbol(place))
+                used.add(through)
+        if whole:
+            for item in facts.imports:
+                if (item.target if item.wildcard else item.bound_name) in used:
+                    continue
+                place = self.place(relative, item.target.split("."), search)
+                if place is not None:
+                    found.add(place.file, "import", 0, self._symbol(place))
         for alternative in search.alternatives:
             found.alternative(alternative)
         for note in search.notes:
@@ -250,20 +251,23 @@ class PythonLinker(NameLinker):
 
     def _python(
         self, relative: str, segments: list[str], bindings: Bindings, search: _Search
-    ) -> tuple[_Place | None, str]:
+    ) -> tuple[_Place | None, str, str]:
+        """What a reference means, the rule, and the import it went through (its bound
+        name, or a star import's target)."""
         outer = segments[0]
         if outer in bindings.names:
             target = bindings.names[outer].split(".")
             if outer.split("@", 1)[0] == target[0] and len(target) > 1:
                 # ``import a.b`` binds ``a``: the use spells the whole dotted path itself.
-                return self.place(relative, [target[0], *segments[1:]], search), "import"
-            return self.place(relative, [*target, *segments[1:]], search), "import"
+                path = [target[0], *segments[1:]]
+                return self.place(relative, path, search), "import", outer
+            return self.place(relative, [*target, *segments[1:]], search), "import", outer
         for base in bindings.wildcards:
             prefix = base.split(".") if base else []
             found = self.place(relative, [*prefix, *segments], search)
             if found is not None and found.name is not None:
-                return found, "wildcard"
-        return None, "import"
+                return found, "wildcard", base
+        return None, "import", outer
 
 
 @dataclass(slots=True)
