@@ -163,7 +163,7 @@ def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothi
     first, again = prompts(adopt_env)
     for file, sections in required(kind).items():
         text = (adopt_env.workspace / kind / file).read_text()
-        unwritten = [s for s, _ in unwritten_sections(text, sections)]
+        unwritten = [gap.heading for gap in unwritten_sections(text, sections)]
         assert unwritten, f"{file}: /init covered every section?"
         for section in unwritten:
             assert f"{section} " in report.failure

@@ -130,7 +130,7 @@ def test_crlf_document_is_checked_like_lf() -> None:
 def test_the_drafted_agents_md_has_every_section_still_to_be_written() -> None:
     text = agents_md_draft()
     assert check_agents_md(text) == [], "structurally complete"
-    assert unwritten_sections(text, AGENTS_MD_SECTIONS) == [
+    assert [(g.heading, g.problem) for g in unwritten_sections(text, AGENTS_MD_SECTIONS)] == [
         (section, "placeholder") for section in AGENTS_MD_SECTIONS
     ]
 
@@ -139,12 +139,16 @@ def test_unwritten_sections_are_named_with_why() -> None:
     text = (
         "# AGENTS.md\n\n## Project overview\n\nA tool.\n\n## Releasing\n\nTBD\n\n## Module layout\n"
     )
-    assert unwritten_sections(
-        text, ["## Project overview", "## Releasing", "## Module layout", "## Build, test, and run"]
-    ) == [
-        ("## Releasing", "placeholder"),
-        ("## Module layout", "empty"),
-        ("## Build, test, and run", "missing"),
+    sections = [
+        "## Project overview",
+        "## Releasing",
+        "## Module layout",
+        "## Build, test, and run",
+    ]
+    assert [(g.heading, g.problem, g.line) for g in unwritten_sections(text, sections)] == [
+        ("## Releasing", "placeholder", 7),
+        ("## Module layout", "empty", 11),
+        ("## Build, test, and run", "missing", 0),
     ]
 
 

@@ -8,6 +8,7 @@ from adopt_server.conformance.agents_md import (
     with_agents_md_import,
 )
 from adopt_server.conformance.checker import (
+    SectionGap,
     check_agents_md,
     check_claude_md,
     section_lines,
@@ -32,6 +33,7 @@ __all__ = [
     "JAVA_SECTIONS",
     "RULE_SET_NAMES",
     "RuleSet",
+    "SectionGap",
     "agents_md_draft",
     "agents_md_from_guidance",
     "canonical_sections",

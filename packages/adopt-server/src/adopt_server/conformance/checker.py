@@ -98,21 +98,36 @@ def format_findings(
     return found
 
 
-def unwritten_sections(text: str, sections: Sequence[str]) -> list[tuple[str, str]]:
-    """Each of ``sections`` that ``text`` does not yet fill with real content, in the order
-    given, with why: ``missing``, ``empty`` or ``placeholder`` (only placeholder text, the
-    same judgement the format rules make)."""
+MISSING = "missing"
+EMPTY = "empty"
+PLACEHOLDER = "placeholder"
+
+
+@dataclass(frozen=True)
+class SectionGap:
+    """A required section a document does not really have yet: ``problem`` is
+    :data:`MISSING`, :data:`EMPTY` or :data:`PLACEHOLDER`; ``line`` is the heading's 1-based
+    line, 0 when it is missing."""
+
+    heading: str
+    problem: str
+    line: int
+
+
+def unwritten_sections(text: str, sections: Sequence[str]) -> list[SectionGap]:
+    """The required ``sections`` of ``text`` that are missing, empty or only placeholder text
+    (the same judgement the format rules make), in the order of ``sections``."""
     document = MarkdownDocument.read(text)
-    unwritten: list[tuple[str, str]] = []
+    gaps: list[SectionGap] = []
     for section in sections:
         index = document.find_section(section)
         if index is None:
-            unwritten.append((section, "missing"))
+            gaps.append(SectionGap(section, MISSING, 0))
         elif not document.has_body(index):
-            unwritten.append((section, "empty"))
+            gaps.append(SectionGap(section, EMPTY, index + 1))
         elif only_placeholders(document, index):
-            unwritten.append((section, "placeholder"))
-    return unwritten
+            gaps.append(SectionGap(section, PLACEHOLDER, index + 1))
+    return gaps
 
 
 def section_lines(text: str, section: str) -> list[str]:

@@ -130,9 +130,9 @@ def find_gaps(
                 gaps += [Gap(file.path, s, "missing") for s in file.sections]
             continue
         unwritten = {
-            section: why
-            for section, why in unwritten_sections(text, file.sections)
-            if file.required or why != "missing"
+            gap.heading: gap.problem
+            for gap in unwritten_sections(text, file.sections)
+            if file.required or gap.problem != "missing"
         }
         for section in file.sections:
             if section in unwritten:
