@@ -102,7 +102,10 @@ def test_the_shell_example_runs(example: Example, example_data: Path) -> None:
     uses_checkout = "uv run" in example.body
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment['PATH']}"
-    environment["HOME"] = str(example_data / "home")  # anything written under ~ stays here
+    # what the example writes under ~ or in temporary directories stays in the scratch area
+    for variable, name in (("HOME", "home"), ("TMPDIR", "tmp")):
+        (example_data / name).mkdir(exist_ok=True)
+        environment[variable] = str(example_data / name)
     answer = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", example.body],
         cwd=ROOT if uses_checkout else example_data,
@@ -113,5 +116,6 @@ def test_the_shell_example_runs(example: Example, example_data: Path) -> None:
         timeout=600,
         check=False,
     )
-    assert answer.returncode == 0, f"{example.id}:\n{answer.stdout[-3000:]}\n{answer.stderr[-3000:]}"
+    output = f"{answer.stdout[-3000:]}\n{answer.stderr[-3000:]}"
+    assert answer.returncode == 0, f"{example.id}:\n{output}"
     assert "Traceback" not in answer.stderr
