@@ -201,7 +201,16 @@ def test_build_tools_failure_is_a_one_line_error(capsys: pytest.CaptureFixture[s
         build_server_for(APP, ["--allowed-dir", "/missing"], {})
     assert exited.value.code == 2
     line = capsys.readouterr().err.strip().splitlines()[-1]
-    assert line == "demo-server: error: allowed directory does not exist: .../missing"
+    # the user's own path, unmasked: masking is for what reaches a model
+    assert line == "demo-server: error: allowed directory does not exist: /missing"
+
+
+def test_a_credential_in_a_startup_error_stays_masked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_server_for(APP, ["--allowed-dir", "/srv/https://user:hunter2@db.example/x"], {})
+    error = capsys.readouterr().err
+    assert "hunter2" not in error
+    assert "/srv/https://***@db.example/x" in error
 
 
 def test_loopback_allow_list() -> None:
