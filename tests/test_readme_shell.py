@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 from mcp_common.workspace import workspace_packages
-
 from readme_snippets import ROOT
 
 READMES = [ROOT / "README.md", *sorted((ROOT / "packages").glob("*/README.md"))]
@@ -29,9 +28,17 @@ BLOCK = re.compile(
     r"(?:^<!-- not run here: (?P<reason>[^\n]*?) -->\n)?^```(?P<lang>\w*)\n(?P<body>.*?)^```",
     re.DOTALL | re.MULTILINE,
 )
-COMMANDS = {
-    command for package in workspace_packages(ROOT) for command, _ in package.scripts
-} | {"uv", "uvx", "pip", "python", "python3", "git", "claude", "docker", "export"}
+COMMANDS = {command for package in workspace_packages(ROOT) for command, _ in package.scripts} | {
+    "uv",
+    "uvx",
+    "pip",
+    "python",
+    "python3",
+    "git",
+    "claude",
+    "docker",
+    "export",
+}
 """Words that start a command line: an untagged block starting with one is a shell example."""
 
 

@@ -24,7 +24,9 @@ def run(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_missing_relative_sqlite_file_names_the_path_tried(tmp_path: Path) -> None:
-    done = run(tmp_path, "uniqueness-check", "--database", "shop=sqlite:///shop.db", "--table", "o", "id")
+    done = run(
+        tmp_path, "uniqueness-check", "--database", "shop=sqlite:///shop.db", "--table", "o", "id"
+    )
 
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
@@ -52,7 +54,15 @@ def test_a_relative_sqlite_url_reads_the_file_in_the_working_directory(tmp_path:
         shop.executemany("INSERT INTO orders VALUES (?, ?)", [(1, "a"), (2, "a")])
     shop.close()
 
-    done = run(tmp_path, "uniqueness-check", "--database", "shop=sqlite:///shop.db", "--table", "orders", "id")
+    done = run(
+        tmp_path,
+        "uniqueness-check",
+        "--database",
+        "shop=sqlite:///shop.db",
+        "--table",
+        "orders",
+        "id",
+    )
 
     assert done.returncode == 0, done.stderr
     assert "unique" in done.stdout

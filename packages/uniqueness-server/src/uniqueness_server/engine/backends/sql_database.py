@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
