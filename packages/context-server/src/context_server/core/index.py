@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -597,7 +598,9 @@ def _parse_in_workers(
         with ProcessPoolExecutor(
             workers, mp_context=context, initializer=_worker_start, initargs=(allowed.roots,)
         ) as pool:
-            futures = [
+            # a deque, each future dropped once read: the encoded results are never all
+            # held at once
+            futures = deque(
                 pool.submit(
                     _parse_batch,
                     [
@@ -606,23 +609,27 @@ def _parse_in_workers(
                     ],
                 )
                 for batch in batches
-            ]
+            )
+            del batches
             try:
-                for future in futures:
+                while futures:
+                    future = futures.popleft()
                     while True:
                         try:
                             results = future.result(timeout=0.5)
                             break
                         except FutureTimeout:
                             check_cancelled()
+                    del future
                     for relative, encoded, parsed in results:
                         done[relative] = (_RECORD.decode(encoded), parsed)
+                    del results
                     check_cancelled()
                     if progress is not None:
                         progress(len(done), len(jobs))
             except BaseException:
-                for future in futures:
-                    future.cancel()
+                for pending in futures:
+                    pending.cancel()
                 raise
     except (OSError, BrokenProcessPool) as exc:
         _log.warning("parsing in worker processes failed (%s); parsing here instead", exc)
