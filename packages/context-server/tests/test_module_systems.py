@@ -321,3 +321,61 @@ def test_a_python_re_export_cycle_terminates_with_a_note(project: Project) -> No
     assert selection.notes == (
         "re-export cycle loop/a.py:Ring -> loop/b.py:Ring -> loop/a.py:Ring (followed once)",
     )
+
+
+# --- C#: preprocessor branches read as alternatives ----------------------------------------------
+PREPROCESSED = {
+    # a partial class wrapped in #if, with an #if splitting its body
+    "src/Lib/Shapes/Circle.cs": "#if NET6_0\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape\n    {\n#else\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape, ILegacy\n    {\n#endif\n"
+    "        public double R;\n#if DEBUG\n        public Square Twin() => new Square();\n"
+    "    }\n#else\n        public Paint.Colour Tint;\n    }\n#endif\n}\n",
+    "src/Lib/Shapes/Circle.Area.cs": "#if HAVE_AREA\nusing Lib.Units;\n\nnamespace Lib.Shapes\n"
+    "{\n    public partial class Circle\n    {\n        public Unit Area() => default;\n"
+    "    }\n}\n#endif\n",
+    "src/Lib/Shapes/Shape.cs": "namespace Lib.Shapes\n{\n    public abstract class Shape { }\n"
+    "    public interface ILegacy { }\n}\n",
+    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    public class Square : Shape { }\n}\n",
+    "src/Lib/Paint/Colour.cs": "namespace Lib.Paint\n{\n    public class Colour { }\n}\n",
+    "src/Lib/Units/Unit.cs": "namespace Lib.Units\n{\n    public struct Unit { }\n}\n",
+    "src/App/Draw.cs": "using Lib.Shapes;\n\nnamespace App\n{\n"
+    "    public class Draw\n    {\n        private Circle circle;\n    }\n}\n",
+    # nesting that does not balance: read as far as it goes, and said so
+    "src/Lib/Broken.cs": "namespace Lib.Shapes\n{\n#endif\n    public class Broken : Shape\n"
+    "    {\n#if A\n    }\n}\n",
+}
+
+
+def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
+    root = project(PREPROCESSED)
+    assert direct(root) == {
+        "src/Lib/Shapes/Circle.cs": [
+            "src/Lib/Paint/Colour.cs",
+            "src/Lib/Shapes/Circle.Area.cs",
+            "src/Lib/Shapes/Shape.cs",
+            "src/Lib/Shapes/Square.cs",
+        ],
+        "src/Lib/Shapes/Circle.Area.cs": ["src/Lib/Shapes/Circle.cs", "src/Lib/Units/Unit.cs"],
+        "src/Lib/Shapes/Shape.cs": [],
+        "src/Lib/Shapes/Square.cs": ["src/Lib/Shapes/Shape.cs"],
+        "src/Lib/Paint/Colour.cs": [],
+        "src/Lib/Units/Unit.cs": [],
+        "src/App/Draw.cs": ["src/Lib/Shapes/Circle.Area.cs", "src/Lib/Shapes/Circle.cs"],
+        "src/Lib/Broken.cs": ["src/Lib/Shapes/Shape.cs"],
+    }
+    assert users(root, "src/Lib/Shapes/Circle.cs") == [
+        "src/App/Draw.cs",
+        "src/Lib/Shapes/Circle.Area.cs",
+    ]
+    assert users(root, "ILegacy") == ["src/Lib/Shapes/Circle.cs"]
+    service = service_for(root)
+    index = service.index(str(root))
+    declared = {d.qualified_name for d in index.sources["src/Lib/Shapes/Circle.cs"].declarations}
+    assert declared == {"Lib.Shapes.Circle"}
+    selection = service.select(index, "Broken", 1)
+    assert [item.path for item in selection.dependencies] == ["src/Lib/Shapes/Shape.cs"]
+    assert selection.notes == (
+        "#endif without #if at line 3 ignored",
+        "1 #if never closed: each ends with the file",
+    )
