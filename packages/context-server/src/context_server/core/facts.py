@@ -78,6 +78,11 @@ class SourceFacts:
     """The names the file's types extend or implement, as written (JVM languages)."""
     notes: tuple[str, ...] = ()
     """What reading the file could not take as written (unbalanced ``#if`` nesting)."""
+    condition: str = ""
+    """When the file is built at all, in its language's terms (a Go build constraint);
+    empty: always."""
+    focus: str = ""
+    """For the facts of one declaration (extracted with a span): its qualified name."""
 
     def counted(self) -> dict[str, int]:
         """Each reference with how often the code uses it."""
