@@ -596,7 +596,10 @@ def _parse_in_workers(
     context = multiprocessing.get_context("spawn")
     try:
         with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_start, initargs=(allowed.roots,)
+            workers,
+            mp_context=context,
+            initializer=_worker_start,
+            initargs=(allowed.roots, os.getpid()),
         ) as pool:
             # a deque, each future dropped once read: the encoded results are never all
             # held at once
@@ -652,13 +655,21 @@ _RECORD = msgspec.msgpack.Decoder(FileRecord)
 _ENCODE = msgspec.msgpack.Encoder()
 
 
-def _worker_start(roots: tuple[Path, ...]) -> None:
+def _worker_start(roots: tuple[Path, ...], server: int) -> None:
     """A parse worker: nothing it does may reach the server's standard output (the
-    JSON-RPC channel in stdio mode)."""
+    JSON-RPC channel in stdio mode), and it ends when the server does (killed mid-build,
+    the server leaves no worker behind: a worker waiting for work would wait forever)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
     _WORKER.append(AllowedPaths(list(roots)))
+
+    def watch_server() -> None:
+        while os.getppid() == server:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch_server, name="server-watch", daemon=True).start()
 
 
 def _parse_batch(
