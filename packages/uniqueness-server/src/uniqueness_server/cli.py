@@ -57,10 +57,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--header-row", type=int, default=1, help="1-based header line; 0 = none")
     parser.add_argument("--format", choices=FORMAT_CHOICES, default="auto", help="file format")
     parser.add_argument("--delimiter", help="csv field delimiter (sniffed by default)")
-    parser.add_argument("--nulls", choices=[n.value for n in Nulls], default="equal")
+    parser.add_argument(
+        "--nulls",
+        choices=[n.value for n in Nulls],
+        default="equal",
+        help="equal (default): two missing values collide; distinct: they never do (SQL UNIQUE)",
+    )
     parser.add_argument("--no-better-options", action="store_true", help="skip the subset search")
     parser.add_argument(
-        "--verify", action="store_true", help="scan even when a declared key proves the columns"
+        "--verify",
+        action="store_true",
+        help="scan the rows even when a declared primary key or unique constraint already "
+        "proves the columns unique",
     )
     parser.add_argument("--limit", type=int, default=5, help="duplicate groups to show")
     parser.add_argument("--json", action="store_true", help="print the structured result")
