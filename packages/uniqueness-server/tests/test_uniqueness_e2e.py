@@ -128,7 +128,8 @@ def test_cli_exit_status_tells_unique_from_not(data: Path) -> None:
         (["household.csv.gz"], "give at least one column to check"),
         (["--find-keys", "household.csv.gz", "--verify"], "--verify does not apply to --find-keys"),
         (["--list-columns", "household.csv.gz", "--max-columns", "2"], "does not apply to"),
-        (["--database", "shop=sqlite:///x.db", "--query", "DELETE FROM t", "id"], "only SELECT"),
+        (["--database", "shop=sqlite:///shop.db", "--query", "DELETE FROM t", "id"], "only SELECT"),
+        (["--database", "shop=sqlite:///x.db", "--table", "t", "id"], "x.db does not exist"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line_and_no_traceback(
