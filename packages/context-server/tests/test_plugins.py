@@ -82,7 +82,7 @@ def test_a_mixed_project_builds_one_linker_per_language_present(project: Project
         }
     )
     index = service_for(root).index(str(root))
-    assert sorted(index.resolver.linked_languages) == ["jvm", "python", "script"]
+    assert sorted(index.resolver.linked_languages) == ["ecmascript", "jvm", "python"]
     assert index.resolver.direct("web/x.ts").files == ("web/y.ts",)
 
 
@@ -96,4 +96,4 @@ def test_every_plugin_names_extracts_and_links_an_empty_file(plugin: Language) -
     assert facts.declarations == ()
     assert facts.references == ()
     linker = plugin.linker({path: facts}, {})
-    assert linker.edges(path, facts, True).edges == ()
+    assert linker.link(path, facts, True).dependencies.edges == ()

@@ -15,7 +15,6 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from adopt_server import DISTRIBUTION
-from adopt_server.tools import build_tools as tools_for
 
 
 def default_workspace_root() -> Path:
@@ -53,13 +52,16 @@ class AdoptSettings(ServerSettings):
 
 def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
     """The tools, confined to ``--workspace-root``."""
+    # the pipeline loads here, when the server starts, not for --help or --version
+    from adopt_server.tools import build_tools as tools_for
+
     if settings.workspace_root:
         root = Path(settings.workspace_root)
         root.mkdir(parents=True, exist_ok=True)
     else:
         root = default_workspace_root()
         prepare_default_root(root)
-    return tools_for(AllowedPaths([root]))
+    return tools_for(AllowedPaths([root], flag="--workspace-root"))
 
 
 APP = ServerApp(
@@ -74,6 +76,6 @@ APP = ServerApp(
     settings=AdoptSettings,
     build_tools=build_tools,
     instructions="adopt_repo adopts Claude Code into repositories (use dryRun first to "
-    "review); verify_adoption checks repositories that were adopted. Both return a JSON "
-    "report as structured content.",
+    "review); verify_adoption checks repositories that were adopted; adoption_status shows "
+    "where each repository of a campaign stands. All three return structured content.",
 )
