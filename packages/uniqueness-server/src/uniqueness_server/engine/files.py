@@ -48,6 +48,7 @@ from uniqueness_server.engine.limits import (
 from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server import extra_hint
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
@@ -434,7 +435,13 @@ def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str) -> str:
 
 
 def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> list[str]:
-    import openpyxl
+    try:
+        import openpyxl
+    except ModuleNotFoundError:
+        raise ToolError(
+            f"{label}: reading Excel workbooks is optional; {extra_hint('excel')}",
+            ErrorCode.FAILED,
+        ) from None
 
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
