@@ -42,8 +42,8 @@ def _uv_run(session: nox.Session, *args: str) -> None:
 
 def _initdb() -> Path | None:
     found = shutil.which("initdb")
-    if found:
-        return Path(found)
+    if found:  # resolved: the directory holding pg_ctl and createdb too, not a link's
+        return Path(found).resolve()
     versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version_key)
     return Path(versions[-1]) if versions else None
 

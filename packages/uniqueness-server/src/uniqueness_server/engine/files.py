@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import duckdb
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server import extra_hint
 from uniqueness_server.engine.backends.embedded import (
     SMALL_FILE_BYTES,
     DuckDbBackend,
@@ -48,7 +49,6 @@ from uniqueness_server.engine.limits import (
 from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
-from uniqueness_server import extra_hint
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 

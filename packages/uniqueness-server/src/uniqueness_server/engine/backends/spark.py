@@ -30,6 +30,7 @@ import sqlglot
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
 from sqlglot import expressions as exp
 
+from uniqueness_server import extra_hint
 from uniqueness_server.engine.backend import (
     GroupCounts,
     Progress,
@@ -44,7 +45,6 @@ from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import column_list, has_duplicates_query
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
-from uniqueness_server import extra_hint
 
 SCHEME = "sc://"
 
