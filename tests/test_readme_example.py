@@ -81,7 +81,7 @@ def test_every_nox_session_the_readme_names_exists() -> None:
     package_sessions = [package.session for package in workspace_packages(ROOT)]
     named_packages = [s for s in sessions if s in package_sessions]
     assert named_packages[0] == "mcp_common"
-    assert sessions == [*named_packages, "lint", "types", "imports", "e2e", "spark"]
+    assert sessions == [*named_packages, "lint", "types", "imports", "e2e", "slow", "spark"]
     for session in sessions[len(named_packages) :]:
         assert f"def {session}(" in noxfile
 
