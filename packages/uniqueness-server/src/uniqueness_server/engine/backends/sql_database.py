@@ -428,8 +428,11 @@ class SqlBackend:
         """Counted in the database; groups largest first, without row numbers."""
         return counted_groups(table, positions, nulls, limit, offset)
 
-    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
-        """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column."""
+    def column_stats(
+        self, table: Table, positions: Sequence[int], *, code: bool = False
+    ) -> ColumnStats:
+        """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column (the rows stay
+        in the database: ``code`` is not followed)."""
         return aggregate_stats(table, positions, table.relation, estimate=False)
 
     def profile(self, table: Table) -> Profile:
