@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.standalone import script
+from agent_config_check.command import run_check
+from agent_config_check.script import script
 
 TARGET_SECONDS = 2.0
 

@@ -34,6 +34,16 @@ CONFINEMENT = {"adopt-server": "--workspace-root"}
 """The flag confining a server to a directory, where it is not ``--allowed-dir``."""
 
 
+def with_dependencies(distribution: str) -> list[str]:
+    """``distribution`` and every workspace package it depends on, directly or not: the wheels
+    a fresh environment needs, since none of them is fetched from an index."""
+    by_name = {package.distribution: package for package in PACKAGES}
+    needed = [distribution]
+    for name in needed:
+        needed += [d for d in by_name[name].workspace_dependencies if d not in needed]
+    return needed
+
+
 def golden_tool_names(distribution: str) -> set[str]:
     """The tools a server lists, by its committed golden tools/list."""
     golden = json.loads((ROOT / "tests" / "golden" / f"{distribution}.tools.json").read_text())
@@ -69,14 +79,13 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.e2e
 def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
-    for distribution in DISTRIBUTIONS:
-        wheel = wheel_of(wheels, distribution)
-        assert f"-{version(distribution)}-" in wheel.name
+    for package in PACKAGES:
+        wheel = wheel_of(wheels, package.distribution)
+        assert f"-{version(package.distribution)}-" in wheel.name
         with zipfile.ZipFile(wheel) as archive:
             names = archive.namelist()
-        package = distribution.replace("-", "_")
-        assert f"{package}/__init__.py" in names
-        assert f"{package}/py.typed" in names
+        assert f"{package.import_name}/__init__.py" in names
+        assert f"{package.import_name}/py.typed" in names
 
 
 async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
@@ -106,8 +115,7 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
             "--quiet",
             "--python",
             str(venv / "bin" / "python"),
-            str(wheel_of(wheels, distribution)),
-            str(wheel_of(wheels, "mcp-common")),
+            *(str(wheel_of(wheels, name)) for name in with_dependencies(distribution)),
         ],
         check=True,
         capture_output=True,

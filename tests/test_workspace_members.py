@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_common.workspace import member_directories, root_members, workspace_packages
+from mcp_common.workspace import member_directories, read_toml, root_members, workspace_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,9 +25,18 @@ def test_the_root_project_depends_on_exactly_the_workspace_members() -> None:
 
 def test_each_package_names_its_one_import_package_and_its_scripts() -> None:
     for package in workspace_packages(ROOT):
-        assert package.import_name == package.distribution.replace("-", "_")
+        assert package.import_name == package.path.name.replace("-", "_")
         assert (package.source / package.import_name / "py.typed").is_file()
-        if package.distribution != "mcp-common":
-            assert package.server_command == package.distribution
-            assert package.workspace_dependencies == ("mcp-common",)
+        if package.path.name.endswith("-server"):
+            assert package.server_command == package.path.name
+            assert "mcp-common" in package.workspace_dependencies
             assert package.core, f"{package.distribution} declares no [tool.mcp-tools] core"
+        else:
+            assert package.server_command is None
+
+
+def test_the_agent_config_check_depends_on_nothing() -> None:
+    # The guards commit it into adopted repositories as one script that runs on a bare python3.
+    (checker,) = [p for p in workspace_packages(ROOT) if p.path.name == "agent-config-check"]
+    project = read_toml(checker.path / "pyproject.toml")["project"]
+    assert project["dependencies"] == []

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
-    JAVA_SECTIONS,
-    agents_md_text,
-    check_agents_md,
-    check_claude_md,
-    rules_for,
-)
+from adopt_server.conformance import JAVA_SECTIONS, agents_md_text, rules_for
+from agent_config_check.document_format import check_agents_md, check_claude_md
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 
 GOOD = "# CLAUDE.md\n\nSee [AGENTS.md](AGENTS.md).\n\n## Testing\n\nRun pytest.\n"
 

@@ -8,11 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from adopt_server.conformance import (
-    agents_md_text,
-    claude_md_importing_agents_md,
-    rules_for,
-)
+from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.checker_script import script_text
 from adopt_server.guards.fallback import MARKER, SCRIPT, WORKFLOW

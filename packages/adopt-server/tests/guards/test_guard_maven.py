@@ -6,9 +6,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS, RuleSet, rules_for
+from adopt_server.conformance import JAVA_SECTIONS, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.maven import DEFAULT_RULE_VERSION, is_below
+from agent_config_check.rule_sets import RuleSet
 
 PROJECT = rules_for("project", "maven")
 MINIMAL = rules_for("minimal", "maven", ["## Build & run"])

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.assets import asset_texts
-from adopt_server.conformance import RuleSet
 from adopt_server.guards import checker_script, fallback, gitignore, gradle, maven, python
 from adopt_server.guards.detection import detect_build
 from adopt_server.guards.maven import checked_rule_version

@@ -7,13 +7,13 @@ import os
 import re
 from pathlib import Path
 
+from agent_config_check.command import run_check
+from agent_config_check.registry import ConfigError
 from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import rules_for
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.project_check import ConfigError
 from adopt_server.guards import detect_build, guard_notes, install_guard, is_guard_installed
 from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.guards.style import declared_formatters

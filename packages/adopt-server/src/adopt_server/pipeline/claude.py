@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from agent_config_check.reshape import reshape
 from mcp_common import ToolError
 
 from adopt_server.conformance import (
     agents_md_from_guidance,
     agents_md_text,
     claude_md_importing_agents_md,
-    reshape,
     rules_for,
     with_agents_md_import,
 )

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import standalone
-from adopt_server.conformance.project_files import MAX_READ_BYTES
+from agent_config_check import script as standalone
+from agent_config_check.tree import MAX_READ_BYTES
 
 BIN = Path(sys.executable).parent
 FIXTURES = Path(__file__).parent / "fixtures" / "parity"
