@@ -204,10 +204,18 @@ def test_severity_per_rule_and_skipped_rules_from_the_configuration(tmp_path: Pa
         ),
         ({"claudeMdSections": ["Build"]}, "is not a Markdown heading"),
         (
-            {"rules": {"readmeConsistency": {"consistentPatterns": ["v((\\d+)+)x"]}}},
-            "repeats a repeated group",
+            {"rules": {"readmeConsistency": {"consistentPatterns": ["(v)\\1"]}}},
+            "rules.readmeConsistency.consistentPatterns: '(v)\\1' cannot be used: "
+            "backreferences are not supported by the linear-time matcher at position 3",
         ),
-        ({"rules": {"noSecrets": {"secretPatterns": ["(a|b*){2,}$"]}}}, "repeats a repeated"),
+        (
+            {"rules": {"noSecrets": {"secretPatterns": ["(?<=key=)\\w+"]}}},
+            "lookaround is not supported by the linear-time matcher",
+        ),
+        (
+            {"rules": {"permissionsFormat": {"forbiddenEntryPatterns": ["Bash(rm"]}}},
+            "missing ), unterminated subpattern",
+        ),
     ],
 )
 def test_configuration_mistakes_are_usage_errors(

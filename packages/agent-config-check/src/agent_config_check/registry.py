@@ -9,7 +9,6 @@ its ``severity``. A rule runs only when the project has what it reads.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from agent_config_check.families.secrets import SECRET_RULES
 from agent_config_check.families.settings import SETTINGS_RULES
 from agent_config_check.family import Found, Options, Rule, RuleFamily
 from agent_config_check.findings import Violation, parse_severity
+from agent_config_check.linear_regex import PatternError, compile_pattern
 from agent_config_check.rule_sets import AGENTS_MD_SECTIONS, canonical_sections
 from agent_config_check.tree import ProjectTree
 
@@ -167,25 +167,19 @@ def _sections(value: object, key: str) -> list[str]:
         raise ConfigError(f"'{key}': {error}") from None
 
 
-# A quantified group that itself holds a quantifier, such as (a+)+ or (\w*)*: the shape that
-# backtracks catastrophically. Python's re has no step budget (the anchor bounds its matcher), and
-# a configuration comes from the repository being checked, so such a pattern is refused.
-_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
-
-
 def _check_patterns(rule: str, options: Options) -> None:
-    for key in ("consistentPatterns", "secretPatterns", "forbiddenEntryPatterns"):
-        for pattern in options.get(key, []):
-            if _NESTED_QUANTIFIER.search(pattern):
-                raise ConfigError(
-                    f"rules.{rule}.{key}: '{pattern}' repeats a repeated group, which can take "
-                    "exponential time; rewrite it without the nested quantifier"
-                )
+    """Refuse, before any file is read, a pattern the linear-time matcher cannot run."""
+    for key, value in options.items():
+        if not key.endswith("Patterns") or not isinstance(value, list):
+            continue
+        for pattern in value:
             try:
-                compiled = re.compile(pattern)
-            except re.error as error:
+                compiled = compile_pattern(pattern)
+            except PatternError as error:
                 raise ConfigError(
-                    f"rules.{rule}.{key}: '{pattern}' is not a regex ({error})"
+                    f"rules.{rule}.{key}: '{pattern}' cannot be used: {error}. Patterns from "
+                    "the configuration run on a linear-time matcher (re syntax without "
+                    "backreferences and lookaround)"
                 ) from None
             if key == "consistentPatterns" and compiled.groups < 1:
                 raise ConfigError(f"rules.{rule}.{key}: '{pattern}' must declare a capturing group")

@@ -30,6 +30,8 @@ BUNDLED_MODULES = (
     "tree",
     "front_matter",
     "findings",
+    "linear_regex",
+    "globs",
     "family",
     "families.documents",
     "families.imports",
@@ -124,7 +126,8 @@ def _top_level_names(node: ast.stmt) -> list[str]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [node.name]
     if isinstance(node, ast.Assign):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+        targets = [e for t in node.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return [t.id for t in targets if isinstance(t, ast.Name)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []

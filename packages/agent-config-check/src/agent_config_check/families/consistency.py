@@ -16,6 +16,7 @@ from agent_config_check.family import (
     Rule,
     RuleFamily,
 )
+from agent_config_check.linear_regex import compile_pattern
 from agent_config_check.tree import FileText, ProjectTree
 
 
@@ -40,10 +41,12 @@ def _consistency(
         return unreadable
     found: list[Found] = []
     for pattern in options["consistentPatterns"]:
-        compiled = re.compile(pattern)
+        # From the repository's configuration: linear-time matching only.
+        compiled = compile_pattern(pattern)
         values = []
         for text in texts:
-            match = compiled.search(text.text or "")
+            body = text.text or ""
+            match = compiled.search(body) if compiled.contains(body) else None
             values.append(match.group(1) if match else None)
         if values[0] == values[1] or (not require_in_both and None in values):
             continue

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import re
-
 from agent_config_check.family import (
     Found,
     Options,
@@ -12,34 +10,19 @@ from agent_config_check.family import (
     RuleFamily,
     has_file,
 )
+from agent_config_check.globs import Glob
 from agent_config_check.tree import ProjectTree
 
 LOCAL_SETTINGS = ".claude/settings.local.json"
 
 
-def _gitignore_regex(glob: str) -> re.Pattern[str]:
-    anchored = "/" in glob
-    body = glob.removeprefix("/")
-    parts: list[str] = []
-    index = 0
-    while index < len(body):
-        if body.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif body.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        else:
-            char = body[index]
-            parts.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
-            index += 1
-    return re.compile(("^" if anchored else "^(?:.*/)?") + "".join(parts) + "$")
-
-
 def gitignore_covers(gitignore: str, path: str) -> bool:
     """Whether ``.gitignore`` text ignores ``path`` (``/``-separated, repository-relative), or
     one of its directories: comments, ``!`` negation, a trailing ``/`` for directories,
-    anchoring by ``/``, and ``*``, ``?``, ``**`` globs; the last matching line wins."""
+    anchoring by ``/``, and git's globs; the last matching line wins.
+
+    Each line is a :class:`~agent_config_check.globs.Glob`, matched without backtracking
+    (the lines come from the repository being checked)."""
     rules = []
     for raw in gitignore.splitlines():
         line = raw.strip()
@@ -48,12 +31,16 @@ def gitignore_covers(gitignore: str, path: str) -> bool:
         negated = line.startswith("!")
         pattern = line[1:] if negated else line
         directory_only = pattern.endswith("/")
-        rules.append((negated, directory_only, _gitignore_regex(pattern.rstrip("/"))))
+        body = pattern.rstrip("/")
+        # A pattern with a '/' before its end is anchored at the root; any other matches at
+        # any depth.
+        glob = body.removeprefix("/") if "/" in body else "**/" + body
+        rules.append((negated, directory_only, Glob(glob)))
 
     def ignored(candidate: str, is_directory: bool) -> bool:
         verdict = False
-        for negated, directory_only, regex in rules:
-            if (is_directory or not directory_only) and regex.match(candidate):
+        for negated, directory_only, glob in rules:
+            if (is_directory or not directory_only) and glob.matches(candidate):
                 verdict = not negated
         return verdict
 

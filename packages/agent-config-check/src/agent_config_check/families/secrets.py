@@ -16,6 +16,7 @@ from agent_config_check.family import (
     Rule,
     RuleFamily,
 )
+from agent_config_check.linear_regex import LinearPattern, compile_pattern
 from agent_config_check.tree import ProjectTree
 
 CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
@@ -41,11 +42,20 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = 
 )
 
 
+def _anywhere(pattern: re.Pattern[str] | LinearPattern, text: str) -> bool:
+    if isinstance(pattern, LinearPattern):
+        return pattern.contains(text)
+    return pattern.search(text) is not None
+
+
 def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
     """``noSecrets``: no credential-shaped text in the agent documents, settings, ``.mcp.json``
     or definition and hook files (the match is shown masked)."""
-    patterns = list(CREDENTIAL_PATTERNS) if options["useDefaultPatterns"] else []
-    patterns += [(p, re.compile(p), ()) for p in options["secretPatterns"]]
+    patterns: list[tuple[str, re.Pattern[str] | LinearPattern, tuple[str, ...]]] = (
+        list(CREDENTIAL_PATTERNS) if options["useDefaultPatterns"] else []
+    )
+    # The configuration's own patterns come from the repository: linear-time matching only.
+    patterns += [(p, compile_pattern(p), ()) for p in options["secretPatterns"]]
     paths = [p for p in options["files"] if tree.is_file(p) or tree.escapes(p)]
     for directory in options["directories"]:
         paths += tree.walk(directory, "")
@@ -62,18 +72,21 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
             (label, pattern)
             for label, pattern, literals in patterns
             if (not literals or any(literal in text for literal in literals))
-            and pattern.search(text)
+            and _anywhere(pattern, text)
         ]
         if not present:
             continue
         for number, line in enumerate(read.text.splitlines(), start=1):
             for label, pattern in present:
+                if not _anywhere(pattern, line):
+                    continue
                 for match in pattern.finditer(line):
+                    shown = (match.group() or "")[:8]
                     found.append(
                         Found(
                             path,
                             number,
-                            f"{path} contains what looks like a {label}: {match.group()[:8]}...",
+                            f"{path} contains what looks like a {label}: {shown}...",
                         )
                     )
     return found

@@ -16,6 +16,7 @@ from agent_config_check.family import (
     json_object,
     line_of,
 )
+from agent_config_check.linear_regex import compile_pattern
 from agent_config_check.tree import ProjectTree
 
 _PERMISSION_LISTS = ("allow", "deny", "ask")
@@ -130,7 +131,7 @@ def permissions_format(tree: ProjectTree, options: Options) -> list[Found]:
         if entry in denied
     ]
     for pattern in options["forbiddenEntryPatterns"]:
-        compiled = re.compile(pattern)
+        compiled = compile_pattern(pattern)  # from the repository: linear-time matching only
         for entry in _permission_entries(permissions, "allow"):
             if compiled.fullmatch(entry):
                 add("allow", f"entry '{entry}' matches forbidden pattern '{pattern}'", entry)
