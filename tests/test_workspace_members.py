@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from mcp_common.workspace import member_directories, read_toml, root_members, workspace_packages
+from mcp_common.workspace import (
+    member_directories,
+    pinned,
+    read_toml,
+    root_members,
+    unpinned_dependencies,
+    workspace_packages,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -13,7 +21,11 @@ def test_every_directory_under_packages_is_a_member() -> None:
     members = [path.name for path in member_directories(ROOT)]
     on_disk = sorted(path.parent.name for path in (ROOT / "packages").glob("*/pyproject.toml"))
     assert members == on_disk
-    assert workspace_packages(ROOT)[0].distribution == "mcp-common"
+    placed: set[str] = set()
+    for package in workspace_packages(ROOT):  # every package after what it depends on
+        assert set(package.workspace_dependencies) <= placed, package.distribution
+        placed.add(package.distribution)
+    assert "mcp-tools-common" in placed
 
 
 def test_the_root_project_depends_on_exactly_the_workspace_members() -> None:
@@ -25,11 +37,11 @@ def test_the_root_project_depends_on_exactly_the_workspace_members() -> None:
 
 def test_each_package_names_its_one_import_package_and_its_scripts() -> None:
     for package in workspace_packages(ROOT):
-        assert package.import_name == package.path.name.replace("-", "_")
+        assert package.import_name == package.folder.replace("-", "_")
         assert (package.source / package.import_name / "py.typed").is_file()
-        if package.path.name.endswith("-server"):
-            assert package.server_command == package.path.name
-            assert "mcp-common" in package.workspace_dependencies
+        if package.folder.endswith("-server"):
+            assert package.server_command == package.folder
+            assert "mcp-tools-common" in package.workspace_dependencies
             assert package.core, f"{package.distribution} declares no [tool.mcp-tools] core"
         else:
             assert package.server_command is None
@@ -37,6 +49,24 @@ def test_each_package_names_its_one_import_package_and_its_scripts() -> None:
 
 def test_the_agent_config_check_depends_on_nothing() -> None:
     # The guards commit it into adopted repositories as one script that runs on a bare python3.
-    (checker,) = [p for p in workspace_packages(ROOT) if p.path.name == "agent-config-check"]
+    (checker,) = [p for p in workspace_packages(ROOT) if p.folder == "agent-config-check"]
     project = read_toml(checker.path / "pyproject.toml")["project"]
     assert project["dependencies"] == []
+
+
+def test_every_distribution_carries_the_project_prefix_and_reports_its_own_version() -> None:
+    """The names on PyPI are ``mcp-tools-<folder>`` (``mcp-common`` -> ``mcp-tools-common``);
+    each package looks its version up under the name it is installed as."""
+    for package in workspace_packages(ROOT):
+        assert package.distribution == f"mcp-tools-{package.folder.removeprefix('mcp-')}"
+        module = importlib.import_module(package.import_name)
+        assert package.distribution == module.DISTRIBUTION
+
+
+def test_internal_dependencies_are_pinned_to_the_workspace_version() -> None:
+    packages = workspace_packages(ROOT)
+    assert any(package.workspace_dependencies for package in packages)
+    assert unpinned_dependencies(packages) == []
+    (common,) = [package for package in packages if package.folder == "mcp-common"]
+    for server in (package for package in packages if package.server_command):
+        assert pinned(common.distribution, common.version) in server.workspace_requirements

@@ -31,7 +31,7 @@ from agent_config_check.rule_sets import AGENTS_MD_RULES, RULE_SET_NAMES, RuleSe
 from agent_config_check.tree import MAX_READ_BYTES, ProjectTree
 
 COMMAND_NAMES = ("agent-config-check", "claude-md-check")
-DISTRIBUTION = "mcp-tools-agent-config-check"
+DISTRIBUTION = "mcp-tools-agent-config-check"  # as in the package __init__ (not bundled)
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_USAGE = 2

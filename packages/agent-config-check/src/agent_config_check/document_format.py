@@ -145,6 +145,14 @@ def format_findings(
     return found
 
 
+def section_lines(text: str, section: str) -> list[str]:
+    """The prose and code lines of ``section`` in ``text``, as the placeholder judgement reads
+    them (stripped, comments left out; empty when the section is missing)."""
+    document = MarkdownDocument.read(text)
+    index = document.find_section(section)
+    return [] if index is None else section_content(document, index)
+
+
 def section_content(document: MarkdownDocument, index: int) -> list[str]:
     """The prose and code lines of the section whose heading is at ``index`` (subsections
     included), comments left out."""

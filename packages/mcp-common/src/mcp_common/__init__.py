@@ -17,6 +17,12 @@ from mcp_common.arguments import (
 )
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolAnnotations, ToolDefinition
+from mcp_common.isolation import (
+    IsolatedWorkError,
+    IsolationLimits,
+    run_isolated,
+    stop_isolated_work,
+)
 from mcp_common.markdown import (
     code_block,
     escape_cell,
@@ -32,9 +38,10 @@ from mcp_common.paths import AllowedPaths
 from mcp_common.result import ErrorCode, StructuredResult, ToolCancelledError, ToolError, ToolResult
 from mcp_common.settings import Flag, Repeatable, ServerSettings
 from mcp_common.tool import McpTool, invoke
-from mcp_common.version import package_version
+from mcp_common.version import DISTRIBUTION, package_version
 
 __all__ = [
+    "DISTRIBUTION",
     "AllowedPaths",
     "Arguments",
     "Between",
@@ -45,6 +52,8 @@ __all__ = [
     "FailureMessage",
     "Flag",
     "Int",
+    "IsolatedWorkError",
+    "IsolationLimits",
     "McpTool",
     "NoArguments",
     "NonEmpty",
@@ -78,4 +87,6 @@ __all__ = [
     "package_version",
     "parse_arguments",
     "redact",
+    "run_isolated",
+    "stop_isolated_work",
 ]

@@ -2,8 +2,8 @@
 the one source of truth. Checking and reshaping them is the agent-config-check package's."""
 
 from adopt_server.conformance.agents_md import (
+    agents_md_draft,
     agents_md_from_guidance,
-    agents_md_text,
     claude_md_importing_agents_md,
     imports_agents_md,
     with_agents_md_import,
@@ -13,8 +13,8 @@ from adopt_server.conformance.rules import BUILDS, JAVA_SECTIONS, rules_for
 __all__ = [
     "BUILDS",
     "JAVA_SECTIONS",
+    "agents_md_draft",
     "agents_md_from_guidance",
-    "agents_md_text",
     "claude_md_importing_agents_md",
     "imports_agents_md",
     "rules_for",

@@ -4,25 +4,41 @@ in memory and (with an :class:`~context_server.core.store.IndexStore`) on disk."
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar, cast
 
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.extraction import SourceFacts, extract
-from context_server.core.languages import SourceLanguage, language_of
+from context_server.core.facts import SourceFacts
+from context_server.core.languages import SourceLanguage, families, family_of, language_of
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
-from context_server.core.walk import FileEntry, Listing, Problem, walk_project
+from context_server.core.walk import (
+    FileEntry,
+    Listing,
+    Problem,
+    inherited_ignore_directories,
+    refresh,
+    walk_project,
+)
+from context_server.core.watch import Changes, RootWatch, Watcher
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_CONFIG_BYTES = 1024 * 1024
 PROGRESS_EVERY = 200
 
 ProgressCallback = Callable[[int, int], None]
+
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_MISSING = object()
 
 
 @dataclass(slots=True)
@@ -32,6 +48,8 @@ class IndexStatistics:
     ``restored`` files came from the on-disk store (their stat matched, or their content
     did) rather than from this process's memory (``reused``); ``graph_restored`` says the
     resolved graph came from the store, ``graph_reused`` that it came from memory.
+    ``walked`` says the whole tree was walked (a first call, or the watches could not say
+    what changed); otherwise ``relisted`` directories were listed again after a change.
     """
 
     parsed: int = 0
@@ -39,6 +57,8 @@ class IndexStatistics:
     restored: int = 0
     graph_reused: bool = False
     graph_restored: bool = False
+    walked: bool = False
+    relisted: int = 0
 
 
 @dataclass(slots=True)
@@ -52,13 +72,41 @@ class ProjectIndex:
     resolver: Resolver
     problems: list[Problem]
     statistics: IndexStatistics = field(default_factory=IndexStatistics)
-    _entries: dict[str, FileEntry] = field(default_factory=dict)
+    # what answers derive from this index (lookup tables, reverse edges, the tree), kept
+    # with it and shared by the copies a warm call gets: computed once per index
+    _derived: dict[str, object] = field(default_factory=dict)
 
     def entry(self, relative: str) -> FileEntry | None:
         """The listed file at ``relative``, if any."""
-        if not self._entries:
-            self._entries.update((item.relative, item) for item in self.listing.files)
-        return self._entries.get(relative)
+        return self.listing.entry(relative)
+
+    def derived(self, key: str, compute: Callable[[], _T]) -> _T:
+        """What ``compute`` derives from this index, computed on the first call for
+        ``key`` and kept as long as the index is current."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._derived[key] = compute()
+        return cast(_T, found)
+
+
+VERIFY_SECONDS = 300.0
+"""A watched project is walked again in the background at least this long after its last
+walk (and never more often than :data:`VERIFY_SHARE` of the time allows), to catch what no
+event reports (a file changed through ``mmap``, a network file system)."""
+VERIFY_SHARE = 0.05
+"""At most this share of the time goes to verification walks."""
+
+
+@dataclass(slots=True)
+class _Tree:
+    """The listing of a root kept up to date by its watches (``watch`` None: walked on
+    every call), when it was last walked whole and how long that took."""
+
+    listing: Listing
+    boundary: Path | None
+    watch: RootWatch | None
+    walked: float
+    walk_seconds: float
 
 
 @dataclass(slots=True)
@@ -66,26 +114,50 @@ class _RootCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
     graphs: dict[tuple[str, ...], tuple[tuple[object, ...], Resolver]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # held while the listing is brought up to date and indexed: one build per root at once
+    build_lock: threading.Lock = field(default_factory=threading.Lock)
     opened: bool = False
     disk: RootStore | None = None
     # paths whose record came from the store and has not been used by a build yet
     from_disk: set[str] = field(default_factory=set)
+    tree: _Tree | None = None
+    # the last index per language selection, with the listing it was built from
+    indexes: dict[tuple[str, ...], ProjectIndex] = field(default_factory=dict)
+    # reasons already logged for this root (each is logged once)
+    logged: set[str] = field(default_factory=set)
+    # what confines the root (for a verification walk between calls)
+    allowed: AllowedPaths | None = None
+    # stored rows of files not listed when the store was opened (to be removed)
+    unlisted: list[str] = field(default_factory=list)
 
 
 class IndexCache:
     """Per-root caches of parsed files (keyed by mtime_ns and size) and resolved graphs.
 
-    A repeat build re-parses only the files whose signature changed and reuses the resolved
-    graph when no source changed at all. With a ``store``, the first build of a root in this
-    process starts from what the store kept (a file whose stat changed but whose content
-    hash did not is not parsed again) and every build writes back what changed. Safe to
-    share between worker threads.
+    A root's listing is kept up to date by a :class:`~context_server.core.watch.Watcher`:
+    a call after nothing changed walks nothing and answers from the index it has; after a
+    change only the directories the events name are listed again and only the files that
+    changed are parsed. Without usable watches (no inotify, a limit reached, the queue
+    overflowed) the root is walked, as it is on the first call. The resolved graph is
+    reused when no source changed at all. With a ``store``, the first build of a root in
+    this process starts from what the store kept (a file whose stat changed but whose
+    content hash did not is not parsed again) and every build writes back what changed.
+    Safe to share between worker threads.
     """
 
-    def __init__(self, store: IndexStore | None = None) -> None:
+    def __init__(
+        self,
+        store: IndexStore | None = None,
+        watcher: Watcher | None = None,
+        watch: bool = True,
+    ) -> None:
         self._roots: dict[Path, _RootCache] = {}
         self._lock = threading.Lock()
         self._store = store
+        self._watcher = (watcher or shared_watcher()) if watch else None
+        if self._watcher is not None:
+            _VERIFIER.add(self)
+            weakref.finalize(self, _release, self._watcher, self._roots)
 
     def build(
         self,
@@ -96,31 +168,164 @@ class IndexCache:
         progress: ProgressCallback | None = None,
         boundary: Path | None = None,
     ) -> ProjectIndex:
-        """Walk ``root`` (a real directory) and index its sources of ``languages``.
+        """Index the sources of ``languages`` under ``root`` (a real directory), walking
+        it only when its watches cannot say what changed.
 
         ``boundary`` is the allowed root holding ``root``: ``.gitignore`` files between the
         two apply as well.
         """
-        listing = walk_project(root, allowed, check_cancelled, boundary)
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
+        key = tuple(language.name for language in languages)
+        with cache.build_lock:
+            listing, touched, relisted = self._listing(
+                cache, root, allowed, check_cancelled, boundary
+            )
+            previous = cache.indexes.get(key)
+            if previous is not None and previous.listing is listing and not touched:
+                reused = IndexStatistics(reused=len(previous.sources), graph_reused=True)
+                return replace(previous, statistics=reused)
+            index = self._index(
+                cache, root, languages, listing, touched, allowed, check_cancelled, progress
+            )
+            index.statistics.walked = relisted is None
+            index.statistics.relisted = relisted or 0
+            cache.indexes[key] = index
+            return index
+
+    def _listing(
+        self,
+        cache: _RootCache,
+        root: Path,
+        allowed: AllowedPaths,
+        check_cancelled: Callable[[], None],
+        boundary: Path | None,
+    ) -> tuple[Listing, set[str], int | None]:
+        """The root's listing brought up to date, the files whose content may have
+        changed although their stat did not, and how many directories were listed again
+        (None: the whole tree was walked)."""
+        tree = cache.tree
+        if tree is not None and tree.boundary == boundary and tree.watch is not None:
+            changes = tree.watch.take()
+            if not changes.full:
+                listing = tree.listing
+                if changes.directories:
+                    listing = refresh(
+                        listing,
+                        changes.directories,
+                        allowed,
+                        check_cancelled,
+                        tree.watch.add,
+                        tree.watch.forget,
+                    )
+                    tree.listing = listing
+                return listing, changes.files, len(changes.directories)
+            self._log_once(cache, root, changes.full, tree.watch.failed != "")
+            if tree.watch.failed:
+                tree.watch.reset()
+                tree.watch = None
+        watch = tree.watch if tree is not None and tree.boundary == boundary else None
+        if tree is None and self._watcher is not None:
+            watch = self._watcher.track(root)
+            if watch.failed:
+                self._log_once(cache, root, watch.failed, True)
+                watch = None
+        started = time.monotonic()
+        if watch is not None:
+            watch.reset()
+            for directory in inherited_ignore_directories(root, boundary):
+                watch.add(directory, None)
+        listing = walk_project(
+            root, allowed, check_cancelled, boundary, watch.add if watch is not None else None
+        )
+        now = time.monotonic()
+        cache.tree = _Tree(listing, boundary, watch, now, now - started)
+        return listing, set(), None
+
+    def _log_once(self, cache: _RootCache, root: Path, reason: str, lasting: bool) -> None:
+        if reason in cache.logged:
+            return
+        cache.logged.add(reason)
+        if lasting:
+            _log.warning(
+                "changes in %s are not watched: %s; the project is walked on every call",
+                root,
+                reason,
+            )
+        else:
+            _log.info("%s walked again: %s", root, reason)
+
+    def verify(self, root: Path, allowed: AllowedPaths) -> int:
+        """Walk ``root`` as its watches see it and note every difference they missed, for
+        the next call to list again; the number of directories that differed."""
+        with self._lock:
+            cache = self._roots.get(root)
+        tree = cache.tree if cache is not None else None
+        if cache is None or tree is None or tree.watch is None:
+            return 0
+        started = time.monotonic()
+        fresh = walk_project(root, allowed, boundary=tree.boundary)
+        with cache.build_lock:
+            if cache.tree is not tree or tree.watch is None:
+                return 0
+            missed = _differences(tree.listing, fresh)
+            tree.walked = time.monotonic()
+            tree.walk_seconds = tree.walked - started
+            if missed:
+                _log.info(
+                    "%s: a verification walk found %d directories changed without an event",
+                    root,
+                    len(missed.directories),
+                )
+                tree.watch.note(missed)
+            return len(missed.directories)
+
+    def _due(self) -> list[tuple[Path, AllowedPaths]]:
+        """The roots whose verification walk is due, with what confines them."""
+        now = time.monotonic()
+        due = []
+        with self._lock:
+            roots = list(self._roots.items())
+        for root, cache in roots:
+            tree = cache.tree
+            index = next(iter(cache.indexes.values()), None)
+            if tree is None or tree.watch is None or index is None:
+                continue
+            wait = max(VERIFY_SECONDS, tree.walk_seconds / VERIFY_SHARE)
+            if now - tree.walked >= wait and cache.allowed is not None:
+                due.append((root, cache.allowed))
+        return due
+
+    def _index(
+        self,
+        cache: _RootCache,
+        root: Path,
+        languages: tuple[SourceLanguage, ...],
+        listing: Listing,
+        touched: set[str],
+        allowed: AllowedPaths,
+        check_cancelled: Callable[[], None],
+        progress: ProgressCallback | None,
+    ) -> ProjectIndex:
+        cache.allowed = allowed
         with cache.lock:
             if not cache.opened:
                 cache.opened = True
                 cache.disk = self._store.open(root) if self._store is not None else None
                 if cache.disk is not None:
-                    stored = cache.disk.files()
+                    stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        packages = _python_packages(listing)
         selected = [
             (item, language)
             for item in listing.files
             if (language := language_of(item.name, languages)) is not None
         ]
+        modules = module_names([(item.relative, language) for item, language in selected])
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
@@ -131,20 +336,23 @@ class IndexCache:
                 check_cancelled()
                 if progress is not None:
                     progress(number, len(selected))
-            module = (
-                _python_module(item.relative, packages)
-                if language.name == "python"
-                else (item.relative if language.path_modules else "")
-            )
+            module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
                 cached.module != module
                 or (cached.facts is not None and cached.facts.language != language.name)
             ):
                 cached = None
-            if cached is None or cached.size != item.size or cached.mtime_ns != item.mtime_ns:
+            if (
+                cached is None
+                or cached.size != item.size
+                or cached.mtime_ns != item.mtime_ns
+                or cached.ctime_ns != item.ctime_ns
+                or item.relative in touched
+            ):
                 cached, parsed = _parse(item, language, module, allowed, cached)
-                changed[item.relative] = cached
+                if parsed or cached is not known.get(item.relative):
+                    changed[item.relative] = cached
             else:
                 parsed = False
             if parsed:
@@ -160,12 +368,16 @@ class IndexCache:
                 problems.append(Problem(item.relative, cached.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        wanted = {name for language in languages for name in language.config_files}
+        wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
-        signature: tuple[object, ...] = tuple(
-            (item.relative, item.size, item.mtime_ns)
-            for item in [*(item for item, _ in selected), *config_files]
+        # what the graph depends on: each source's content (a change its stat does not show
+        # is caught by the digest) and each config's stat (one touched is read again)
+        signature: tuple[object, ...] = (
+            *((item.relative, fresh[item.relative].digest) for item, _ in selected),
+            *((item.relative, item.size, item.mtime_ns) for item in config_files),
         )
+        if any(item.relative in touched for item in config_files):
+            signature = (*signature, object())
         key = tuple(language.name for language in languages)
         listed = {item.relative for item in listing.files}
         with cache.lock:
@@ -173,6 +385,9 @@ class IndexCache:
             gone = [path for path in cache.files if path not in listed]
             for path in gone:
                 del cache.files[path]
+            # rows of files gone before this process started (never loaded) go too
+            gone += [path for path in cache.unlisted if path not in listed]
+            cache.unlisted = []
             cache.from_disk.difference_update(fresh)
             cache.from_disk.difference_update(gone)
             previous = cache.graphs.get(key)
@@ -196,6 +411,78 @@ class IndexCache:
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
+
+
+_SHARED: list[Watcher] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_watcher() -> Watcher:
+    """The process's watcher: one inotify instance for every index cache (the kernel
+    allows few instances per user, and many watches on one)."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Watcher())
+        return _SHARED[0]
+
+
+def _release(watcher: Watcher, roots: dict[Path, _RootCache]) -> None:
+    """Remove the watches of a cache that is gone."""
+    for cache in list(roots.values()):
+        tree = cache.tree
+        if tree is not None and tree.watch is not None:
+            watcher.release(tree.watch)
+
+
+def _differences(watched: Listing, walked: Listing) -> Changes:
+    """The directories whose listing differs between what the watches kept and a new
+    walk (files added, removed or with another stat; directories added or removed)."""
+    found = Changes()
+
+    def parent(relative: str) -> str:
+        return relative.rpartition("/")[0]
+
+    old = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in watched.files}
+    new = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in walked.files}
+    for relative, *_ in old ^ new:
+        found.directory(parent(relative))
+    for relative in watched.directories.keys() ^ walked.directories.keys():
+        found.directory(parent(relative) if relative else "", whole=True)
+    return found
+
+
+class _Verifier:
+    """One daemon thread walking, now and then, the watched roots of every live cache."""
+
+    def __init__(self) -> None:
+        self._caches: weakref.WeakSet[IndexCache] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def add(self, cache: IndexCache) -> None:
+        with self._lock:
+            self._caches.add(cache)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="context-index-verifier", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(min(VERIFY_SECONDS / 10, 30.0))
+            with self._lock:
+                caches = list(self._caches)
+            for cache in caches:
+                for root, allowed in cache._due():
+                    try:
+                        cache.verify(root, allowed)
+                    except Exception:  # a vanished root, a refused path: the next call says
+                        _log.debug("verification walk of %s failed", root, exc_info=True)
+            del caches
+
+
+_VERIFIER = _Verifier()
 
 
 def _content_signature(
@@ -226,7 +513,8 @@ def _parse(
     content hash is ``previous``'s keeps its facts under the new stat."""
 
     def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        return FileRecord(item.size, item.mtime_ns, digest, module, None, reason), True
+        record = FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, None, reason)
+        return record, True
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -239,16 +527,16 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        return replace(previous, size=item.size, mtime_ns=item.mtime_ns), False
+        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    is_package = item.name in {"__init__.py", "__init__.pyi"}
-    facts = extract(language, text, module, is_package)
-    return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
+    facts = family_of(language.name).extract(language, text, item.relative, module)
+    return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:
@@ -278,21 +566,16 @@ def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _python_packages(listing: Listing) -> frozenset[str]:
-    return frozenset(
-        item.relative.rsplit("/", 1)[0] if "/" in item.relative else ""
-        for item in listing.files
-        if item.name in {"__init__.py", "__init__.pyi"}
-    )
-
-
-def _python_module(relative: str, packages: frozenset[str]) -> str:
-    """The dotted module name: the file's path from the topmost directory of its package."""
-    parts = relative.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    directories = parts[:-1]
-    names = [] if stem == "__init__" else [stem]
-    while directories and "/".join(directories) in packages:
-        names.insert(0, directories[-1])
-        directories = directories[:-1]
-    return ".".join(names) if names else (directories[-1] if directories else stem)
+def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:
+    """The module name of each source file (root-relative path, dialect), as its language
+    names it."""
+    grouped: dict[str, list[str]] = {}
+    plugins = {}
+    for relative, language in files:
+        family = family_of(language.name)
+        plugins[family.name] = family
+        grouped.setdefault(family.name, []).append(relative)
+    names: dict[str, str] = {}
+    for name, paths in grouped.items():
+        names.update(plugins[name].modules(paths))
+    return names

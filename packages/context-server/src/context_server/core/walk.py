@@ -14,7 +14,7 @@ skipped only next to a build file (``pom.xml``, ``build.gradle``, ``build.sbt``,
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,23 +66,16 @@ MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A listed file: its root-relative POSIX path, real path and stat signature."""
+    """A listed file: its root-relative POSIX path, real path and stat signature (the
+    change time too, which no tool can set: a file rewritten with its old size and
+    modification time, e.g. by an archive, still differs there)."""
 
     relative: str
     name: str
     real: str
     size: int
     mtime_ns: int
-
-
-@dataclass(slots=True)
-class DirectoryEntry:
-    """A listed directory with its sub-directories and files, each sorted by name."""
-
-    name: str
-    relative: str
-    directories: list[DirectoryEntry] = field(default_factory=list)
-    files: list[FileEntry] = field(default_factory=list)
+    ctime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +87,48 @@ class Problem:
 
 
 @dataclass(slots=True)
+class DirectoryEntry:
+    """A listed directory with its sub-directories and files, each sorted by name, and the
+    problems met while listing it (a child skipped, its own ``.gitignore`` unusable)."""
+
+    name: str
+    relative: str
+    directories: list[DirectoryEntry] = field(default_factory=list)
+    files: list[FileEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+# (directory it applies below, relative to the walk root; prefix that path needs; patterns)
+_Spec = tuple[str, str, pathspec.GitIgnoreSpec]
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedDirectory:
+    """What listing one directory again needs: its real path, the ignore patterns in force
+    above it, and the lines of its own ``.gitignore`` when it was listed (None: none)."""
+
+    real: str
+    inherited: tuple[_Spec, ...]
+    ignore: tuple[str, ...] | None
+
+
+@dataclass(slots=True)
 class Listing:
-    """The result of a walk: the directory tree, a flat file list and the problems met."""
+    """The result of a walk: the directory tree, a flat file list, the problems met, and
+    every listed directory by its relative path (``""`` is the root), so that a change can
+    be followed by listing only the directories it touched (:func:`refresh`)."""
 
     root: DirectoryEntry
     files: list[FileEntry]
     problems: list[Problem]
+    directories: dict[str, ScannedDirectory] = field(default_factory=dict)
+    _by_path: dict[str, FileEntry] | None = None
+
+    def entry(self, relative: str) -> FileEntry | None:
+        """The listed file at ``relative``, if any."""
+        if self._by_path is None:
+            self._by_path = {item.relative: item for item in self.files}
+        return self._by_path.get(relative)
 
 
 def sort_key(name: str) -> bytes:
@@ -107,8 +136,9 @@ def sort_key(name: str) -> bytes:
     return name.encode("utf-16-be")
 
 
-# (directory it applies below, relative to the walk root; prefix that path needs; patterns)
-_Spec = tuple[str, str, pathspec.GitIgnoreSpec]
+DirectoryHook = Callable[[str, str], None]
+"""Called with a directory's real and relative path just before it is listed (a watcher
+starts watching it there, so nothing that changes after the listing goes unseen)."""
 
 
 def walk_project(
@@ -116,6 +146,7 @@ def walk_project(
     allowed: AllowedPaths,
     check_cancelled: Callable[[], None] = lambda: None,
     boundary: Path | None = None,
+    on_directory: DirectoryHook | None = None,
 ) -> Listing:
     """List ``root`` (a real directory path) without leaving the allowed roots.
 
@@ -123,28 +154,179 @@ def walk_project(
     ``root``) and ``root`` apply too, as they do for git when a subdirectory is listed.
     """
     top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
+    inherited = _inherited_gitignores(root, boundary, allowed, top.problems)
+    walker = _Walker(allowed, check_cancelled, on_directory, {}, {str(root)})
+    walker.walk(str(root), top, inherited)
+    return _assembled(top, walker.scanned)
+
+
+def refresh(
+    listing: Listing,
+    changed: Mapping[str, bool],
+    allowed: AllowedPaths,
+    check_cancelled: Callable[[], None] = lambda: None,
+    on_directory: DirectoryHook | None = None,
+    on_forget: Callable[[str], None] | None = None,
+) -> Listing:
+    """``listing`` after the directories ``changed`` (relative path -> whether its whole
+    subtree must be listed again) changed: those directories are listed again, a new
+    sub-directory is walked, a gone one forgotten, and the rest is kept as it was.
+
+    A directory whose ``.gitignore`` changed has its whole subtree listed again. The given
+    listing is left untouched (answers being rendered from it stay consistent).
+    ``on_forget`` is called with the relative path of every directory no longer listed.
+    """
+    known = listing.directories
+    targets: dict[str, bool] = {}
+    for relative, whole in changed.items():
+        # a directory not listed (new, or under one that is gone): its parent lists it
+        while relative not in known and relative:
+            relative, whole = relative.rpartition("/")[0], False
+        targets[relative] = targets.get(relative, False) or whole
+    # nothing below a directory listed whole again needs listing on its own
+    targets = {
+        relative: whole
+        for relative, whole in targets.items()
+        if not any(
+            other_whole and _below(relative, other)
+            for other, other_whole in targets.items()
+            if other != relative
+        )
+    }
+    touched = {""}
+    for relative in targets:
+        parts = relative.split("/") if relative else []
+        touched.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+    scanned = dict(known)
+    seen = {info.real for info in known.values()}
+    walker = _Walker(allowed, check_cancelled, on_directory, scanned, seen)
+
+    def forget(node: DirectoryEntry) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            info = scanned.pop(current.relative, None)
+            if info is not None:
+                seen.discard(info.real)
+                if on_forget is not None:
+                    on_forget(current.relative)
+            stack.extend(current.directories)
+
+    def copy(node: DirectoryEntry) -> DirectoryEntry:
+        if node.relative not in touched:
+            return node
+        whole = targets.get(node.relative)
+        if whole is None:
+            return DirectoryEntry(
+                node.name,
+                node.relative,
+                [copy(child) for child in node.directories],
+                node.files,
+                node.problems,
+            )
+        info = known[node.relative]
+        fresh = DirectoryEntry(node.name, node.relative)
+        if whole:
+            for child in node.directories:
+                forget(child)
+            walker.walk(info.real, fresh, info.inherited)
+            return fresh
+        for child in node.directories:
+            seen.discard(known[child.relative].real)
+        pending = walker.scan(info.real, fresh, info.inherited)
+        ignore_changed = scanned[node.relative].ignore != info.ignore
+        before = {child.relative: child for child in node.directories}
+        same = fresh.files == node.files and fresh.problems == node.problems
+        same = same and [d.relative for d in fresh.directories] == list(before)
+        for position, (real, sub, specs) in enumerate(pending):
+            old = before.pop(sub.relative, None)
+            if old is not None and not ignore_changed and known[old.relative].real == real:
+                kept = copy(old)
+                same = same and kept is old
+                fresh.directories[position] = kept
+                continue
+            same = False
+            if old is not None:
+                forget(old)
+            walker.walk(real, sub, specs)
+        for old in before.values():
+            forget(old)
+        # unchanged (a file ignored or not listed changed): the old node, so that an
+        # unchanged tree keeps its identity and nothing is indexed again
+        return node if same else fresh
+
+    top = copy(listing.root)
+    return listing if top is listing.root else _assembled(top, scanned)
+
+
+def _below(relative: str, ancestor: str) -> bool:
+    return not ancestor or relative.startswith(ancestor + "/")
+
+
+def _assembled(top: DirectoryEntry, scanned: dict[str, ScannedDirectory]) -> Listing:
+    """The listing of the tree under ``top``: files and problems in walk order (a
+    directory's own files first, then its sub-directories', depth first)."""
     files: list[FileEntry] = []
     problems: list[Problem] = []
-    seen: set[str] = {str(root)}
-    inherited = _inherited_gitignores(root, boundary, allowed, problems)
-    stack: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = [(str(root), top, inherited)]
+    stack = [top]
     while stack:
-        check_cancelled()
-        directory, node, specs = stack.pop()
-        specs = _with_gitignore(directory, node.relative, specs, allowed, problems)
+        node = stack.pop()
+        problems.extend(node.problems)
+        files.extend(node.files)
+        stack.extend(reversed(node.directories))
+    return Listing(top, files, problems, scanned)
+
+
+@dataclass(slots=True)
+class _Walker:
+    allowed: AllowedPaths
+    check_cancelled: Callable[[], None]
+    on_directory: DirectoryHook | None
+    scanned: dict[str, ScannedDirectory]
+    # real paths of the listed directories (a symlink loop or a second path is refused)
+    seen: set[str]
+
+    def walk(
+        self,
+        real: str,
+        node: DirectoryEntry,
+        inherited: tuple[_Spec, ...],
+    ) -> None:
+        """List the directory ``real`` into ``node``, and everything below it."""
+        stack = [(real, node, inherited)]
+        while stack:
+            self.check_cancelled()
+            directory, current, specs = stack.pop()
+            if self.on_directory is not None:
+                self.on_directory(directory, current.relative)
+            stack.extend(reversed(self.scan(directory, current, specs)))
+
+    def scan(
+        self, directory: str, node: DirectoryEntry, inherited: tuple[_Spec, ...]
+    ) -> list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]]:
+        """List the entries of ``directory`` into ``node`` (empty), recording it; return its
+        sub-directories to list, with the ignore patterns in force for them."""
+        lines = _read_gitignore(directory, self.allowed, node.problems, node.relative)
+        spec = _compiled(lines, node.relative, node.problems)
+        specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
+        self.scanned[node.relative] = ScannedDirectory(directory, inherited, lines)
         try:
             with os.scandir(directory) as scanner:
                 entries = sorted(scanner, key=lambda e: sort_key(e.name))
         except OSError as exc:
-            problems.append(Problem(node.relative or ".", f"unreadable directory: {exc.strerror}"))
-            continue
+            node.problems.append(
+                Problem(node.relative or ".", f"unreadable directory: {exc.strerror}")
+            )
+            return []
         pending: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = []
         builds = any(entry.name in BUILD_FILES for entry in entries)
         for entry in entries:
             relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
             if builds and entry.name in BUILD_OUTPUT_DIRECTORIES and entry.is_dir():
                 continue
-            child = _classify(entry, relative, specs, allowed.contains, seen, problems)
+            child = _classify(
+                entry, relative, specs, self.allowed.contains, self.seen, node.problems
+            )
             if child is None:
                 continue
             real, is_dir = child
@@ -153,12 +335,21 @@ def walk_project(
                 node.directories.append(sub)
                 pending.append((real, sub, specs))
             else:
-                stat = entry.stat() if real == entry.path else os.stat(real)
-                item = FileEntry(relative, entry.name, real, stat.st_size, stat.st_mtime_ns)
-                node.files.append(item)
-                files.append(item)
-        stack.extend(reversed(pending))
-    return Listing(top, files, problems)
+                try:
+                    stat = entry.stat() if real == entry.path else os.stat(real)
+                except OSError:
+                    continue  # gone since it was listed
+                node.files.append(
+                    FileEntry(
+                        relative,
+                        entry.name,
+                        real,
+                        stat.st_size,
+                        stat.st_mtime_ns,
+                        stat.st_ctime_ns,
+                    )
+                )
+        return pending
 
 
 def _classify(
@@ -208,26 +399,26 @@ def _inherited_gitignores(
     parts = root.relative_to(boundary).parts
     specs: list[_Spec] = []
     for depth in range(len(parts)):
-        spec = _read_gitignore(str(boundary.joinpath(*parts[:depth])), allowed, problems)
+        directory = str(boundary.joinpath(*parts[:depth]))
+        spec = _compiled(_read_gitignore(directory, allowed, problems), "", problems)
         if spec is not None:
             specs.append(("", "/".join(parts[depth:]) + "/", spec))
     return tuple(specs)
 
 
-def _with_gitignore(
-    directory: str,
-    relative: str,
-    specs: tuple[_Spec, ...],
-    allowed: AllowedPaths,
-    problems: list[Problem],
-) -> tuple[_Spec, ...]:
-    spec = _read_gitignore(directory, allowed, problems, relative)
-    return specs if spec is None else (*specs, (relative, "", spec))
+def inherited_ignore_directories(root: Path, boundary: Path | None) -> list[str]:
+    """The directories between ``boundary`` and ``root`` whose ``.gitignore`` applies to
+    the walk of ``root`` (a watcher watches them for that file)."""
+    if boundary is None or root == boundary or not root.is_relative_to(boundary):
+        return []
+    parts = root.relative_to(boundary).parts
+    return [str(boundary.joinpath(*parts[:depth])) for depth in range(len(parts))]
 
 
 def _read_gitignore(
     directory: str, allowed: AllowedPaths, problems: list[Problem], relative: str = ""
-) -> pathspec.GitIgnoreSpec | None:
+) -> tuple[str, ...] | None:
+    """The lines of ``directory``'s ``.gitignore``, read confined (None: none, or unusable)."""
     ignore_file = os.path.join(directory, ".gitignore")
     if not os.path.lexists(ignore_file):
         return None
@@ -237,10 +428,18 @@ def _read_gitignore(
     except PathRefusedError as exc:
         problems.append(Problem(shown, f"not used: {exc.reason}"))
         return None
+    return tuple(data.decode("utf-8", errors="replace").splitlines())
+
+
+def _compiled(
+    lines: tuple[str, ...] | None, relative: str, problems: list[Problem]
+) -> pathspec.GitIgnoreSpec | None:
+    if lines is None:
+        return None
     try:
-        text = data.decode("utf-8", errors="replace")
-        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+        return pathspec.GitIgnoreSpec.from_lines(lines)
     except ValueError as exc:
+        shown = f"{relative}/.gitignore".lstrip("/")
         problems.append(Problem(shown, f"unusable: {exc}"))
         return None
 

@@ -19,9 +19,10 @@ from mcp_common import (
     package_version,
 )
 
+from context_server import DISTRIBUTION
 from context_server.core.okf import OKF_VERSION, build_bundle
 from context_server.core.service import ContextService
-from context_server.core.tree import build_tree
+from context_server.core.tree import stored_tree
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ProjectArguments
@@ -84,14 +85,16 @@ class OkfBundleTool:
 
     def __init__(self, service: ContextService) -> None:
         self._service = service
-        self._producer = f"context-server/{package_version('context-server')}"
+        self._producer = f"context-server/{package_version(DISTRIBUTION)}"
 
     def call(self, arguments: BundleArguments, context: ToolContext) -> ToolResult:
         """Build the bundle in memory and return one page of its documents."""
         index = self._service.index(
             arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
-        built = build_bundle(build_tree(index, arguments.depth), index.languages, self._producer)
+        built = build_bundle(
+            stored_tree(index, arguments.depth).root, index.languages, self._producer
+        )
         documents = [BundleDocument(path=d.path, content=d.content) for d in built]
         page, text = fit_page(
             Pagination(arguments.limit, arguments.offset).apply(documents), markdown

@@ -42,6 +42,7 @@ from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
 from mcp_common.environ import reading
+from mcp_common.isolation import stop_isolated_work
 from mcp_common.masking import redact
 from mcp_common.result import ToolError
 from mcp_common.settings import LIST_SEPARATOR, Flag, ServerSettings, Transport
@@ -259,7 +260,9 @@ def _exit(status: int) -> NoReturn:
 
 def _finish() -> NoReturn:
     """Once the transport stopped: cancel the calls still running, give their tools a moment
-    to stop (one that ignores cancellation does not keep the process alive) and exit."""
+    to stop (one that ignores cancellation does not keep the process alive) and exit.
+    Isolated work (:func:`~mcp_common.run_isolated`) is killed at once."""
+    stop_isolated_work()
     if RUNNING_CALLS.cancel_all():
         left = RUNNING_CALLS.wait_stopped(SHUTDOWN_GRACE)
         if left:

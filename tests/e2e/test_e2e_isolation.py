@@ -1,0 +1,147 @@
+"""A tool burning CPU on hostile input in ``run_isolated`` never freezes its server: over real
+stdio the server answers pings and other calls meanwhile, a cancel kills the child, and
+SIGTERM or a closed stdin end the server within 2 s, leaving no process behind."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .raw_stdio import RawStdioServer
+
+COMMAND = [sys.executable, "-m", "isolation_server"]
+BOUND = 2.0  # seconds: a cancel or a shutdown ends the work within this
+
+
+def gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists()
+
+
+def children_of(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append((int(entry.name), fields[0]))
+    return found
+
+
+def wait_for_pid(pid_file: Path, server: RawStdioServer) -> int:
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline, f"the scan never started\n{server.log()}"
+        time.sleep(0.02)
+    return int(pid_file.read_text())
+
+
+def wait_gone(pid: int, bound: float) -> float:
+    started = time.monotonic()
+    while not gone(pid):
+        assert time.monotonic() - started < bound, f"process {pid} still there after {bound} s"
+        time.sleep(0.01)
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    running = RawStdioServer(tmp_path / "server.log", command=COMMAND)
+    try:
+        running.initialize()
+        yield running
+    finally:
+        running.stop()
+
+
+def start_scan(server: RawStdioServer, tmp_path: Path, request_id: int = 1) -> int:
+    pid_file = tmp_path / f"scan-{request_id}.pid"
+    server.call(request_id, "scan", {"length": 60, "pidFile": str(pid_file)})
+    child = wait_for_pid(pid_file, server)
+    time.sleep(0.3)  # deep in the match
+    return child
+
+
+def test_pings_and_other_calls_are_answered_while_a_tool_burns_cpu(
+    server: RawStdioServer, tmp_path: Path
+) -> None:
+    child = start_scan(server, tmp_path)
+    for request_id in (10, 11, 12):
+        asked = time.monotonic()
+        server.request(request_id, "ping", {})
+        assert server.reply_to(request_id, timeout=BOUND)["result"] == {}
+        assert time.monotonic() - asked < BOUND
+    server.call(20, "hello", {})
+    assert server.reply_to(20, timeout=BOUND)["result"]["content"][0]["text"] == "hello"
+    assert not gone(child)  # the scan is still burning
+
+
+def test_a_cancel_ends_the_child_within_two_seconds(server: RawStdioServer, tmp_path: Path) -> None:
+    child = start_scan(server, tmp_path)
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 1, "reason": "user pressed stop"},
+        }
+    )
+    wait_gone(child, BOUND)
+    server.request(2, "ping", {})
+    assert server.reply_to(2, timeout=BOUND)["result"] == {}
+    assert [state for _, state in children_of(server.process.pid) if state == "Z"] == []
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin-closed"])
+def test_the_server_ends_within_two_seconds_with_a_tool_burning_cpu(
+    server: RawStdioServer, tmp_path: Path, how: str
+) -> None:
+    child = start_scan(server, tmp_path)
+    asked = time.monotonic()
+    if how == "stdin-closed":
+        server.close_stdin()
+    else:
+        server.process.send_signal(getattr(signal, how))
+    assert server.process.wait(timeout=10) == 0
+    assert time.monotonic() - asked < BOUND
+    wait_gone(child, 0.5)
+
+
+def test_the_memory_limit_is_a_clear_tool_error_and_the_server_serves_on(
+    server: RawStdioServer,
+) -> None:
+    server.call(1, "expand", {"megabytes": 4096})
+    reply = server.reply_to(1, timeout=60)["result"]
+    assert reply["isError"] is True
+    assert reply["content"][0]["text"] == (
+        "expand failed: the expansion stopped: it needed more than its 256 MiB memory limit"
+    )
+    server.call(2, "expand", {"megabytes": 10})
+    assert server.reply_to(2, timeout=60)["result"]["content"][0]["text"] == "held 10 MiB"
+
+
+def test_the_time_limit_is_a_clear_tool_error(server: RawStdioServer, tmp_path: Path) -> None:
+    server.call(1, "scan", {"length": 60, "seconds": 1})
+    reply = server.reply_to(1, timeout=60)["result"]
+    assert reply["isError"] is True
+    assert reply["content"][0]["text"] == (
+        "scan failed: the pattern scan stopped: it ran past its 1 s time limit"
+    )
+    assert reply["structuredContent"]["error"]["code"] == "timeout"
+
+
+def test_no_process_is_left_behind(server: RawStdioServer, tmp_path: Path) -> None:
+    for request_id in range(1, 4):
+        server.call(request_id, "scan", {"length": 5})
+        assert "matched: False" in str(server.reply_to(request_id, timeout=60))
+    server.call(9, "scan", {"length": 60, "seconds": 1})
+    server.reply_to(9, timeout=60)
+    assert children_of(server.process.pid) == []
