@@ -19,7 +19,7 @@ import tree_sitter
 import tree_sitter_c_sharp
 
 from context_server.core.facts import Declaration, Import, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 from context_server.core.languages.names import NameLinker, NamePolicy
 
 CSHARP = SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language)
@@ -72,16 +72,15 @@ def extract_csharp(
     walk = _Walk()
     _visit(root, "", None, walk)
     names: list[str] = []
-    for nodes in tree_sitter.QueryCursor(_query(language)).captures(root).values():
-        for node in nodes:
-            start = node.start_byte
-            if span is not None and not span[0] <= start < span[1]:
-                continue
-            if any(first <= start < last for first, last in walk.skipped):
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if span is not None and not span[0] <= start < span[1]:
+            continue
+        if any(first <= start < last for first, last in walk.skipped):
+            continue
+        name = _reference(node)
+        if name:
+            names.append(name)
     counts = Counter(names)
     package = walk.namespaces[0] if walk.namespaces else ""
     # Every enclosing namespace (and any further namespace of the file) is visible too.

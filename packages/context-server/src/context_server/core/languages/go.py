@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_go
 
-from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 GO = SourceLanguage("go", "Go", (".go",), tree_sitter_go.language)
 
@@ -69,13 +69,12 @@ def extract_go(
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
-    for nodes in cursor.captures(root).values():
-        for node in nodes:
-            if span is not None and not span[0] <= node.start_byte < span[1]:
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(cursor.captures(root)):
+        if span is not None and not span[0] <= node.start_byte < span[1]:
+            continue
+        name = _reference(node)
+        if name:
+            names.append(name)
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
@@ -185,6 +184,11 @@ class _Package:
     files: tuple[str, ...]
     declared: Mapping[str, tuple[str, ...]]
     name: str
+    folder: str
+
+    def symbol(self, name: str) -> str:
+        """The qualified name of the package's declaration ``name``."""
+        return f"{self.folder}.{name}" if self.folder else name
 
 
 class GoProject:
@@ -221,7 +225,7 @@ class GoProject:
             library = [p for p in files if not p.endswith(_TEST_SUFFIX)]
             name = sources[library[0] if library else files[0]].package
             self._packages[folder] = _Package(
-                tuple(files), {k: tuple(v) for k, v in declared.items()}, name
+                tuple(files), {k: tuple(v) for k, v in declared.items()}, name, folder
             )
 
     def folder(self, import_path: str) -> str | None:
@@ -237,15 +241,15 @@ class GoProject:
         """Files declaring ``name`` (``<directory>.<Name>``)."""
         return tuple(self._declared.get(name, ()))
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files ``facts`` depends on, with the rule (``package``/``import``) and uses."""
         is_test = relative.endswith(_TEST_SUFFIX)
         found = EdgeSet(relative, _RANKING)
 
-        def add(owners: tuple[str, ...], rule: str, uses: int) -> None:
-            for owner in owners:
+        def add(package: _Package, name: str, rule: str, uses: int) -> None:
+            for owner in package.declared.get(name, ()):
                 if not owner.endswith(_TEST_SUFFIX) or is_test:
-                    found.add(owner, rule, uses)
+                    found.add(owner, rule, uses, package.symbol(name))
 
         bound: dict[str, _Package] = {}
         dotted: list[_Package] = []
@@ -258,7 +262,9 @@ class GoProject:
                 dotted.append(package)
             elif item.alias == "_":
                 if whole:
-                    add(package.files, "import", 0)
+                    for owner in package.files:
+                        if not owner.endswith(_TEST_SUFFIX) or is_test:
+                            found.add(owner, "import", 0)
             else:
                 bound[item.alias or package.name] = package
         own = self._packages.get(posixpath.dirname(relative))
@@ -267,16 +273,16 @@ class GoProject:
             first, _, rest = reference.partition(".")
             if first in bound and rest and first not in facts.local_names:
                 if rest[:1].isupper():
-                    add(bound[first].declared.get(rest, ()), "import", count)
+                    add(bound[first], rest, "import", count)
                 continue
             if first in facts.local_names:
                 continue
             if own is not None and own.name == facts.package:
-                add(own.declared.get(first, ()), "package", count)
+                add(own, first, "package", count)
             if first[:1].isupper():
                 for package in dotted:
-                    add(package.declared.get(first, ()), "import", count)
-        return FileDependencies(found.edges(), ())
+                    add(package, first, "import", count)
+        return found.linked()
 
 
 class Go:
