@@ -321,3 +321,132 @@ def test_a_python_re_export_cycle_terminates_with_a_note(project: Project) -> No
     assert selection.notes == (
         "re-export cycle loop/a.py:Ring -> loop/b.py:Ring -> loop/a.py:Ring (followed once)",
     )
+
+
+# --- C#: preprocessor branches read as alternatives ----------------------------------------------
+PREPROCESSED = {
+    # a partial class wrapped in #if, with an #if splitting its body
+    "src/Lib/Shapes/Circle.cs": "#if NET6_0\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape\n    {\n#else\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape, ILegacy\n    {\n#endif\n"
+    "        public double R;\n#if DEBUG\n        public Square Twin() => new Square();\n"
+    "    }\n#else\n        public Paint.Colour Tint;\n    }\n#endif\n}\n",
+    "src/Lib/Shapes/Circle.Area.cs": "#if HAVE_AREA\nusing Lib.Units;\n\nnamespace Lib.Shapes\n"
+    "{\n    public partial class Circle\n    {\n        public Unit Area() => default;\n"
+    "    }\n}\n#endif\n",
+    "src/Lib/Shapes/Shape.cs": "namespace Lib.Shapes\n{\n    public abstract class Shape { }\n"
+    "    public interface ILegacy { }\n}\n",
+    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    public class Square : Shape { }\n}\n",
+    "src/Lib/Paint/Colour.cs": "namespace Lib.Paint\n{\n    public class Colour { }\n}\n",
+    "src/Lib/Units/Unit.cs": "namespace Lib.Units\n{\n    public struct Unit { }\n}\n",
+    "src/App/Draw.cs": "using Lib.Shapes;\n\nnamespace App\n{\n"
+    "    public class Draw\n    {\n        private Circle circle;\n    }\n}\n",
+    # nesting that does not balance: read as far as it goes, and said so
+    "src/Lib/Broken.cs": "namespace Lib.Shapes\n{\n#endif\n    public class Broken : Shape\n"
+    "    {\n#if A\n    }\n}\n",
+}
+
+
+def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
+    root = project(PREPROCESSED)
+    assert direct(root) == {
+        "src/Lib/Shapes/Circle.cs": [
+            "src/Lib/Paint/Colour.cs",
+            "src/Lib/Shapes/Circle.Area.cs",
+            "src/Lib/Shapes/Shape.cs",
+            "src/Lib/Shapes/Square.cs",
+        ],
+        "src/Lib/Shapes/Circle.Area.cs": ["src/Lib/Shapes/Circle.cs", "src/Lib/Units/Unit.cs"],
+        "src/Lib/Shapes/Shape.cs": [],
+        "src/Lib/Shapes/Square.cs": ["src/Lib/Shapes/Shape.cs"],
+        "src/Lib/Paint/Colour.cs": [],
+        "src/Lib/Units/Unit.cs": [],
+        "src/App/Draw.cs": ["src/Lib/Shapes/Circle.Area.cs", "src/Lib/Shapes/Circle.cs"],
+        "src/Lib/Broken.cs": ["src/Lib/Shapes/Shape.cs"],
+    }
+    assert users(root, "src/Lib/Shapes/Circle.cs") == [
+        "src/App/Draw.cs",
+        "src/Lib/Shapes/Circle.Area.cs",
+    ]
+    assert users(root, "ILegacy") == ["src/Lib/Shapes/Circle.cs"]
+    service = service_for(root)
+    index = service.index(str(root))
+    declared = {d.qualified_name for d in index.sources["src/Lib/Shapes/Circle.cs"].declarations}
+    assert declared == {"Lib.Shapes.Circle"}
+    selection = service.select(index, "Broken", 1)
+    assert [item.path for item in selection.dependencies] == ["src/Lib/Shapes/Shape.cs"]
+    assert selection.notes == (
+        "#endif without #if at line 3 ignored",
+        "1 #if never closed: each ends with the file",
+    )
+
+
+# --- Go: build-tag twins, a type's methods, calls named like types -------------------------
+BUILD_TAGS = {
+    "go.mod": "module example.com/kit\n\ngo 1.22\n",
+    "binding/binding.go": "//go:build !nomsgpack\n\npackage binding\n\n"
+    "var MsgPack = msgpackBinding{}\n\ntype Binding interface{}\n\n"
+    "func Default() Binding { return JSON }\n",
+    "binding/binding_nomsgpack.go": "//go:build nomsgpack\n\npackage binding\n\n"
+    "type Binding interface{}\n\nfunc Default() Binding { return JSON }\n",
+    "binding/json.go": "package binding\n\ntype jsonBinding struct{}\n\nvar JSON = jsonBinding{}\n",
+    "binding/msgpack.go": "//go:build !nomsgpack\n\npackage binding\n\n"
+    "type msgpackBinding struct{}\n",
+    "render/render.go": "package render\n\ntype Render interface{}\n",
+    "ctx/context.go": 'package ctx\n\nimport (\n\t"example.com/kit/binding"\n'
+    '\t"example.com/kit/render"\n)\n\ntype HandlerFunc func(*Context)\n\n'
+    "type Context struct {\n\tengine *Engine\n}\n\n"
+    "func (c *Context) Bind() binding.Binding { return binding.Default() }\n\n"
+    "func (c *Context) JSON(code int) { c.Render(code, nil) }\n\n"
+    "func (c *Context) Render(code int, r render.Render) {}\n",
+    "ctx/engine.go": "package ctx\n\ntype Engine struct{}\n",
+    "ctx/deprecated.go": 'package ctx\n\nimport "example.com/kit/render"\n\n'
+    "func (c *Context) Legacy() render.Render { return nil }\n",
+    "ctx/json.go": "package ctx\n\n// JSON: named like a method of Context.\ntype JSON struct{}\n",
+    "app/main.go": 'package main\n\nimport "example.com/kit/ctx"\n\n'
+    "func main() {\n\tc := &ctx.Context{}\n\tc.JSON(200)\n}\n",
+    "sys/open_linux.go": "package sys\n\nfunc Open() {}\n",
+    "sys/open_windows.go": "package sys\n\nfunc Open() {}\n",
+    "sys/use.go": "package sys\n\nfunc Use() { Open() }\n",
+}
+
+
+def test_go_build_tag_twins_are_alternatives_not_dependencies(project: Project) -> None:
+    root = project(BUILD_TAGS)
+    assert direct(root) == {
+        "binding/binding.go": ["binding/json.go", "binding/msgpack.go"],
+        "binding/binding_nomsgpack.go": ["binding/json.go"],
+        "binding/json.go": [],
+        "binding/msgpack.go": [],
+        "render/render.go": [],
+        "ctx/context.go": ["binding/binding.go", "ctx/engine.go", "render/render.go"],
+        "ctx/engine.go": [],
+        "ctx/deprecated.go": ["ctx/context.go", "render/render.go"],
+        "ctx/json.go": [],
+        # `c.JSON(200)` calls a method: no use of the JSON type
+        "app/main.go": ["ctx/context.go"],
+        "sys/open_linux.go": [],
+        "sys/open_windows.go": [],
+        "sys/use.go": ["sys/open_linux.go"],
+    }
+    assert users(root, "ctx.JSON") == []
+    assert users(root, "Context") == ["app/main.go", "ctx/deprecated.go"]
+    assert users(root, "binding/binding_nomsgpack.go") == []
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "sys/use.go", 1)
+    assert [(a.name, a.chosen, a.others, a.reason) for a in selection.alternatives] == [
+        ("sys.Open", "sys/open_linux.go", ("sys/open_windows.go",), "build constraints")
+    ]
+
+
+def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
+    root = project(BUILD_TAGS)
+    # the struct's fields and every method's body, the methods in another file included
+    assert context(root, "Context") == [
+        "binding/binding.go",
+        "ctx/deprecated.go",
+        "ctx/engine.go",
+        "render/render.go",
+    ]
+    assert context(root, "HandlerFunc") == []

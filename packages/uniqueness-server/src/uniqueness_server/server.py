@@ -11,8 +11,6 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server import DISTRIBUTION
-from uniqueness_server.engine import DatabaseRegistry
-from uniqueness_server.tools import build_tools as tools_over
 
 
 class UniquenessSettings(ServerSettings):
@@ -38,6 +36,10 @@ class UniquenessSettings(ServerSettings):
 
 def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     """The tools for these settings."""
+    # the engines load here, when the server starts, not for --help or --version
+    from uniqueness_server.engine import DatabaseRegistry
+    from uniqueness_server.tools import build_tools as tools_over
+
     allowed = AllowedPaths.from_options(settings.allowed_dir)
     return tools_over(allowed, DatabaseRegistry.from_options(settings.database))
 

@@ -37,12 +37,16 @@ class Import:
         return self.alias or self.target.rsplit(".", 1)[-1]
 
 
+DECLARATION_KINDS = frozenset({"type", "member", "macro"})
+"""What a declaration can be: a type, a top-level function or value, a macro (Rust)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """A name declared in a file and visible outside its body.
 
-    ``kind`` is ``type`` (class, interface, object, enum, record, alias) or ``member`` (a
-    top-level function or value); ``nested`` says whether it sits inside another type.
+    ``kind`` is ``type`` (class, interface, object, enum, record, alias), ``member`` (a
+    top-level function or value) or ``macro``; ``nested`` says whether it sits inside another type.
     ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
     ``exported`` says it is part of its module's public API (Rust ``pub``, an ES
     ``export``, a capitalised Go name outside ``internal/``…) rather than internal.
@@ -72,6 +76,13 @@ class SourceFacts:
     """How often each of ``references`` occurs in the code (same order)."""
     supertypes: tuple[str, ...] = ()
     """The names the file's types extend or implement, as written (JVM languages)."""
+    notes: tuple[str, ...] = ()
+    """What reading the file could not take as written (unbalanced ``#if`` nesting)."""
+    condition: str = ""
+    """When the file is built at all, in its language's terms (a Go build constraint);
+    empty: always."""
+    focus: str = ""
+    """For the facts of one declaration (extracted with a span): its qualified name."""
 
     def counted(self) -> dict[str, int]:
         """Each reference with how often the code uses it."""

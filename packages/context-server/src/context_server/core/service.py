@@ -97,7 +97,8 @@ class ContextSelection:
     other_matches: tuple[str, ...] = ()
     alternatives: tuple[Alternative, ...] = ()
     notes: tuple[str, ...] = ()
-    """What resolving the target's own names cut short (a re-export cycle, a long chain)."""
+    """What reading the target or resolving its names cut short (unbalanced ``#if``
+    nesting, a re-export cycle, a long chain)."""
 
     @property
     def dependency_tokens(self) -> int:
@@ -389,7 +390,7 @@ class ContextService:
             ambiguous=(first or index.resolver.direct(target)).ambiguous,
             other_matches=match.others,
             alternatives=linked.alternatives,
-            notes=linked.notes,
+            notes=(*facts.notes, *linked.notes),
         )
 
 

@@ -40,7 +40,13 @@ from urllib.parse import quote
 import msgspec
 import platformdirs
 
-from context_server.core.facts import Ambiguity, Edge, FileDependencies, SourceFacts
+from context_server.core.facts import (
+    DECLARATION_KINDS,
+    Ambiguity,
+    Edge,
+    FileDependencies,
+    SourceFacts,
+)
 from context_server.core.languages import LANGUAGES
 
 FORMAT = 2
@@ -59,7 +65,6 @@ _STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
 # What decoding a malformed row may raise (msgspec's errors are ValueErrors).
 _MALFORMED = (ValueError, TypeError, IndexError)
 _LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
-_KINDS = frozenset({"type", "member"})
 # a name code spells: no control character (no line break into an answer), bounded
 _NAME = re.compile(r"[^\x00-\x1f\x7f]{1,512}")
 _SCHEMA = (
@@ -559,7 +564,10 @@ def _decode_facts(data: object, module: str) -> SourceFacts:
     if facts.language not in _LANGUAGE_NAMES or facts.module != module:
         raise ValueError("facts of another language or module")
     for declaration in facts.declarations:
-        if declaration.kind not in _KINDS or min(*declaration.lines, *declaration.span) < 0:
+        if (
+            declaration.kind not in DECLARATION_KINDS
+            or min(*declaration.lines, *declaration.span) < 0
+        ):
             raise ValueError("bad declaration")
     if len(facts.uses) not in (0, len(facts.references)) or min(facts.uses, default=1) < 1:
         raise ValueError("bad use counts")
