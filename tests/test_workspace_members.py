@@ -66,3 +66,14 @@ def test_internal_dependencies_are_pinned_to_the_workspace_version() -> None:
     (common,) = [package for package in packages if package.folder == "mcp-common"]
     for server in (package for package in packages if package.server_command):
         assert pinned(common.distribution, common.version) in server.workspace_requirements
+
+
+def test_a_source_change_rebuilds_the_package() -> None:
+    """uv reuses a built wheel of a local package until a cache key changes; with only
+    pyproject.toml watched (its default), an install after editing the sources would get the
+    old code."""
+    for package in workspace_packages(ROOT):
+        document = read_toml(package.path / "pyproject.toml")
+        keys = document["tool"]["uv"]["cache-keys"]
+        assert {"file": "src/**/*"} in keys, package.distribution
+        assert {"file": "pyproject.toml"} in keys, package.distribution

@@ -42,7 +42,9 @@ class AllowedPaths:
     under the same rule: they open the path one component at a time from its root with
     ``O_NOFOLLOW``; where a component is a symlink, the real path is resolved, checked and
     opened the same way, so a symlink swapped in between the check and the open is refused
-    instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``).
+    instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``);
+    ``flag`` is the server option that sets them, named in an "outside" refusal so its reader
+    knows how another directory is allowed.
     """
 
     def __init__(
@@ -50,6 +52,7 @@ class AllowedPaths:
         roots: Sequence[str | os.PathLike[str]],
         *,
         label: str = "the allowed directories",
+        flag: str | None = None,
     ) -> None:
         if not roots:
             raise ValueError("at least one allowed directory is required")
@@ -63,11 +66,16 @@ class AllowedPaths:
         self._roots = tuple(resolved)
         self._root_texts = tuple(str(root) for root in resolved)
         self._label = label
+        self._outside = f"outside {label}" + (
+            f" (the server's {flag} option names them)" if flag else ""
+        )
 
     @classmethod
-    def from_options(cls, directories: Sequence[str] | None) -> AllowedPaths:
+    def from_options(
+        cls, directories: Sequence[str] | None, flag: str = "--allowed-dir"
+    ) -> AllowedPaths:
         """Roots from ``--allowed-dir`` values; the working directory when none are given."""
-        return cls(list(directories) if directories else [Path.cwd()])
+        return cls(list(directories) if directories else [Path.cwd()], flag=flag)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -96,9 +104,7 @@ class AllowedPaths:
                     f"access denied: {text}: symlink leads outside {self._label}",
                     ErrorCode.ACCESS_DENIED,
                 )
-            raise ToolError(
-                f"access denied: {text} is outside {self._label}", ErrorCode.ACCESS_DENIED
-            )
+            raise ToolError(f"access denied: {text} is {self._outside}", ErrorCode.ACCESS_DENIED)
         if must_exist and not real.exists():
             raise ToolError(f"path does not exist: {text}", ErrorCode.NOT_FOUND)
         if kind == "file" and real.exists() and not real.is_file():
@@ -213,7 +219,7 @@ class AllowedPaths:
             raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
         inside = self._locate(real)
         if inside is None:
-            reason = f"symlink leads outside {self._label}" if located else f"outside {self._label}"
+            reason = f"symlink leads outside {self._label}" if located else self._outside
             raise PathRefusedError(shown, reason, ErrorCode.ACCESS_DENIED)
         try:
             return shown, _open_beneath(*inside, flags, make_parents=make_parents)
