@@ -12,14 +12,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent_config_check.command import run_check
+from agent_config_check.document_format import section_lines, unwritten_sections
+from agent_config_check.registry import ConfigError
+from agent_config_check.reshape import reshape
+
 from adopt_server.conformance import (
     agents_md_draft,
     agents_md_from_guidance,
     claude_md_importing_agents_md,
-    reshape,
     rules_for,
-    section_lines,
-    unwritten_sections,
     with_agents_md_import,
 )
 
