@@ -12,9 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_config_check.command import run_check
 from agent_config_check.document_format import section_lines, unwritten_sections
-from agent_config_check.registry import ConfigError
 from agent_config_check.reshape import reshape
 
 from adopt_server.conformance import (
@@ -35,8 +33,8 @@ def guard_errors(checkout: str, rule_set: str, sections: list[str]) -> dict[str,
     configuration cannot be used."""
     # imported here: the other checks need only the Markdown reader, and a child imports
     # this module for each of them
-    from adopt_server.conformance.check_command import run_check
-    from adopt_server.conformance.project_check import ConfigError
+    from agent_config_check.command import run_check
+    from agent_config_check.registry import ConfigError
 
     try:
         outcome = run_check(Path(checkout), rule_set=rule_set, sections=sections)
