@@ -28,6 +28,8 @@ def context(root: Path, name: str, depth: int = 1) -> list[str]:
 
 # --- TypeScript: barrels, namespaces, workspace self-imports ------------------------------------
 BARRELS = {
+    # build output ignored, the tracked manifest included (git ignores no tracked file)
+    "pkg/.gitignore": "**/*.js\n**/package.json\n",
     "pkg/package.json": """{
       "name": "@acme/shapes",
       "exports": {
