@@ -410,6 +410,8 @@ BUILD_TAGS = {
     "sys/open_linux.go": "package sys\n\nfunc Open() {}\n",
     "sys/open_windows.go": "package sys\n\nfunc Open() {}\n",
     "sys/use.go": "package sys\n\nfunc Use() { Open() }\n",
+    # a parameter named like the package's function is no use of it
+    "sys/param.go": "package sys\n\nfunc Param(Open int) int { return Open + 1 }\n",
 }
 
 
@@ -430,6 +432,7 @@ def test_go_build_tag_twins_are_alternatives_not_dependencies(project: Project) 
         "sys/open_linux.go": [],
         "sys/open_windows.go": [],
         "sys/use.go": ["sys/open_linux.go"],
+        "sys/param.go": [],
     }
     assert users(root, "ctx.JSON") == []
     assert users(root, "Context") == ["app/main.go", "ctx/deprecated.go"]
