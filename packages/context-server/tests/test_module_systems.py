@@ -155,6 +155,7 @@ def test_a_huge_barrel_is_searched_within_a_bound(
 PUB_USE = {
     "Cargo.toml": '[package]\nname = "geo-kit"\nversion = "0.1.0"\n',
     "src/lib.rs": "pub mod shapes;\nmod raw;\nmod macros;\nmod draw;\nmod ring;\n"
+    "#[macro_use]\nmod check;\nmod guard;\n"
     "mod loop_a;\nmod loop_b;\n\npub use shapes::{Circle, Square};\npub use shapes::paint::*;\n",
     "src/shapes/mod.rs": "pub mod circle;\npub mod paint;\npub mod square;\n\n"
     "pub use self::circle::Circle;\npub use square::Square;\n",
@@ -174,6 +175,9 @@ PUB_USE = {
     "src/loop_a.rs": "pub use crate::loop_b::Ring;\n",
     "src/loop_b.rs": "pub use crate::loop_a::Ring;\n",
     "src/ring.rs": "use crate::loop_a::Ring;\n\npub fn ring(_r: Ring) {}\n",
+    # a crate-internal macro, visible where it is called without an import
+    "src/check.rs": "macro_rules! ensure {\n    ($e:expr) => {\n        assert!($e)\n    };\n}\n",
+    "src/guard.rs": "pub fn guard(ok: bool) {\n    ensure!(ok);\n}\n",
     "tests/it.rs": "use geo_kit::circle;\nuse geo_kit::Square;\n\n#[test]\nfn builds() {\n"
     "    let _c = circle!();\n    let _s = Square;\n}\n",
 }
@@ -185,7 +189,9 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
     root = project(PUB_USE)
     assert direct(root) == {
         "src/lib.rs": [
+            "src/check.rs",
             "src/draw.rs",
+            "src/guard.rs",
             "src/loop_a.rs",
             "src/loop_b.rs",
             "src/macros.rs",
@@ -205,19 +211,27 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
         "src/shapes/square.rs": [],
         "src/shapes/paint.rs": [],
         "src/raw.rs": [],
-        "src/macros.rs": [],
+        # the expansion's `$crate::Circle`
+        "src/macros.rs": ["src/shapes/circle.rs"],
         # Colour through the glob re-export, Square through a function's own `use`
         "src/draw.rs": ["src/shapes/circle.rs", "src/shapes/paint.rs", "src/shapes/square.rs"],
         # the cycle names each other's module
         "src/loop_a.rs": ["src/loop_b.rs"],
         "src/loop_b.rs": ["src/loop_a.rs"],
         "src/ring.rs": ["src/loop_a.rs"],
+        "src/check.rs": [],
+        "src/guard.rs": ["src/check.rs"],
         # the crate by its Cargo.toml name; an exported macro is an item of the crate root
         "tests/it.rs": ["src/macros.rs", "src/shapes/square.rs"],
     }
     # the public type, not the crate-internal one of the same name nearer the root
     assert context(root, "Circle") == []
-    assert users(root, "Circle") == ["src/draw.rs", "src/lib.rs", "src/shapes/mod.rs"]
+    assert users(root, "Circle") == [
+        "src/draw.rs",
+        "src/lib.rs",
+        "src/macros.rs",
+        "src/shapes/mod.rs",
+    ]
     # `Shape::Square` and `Shape::Circle` are variants: uses of Shape only
     assert users(root, "Shape") == ["src/draw.rs"]
     assert users(root, "Square") == [
