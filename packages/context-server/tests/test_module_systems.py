@@ -352,7 +352,11 @@ PREPROCESSED = {
     "    }\n}\n#endif\n",
     "src/Lib/Shapes/Shape.cs": "namespace Lib.Shapes\n{\n    public abstract class Shape { }\n"
     "    public interface ILegacy { }\n}\n",
-    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    public class Square : Shape { }\n}\n",
+    # `[Shapely]` is the attribute class ShapelyAttribute
+    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    [Shapely]\n"
+    "    public class Square : Shape { }\n}\n",
+    "src/Lib/Shapes/ShapelyAttribute.cs": "namespace Lib.Shapes\n{\n"
+    "    public class ShapelyAttribute : System.Attribute { }\n}\n",
     "src/Lib/Paint/Colour.cs": "namespace Lib.Paint\n{\n    public class Colour { }\n}\n",
     "src/Lib/Units/Unit.cs": "namespace Lib.Units\n{\n    public struct Unit { }\n}\n",
     "src/App/Draw.cs": "using Lib.Shapes;\n\nnamespace App\n{\n"
@@ -374,7 +378,11 @@ def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
         ],
         "src/Lib/Shapes/Circle.Area.cs": ["src/Lib/Shapes/Circle.cs", "src/Lib/Units/Unit.cs"],
         "src/Lib/Shapes/Shape.cs": [],
-        "src/Lib/Shapes/Square.cs": ["src/Lib/Shapes/Shape.cs"],
+        "src/Lib/Shapes/Square.cs": [
+            "src/Lib/Shapes/Shape.cs",
+            "src/Lib/Shapes/ShapelyAttribute.cs",
+        ],
+        "src/Lib/Shapes/ShapelyAttribute.cs": [],
         "src/Lib/Paint/Colour.cs": [],
         "src/Lib/Units/Unit.cs": [],
         "src/App/Draw.cs": ["src/Lib/Shapes/Circle.Area.cs", "src/Lib/Shapes/Circle.cs"],
