@@ -454,8 +454,20 @@ def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | 
         return [(rel, None) for rel in by_file]
     declared = index.resolver.declared(wanted)
     if declared:
+        # the declaration itself, also when its module is known by a longer name (a
+        # namespace package: ``google.auth.credentials`` for ``auth.credentials``)
         return [
-            (rel, next((d for d in sources[rel].declarations if d.qualified_name == wanted), None))
+            (
+                rel,
+                next(
+                    (
+                        d
+                        for d in sources[rel].declarations
+                        if d.qualified_name == wanted or wanted.endswith("." + d.qualified_name)
+                    ),
+                    None,
+                ),
+            )
             for rel in declared
         ]
     if "." in wanted:
