@@ -273,6 +273,10 @@ PACKAGES = {
     "loop/a.py": "from loop.b import Ring\n",
     "loop/b.py": "from loop.a import Ring\n",
     "loop/use.py": "from loop.a import Ring\n\nRINGS = [Ring]\n",
+    # a module-level alias passes the class on like a re-export
+    "crypt/__init__.py": "from crypt import base\n\nSigner = base.Signer\n",
+    "crypt/base.py": "class Signer:\n    pass\n",
+    "crypt/user.py": "from crypt import Signer\n\n\nclass Mine(Signer):\n    pass\n",
 }
 
 
@@ -304,7 +308,11 @@ def test_python_names_are_followed_through_packages_to_their_declaring_modules(
         "loop/a.py": ["loop/b.py"],
         "loop/b.py": ["loop/a.py"],
         "loop/use.py": ["loop/a.py"],
+        "crypt/__init__.py": ["crypt/base.py"],
+        "crypt/base.py": [],
+        "crypt/user.py": ["crypt/base.py"],
     }
+    assert users(root, "Signer") == ["crypt/__init__.py", "crypt/user.py"]
     assert users(root, "Circle") == [
         "app/main.py",
         "lib/src/acme/paint.py",
