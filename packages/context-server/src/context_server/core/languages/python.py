@@ -180,6 +180,29 @@ class PythonLinker(NameLinker):
         """Declarations, and every module by its name."""
         return NameTables(sources, policy, modules=True)
 
+    def internal(self, relative: str) -> bool:
+        """A private module (``_compat.py``) whose package's ``__init__`` re-exports
+        nothing of it."""
+        folder, _, name = relative.rpartition("/")
+        stem = name.rsplit(".", 1)[0]
+        facts = self._sources.get(relative)
+        if facts is None or not stem.startswith("_") or stem.startswith("__"):
+            return False
+        init = next(
+            (
+                self._sources[f"{folder}/{n}" if folder else n]
+                for n in sorted(_INIT)
+                if (f"{folder}/{n}" if folder else n) in self._sources
+            ),
+            None,
+        )
+        if init is None:
+            return True
+        module = facts.module
+        return not any(
+            item.target == module or item.target.startswith(module + ".") for item in init.imports
+        )
+
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (a class, function or value, or a module by any name it
         is imported by)."""
