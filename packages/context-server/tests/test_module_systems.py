@@ -485,3 +485,34 @@ def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
         "render/render.go",
     ]
     assert context(root, "HandlerFunc") == []
+
+
+# --- Bad input: self-imports terminate with an answer -------------------------------------------
+def test_files_importing_themselves_terminate(project: Project) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "selfish"\n',
+            "src/lib.rs": "mod a;\npub use crate::a::*;\n",
+            "src/a.rs": "pub use crate::a::*;\npub use self::Thing as Thing;\n"
+            "pub struct A(Thing);\n",
+            "web/a.ts": 'export * from "./a";\nexport { B as B } from "./a";\n'
+            'import { A, B } from "./a";\nexport const x = [A, B];\n',
+            "web/b.ts": 'import { B } from "./a";\nexport const y = B;\n',
+            "py/pkg/__init__.py": "from pkg import X\nfrom pkg.mod import *\n",
+            "py/pkg/mod.py": "from pkg.mod import Y\nfrom pkg import X\n\nZ = Y\n",
+        }
+    )
+    service = service_for(root)
+    index = service.index(str(root))
+    assert direct(root) == {
+        "src/lib.rs": ["src/a.rs"],
+        "src/a.rs": [],
+        "web/a.ts": [],
+        "web/b.ts": ["web/a.ts"],
+        "py/pkg/__init__.py": ["py/pkg/mod.py"],
+        "py/pkg/mod.py": ["py/pkg/__init__.py"],
+    }
+    for path in index.sources:
+        # every file's own answer comes back, cycles noted where a chain was cut
+        selection = service.select(index, path, 3)
+        assert selection.target.path == path

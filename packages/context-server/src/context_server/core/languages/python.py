@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import tree_sitter
 import tree_sitter_python
@@ -64,11 +64,8 @@ def _import(node: tree_sitter.Node, module: str, is_package: bool) -> Iterator[I
             yield Import(f"{base}.{target}" if base else target, alias)
 
 
-def _aliases(dialect: SourceLanguage, text: str) -> Iterator[Import]:
+def _aliases(root: tree_sitter.Node) -> Iterator[Import]:
     """Module-level assignments of a dotted name to a name: ``Signer = base.Signer``."""
-    if "=" not in text:
-        return
-    root = dialect.parser().parse(text.encode("utf-8")).root_node
     for child in root.named_children:
         if child.type != "expression_statement" or child.named_child_count != 1:
             continue
@@ -126,6 +123,7 @@ _SPEC = CollectorSpec(
     module_scope=True,
     every_identifier=True,
     rescue=Rescue.NEVER,
+    module_imports=_aliases,
 )
 
 
@@ -431,9 +429,7 @@ class Python:
         """The facts of one Python file; a module-level ``Name = other.Name`` is an import
         named ``=`` (an alias another module can import, as a re-export)."""
         is_package = path.rsplit("/", 1)[-1] in _INIT
-        facts = collect(dialect, _SPEC, text, module, is_package, span)
-        aliases = tuple(_aliases(dialect, text))
-        return replace(facts, imports=(*facts.imports, *aliases)) if aliases else facts
+        return collect(dialect, _SPEC, text, module, is_package, span)
 
     def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
         """Modules and their names, resolved through imports."""
