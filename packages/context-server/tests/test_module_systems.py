@@ -487,6 +487,29 @@ def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
     assert context(root, "HandlerFunc") == []
 
 
+def test_a_go_struct_literal_s_keys_are_field_names(project: Project) -> None:
+    root = project(
+        {
+            "go.mod": "module example.com/kit\n",
+            "kit/new.go": "package kit\n\nfunc New() int { return 1 }\n\nvar Limit = 3\n",
+            "kit/pool.go": 'package kit\n\nimport "sync"\n\n'
+            "type Opts struct{ Limit int }\n\n"
+            "var pool = sync.Pool{New: func() any { return nil }}\n\n"
+            "var opts = []Opts{{Limit: 2}}\n",
+            # a map's keys and a struct's values are expressions: uses
+            "kit/table.go": "package kit\n\nvar table = map[int]string{Limit: \"x\"}\n",
+            "kit/value.go": "package kit\n\nvar value = Opts{Limit: New()}\n",
+        }
+    )
+    assert direct(root) == {
+        "kit/new.go": [],
+        "kit/pool.go": [],
+        "kit/table.go": ["kit/new.go"],
+        "kit/value.go": ["kit/new.go", "kit/pool.go"],
+    }
+    assert users(root, "kit/new.go") == ["kit/table.go", "kit/value.go"]
+
+
 # --- Bad input: self-imports terminate with an answer -------------------------------------------
 def test_files_importing_themselves_terminate(project: Project) -> None:
     root = project(
