@@ -242,6 +242,28 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
     ]
 
 
+def test_a_rust_path_from_the_extern_prelude_names_the_crate(project: Project) -> None:
+    # `::geo_kit::…` (a leading `::`) names the crate whatever a module nearby is called
+    root = project(
+        {
+            **PUB_USE,
+            "tests/absolute.rs": "use ::geo_kit::{Circle as C};\nmod geo_kit {}\n\n"
+            "fn f(_c: C) {\n    let _k = ::geo_kit::shapes::paint::Colour;\n}\n",
+        }
+    )
+    assert direct(root)["tests/absolute.rs"] == [
+        "src/shapes/circle.rs",
+        "src/shapes/paint.rs",
+    ]
+    assert "tests/absolute.rs" in users(root, "Circle")
+    assert users(root, "Colour") == [
+        "src/draw.rs",
+        "src/lib.rs",
+        "src/shapes/mod.rs",
+        "tests/absolute.rs",
+    ]
+
+
 def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(PUB_USE)
     service = service_for(root)
