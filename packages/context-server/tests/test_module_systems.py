@@ -435,6 +435,39 @@ def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
     )
 
 
+def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: Project) -> None:
+    root = project(
+        {
+            # a static partial class, each nested type in a part of its own (as Dapper does)
+            "Lib/Mapper.cs": "namespace Lib\n{\n    public static partial class Mapper\n    {\n"
+            "        public static Reader Open(Identity id) => new Reader(id);\n    }\n}\n",
+            "Lib/Mapper.Identity.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
+            "    {\n        public class Identity { }\n    }\n}\n",
+            "Lib/Mapper.Reader.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
+            "    {\n        public partial class Reader\n        {\n"
+            "            internal Reader(Identity id) { }\n        }\n    }\n}\n",
+            "Lib/Mapper.Reader.Async.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
+            "    {\n        public partial class Reader\n        {\n"
+            "            public void ReadAsync() { }\n        }\n    }\n}\n",
+            # outside the class the nested name needs its outer type
+            "Lib/Identity.cs": "namespace Lib\n{\n    public class Identity { }\n}\n",
+            "App/Use.cs": "using Lib;\n\nnamespace App\n{\n    public class Use\n    {\n"
+            "        Mapper.Reader reader;\n        Identity plain;\n    }\n}\n",
+        }
+    )
+    assert users(root, "Mapper.Identity") == ["Lib/Mapper.Reader.cs", "Lib/Mapper.cs"]
+    assert users(root, "Lib/Identity.cs") == ["App/Use.cs"]
+    # the part named after the nested type is its target, the `.Async` part a dependency
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "Mapper.Reader", 1)
+    assert selection.target.path == "Lib/Mapper.Reader.cs"
+    assert sorted(item.path for item in selection.dependencies) == [
+        "Lib/Mapper.Identity.cs",
+        "Lib/Mapper.Reader.Async.cs",
+    ]
+
+
 # --- Go: build-tag twins, a type's methods, calls named like types -------------------------
 BUILD_TAGS = {
     "go.mod": "module example.com/kit\n\ngo 1.22\n",
