@@ -63,7 +63,8 @@ class IndexStatistics:
     did) rather than from this process's memory (``reused``); ``graph_restored`` says the
     resolved graph came from the store, ``graph_reused`` that it came from memory.
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
-    what changed); otherwise ``relisted`` directories were listed again after a change.
+    what changed); otherwise ``relisted`` directories were listed again after a change (or,
+    with ``listing_restored``, after the listing was read back from the store).
     ``workers`` processes parsed the files (0: this process did).
     """
 
@@ -75,6 +76,7 @@ class IndexStatistics:
     walked: bool = False
     relisted: int = 0
     workers: int = 0
+    listing_restored: bool = False
 
 
 @dataclass(slots=True)
@@ -207,7 +209,7 @@ class IndexCache:
                 if not cache.opened:
                     cache.opened = True
                     cache.disk = self._store.open(root) if self._store is not None else None
-            listing, touched, relisted = self._listing(
+            listing, touched, relisted, restored = self._listing(
                 cache, root, allowed, check_cancelled, boundary
             )
             previous = cache.indexes.get(key)
@@ -219,6 +221,7 @@ class IndexCache:
             )
             index.statistics.walked = relisted is None
             index.statistics.relisted = relisted or 0
+            index.statistics.listing_restored = restored
             cache.indexes[key] = index
             self._save_listing(cache, listing, boundary)
             return index
@@ -243,10 +246,10 @@ class IndexCache:
         allowed: AllowedPaths,
         check_cancelled: Callable[[], None],
         boundary: Path | None,
-    ) -> tuple[Listing, set[str], int | None]:
+    ) -> tuple[Listing, set[str], int | None, bool]:
         """The root's listing brought up to date, the files whose content may have
-        changed although their stat did not, and how many directories were listed again
-        (None: the whole tree was walked)."""
+        changed although their stat did not, how many directories were listed again
+        (None: the whole tree was walked), and whether the listing came from the store."""
         tree = cache.tree
         if tree is not None and tree.boundary == boundary and tree.watch is not None:
             changes = tree.watch.take()
@@ -262,7 +265,7 @@ class IndexCache:
                         tree.watch.forget,
                     )
                     tree.listing = listing
-                return listing, changes.files, len(changes.directories)
+                return listing, changes.files, len(changes.directories), False
             self._log_once(cache, root, changes.full, tree.watch.failed != "")
             if tree.watch.failed:
                 tree.watch.reset()
@@ -303,7 +306,7 @@ class IndexCache:
             if not relisted:
                 cache.saved_listing = listing
                 cache.saved_at = now
-            return listing, touched, relisted
+            return listing, touched, relisted, True
         if stored and watch is not None:
             watch.reset()  # the restore's watches: the walk places its own
             for directory in inherited_ignore_directories(root, boundary):
@@ -313,7 +316,7 @@ class IndexCache:
         )
         now = time.monotonic()
         cache.tree = _Tree(listing, boundary, watch, now, now - started)
-        return listing, set(), None
+        return listing, set(), None, False
 
     def _log_once(self, cache: _RootCache, root: Path, reason: str, lasting: bool) -> None:
         if reason in cache.logged:
