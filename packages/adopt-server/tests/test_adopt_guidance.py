@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
-    JAVA_SECTIONS,
-    section_lines,
-    unwritten_sections,
-)
+from adopt_server.conformance import JAVA_SECTIONS
 from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
 from adopt_testkit import FAKES, git, log_lines
+from agent_config_check.document_format import section_lines, unwritten_sections
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 from conftest import AdoptEnv
 
 BRANCH = "claude/adopt-claude-code"
@@ -194,7 +191,7 @@ def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothi
     assert "Written by hand" in git(remote, "show", f"{BRANCH}:AGENTS.md")
 
 
-@pytest.mark.parametrize("kind", ["maven", "plain"])
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
 def test_partly_written_guidance_is_asked_again_for_exactly_the_rest(
     adopt_env: AdoptEnv, kind: str
 ) -> None:
