@@ -121,6 +121,7 @@ def restore_listing(
     check_cancelled: Callable[[], None] = lambda: None,
     on_directory: DirectoryHook | None = None,
     on_forget: Callable[[str], None] | None = None,
+    manifests: frozenset[str] = frozenset(),
 ) -> tuple[Listing, set[str], int] | None:
     """The listing of ``root`` from the stored ``data``, checked and brought up to date
     (see the module), with the files whose content must be checked again and how many
@@ -208,7 +209,9 @@ def restore_listing(
         return None
     listing = assembled(top, scanned, lines)
     if changed:
-        listing = refresh(listing, changed, allowed, check_cancelled, on_directory, on_forget)
+        listing = refresh(
+            listing, changed, allowed, check_cancelled, on_directory, on_forget, manifests
+        )
     return listing, touched, len(changed)
 
 
