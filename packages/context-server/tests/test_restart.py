@@ -285,3 +285,84 @@ def test_an_oversized_listing_is_never_read(root: Path, store_dir: Path) -> None
     assert peak < 30_000_000, f"{peak} bytes held while reading the store"
     assert restarted.statistics.walked
     assert seen(restarted) == seen(build(root, None))
+
+
+def _add_file(name: str) -> Callable[[Path, list[object]], None]:
+    def forge(root: Path, stored: list[object]) -> None:
+        files = _directory_entry(stored, 0)[5]
+        assert isinstance(files, list)
+        files[:] = sorted({*files, name}, key=lambda found: found.encode("utf-16-be"))
+
+    return forge
+
+
+def _add_directory(name: str, files: list[str]) -> Callable[[Path, list[object]], None]:
+    """The root names ``name``, and ``name``'s own entry, with its true stat, follows the
+    root's (pre-order) in the place a walk would give it."""
+
+    def forge(root: Path, stored: list[object]) -> None:
+        top = _directory_entry(stored, 0)
+        names = top[4]
+        assert isinstance(names, list)
+        names[:] = sorted({*names, name}, key=lambda found: found.encode("utf-16-be"))
+        info = os.lstat(root / name)
+        entry = [[info.st_mtime_ns, info.st_ctime_ns, info.st_ino], None, top[2], None, [], files]
+        directories = stored[1]
+        assert isinstance(directories, list)
+        # the sub-directories before it in the root's order, with everything below them
+        before = names.index(name)
+        position = 1
+        for _ in range(before):
+            depth = 1
+            while depth:
+                sub = directories[position]
+                assert isinstance(sub, list)
+                depth += len(sub[4]) - 1
+                position += 1
+        directories.insert(position, entry)
+
+    return forge
+
+
+def _drop_ignore_lines(root: Path, stored: list[object]) -> None:
+    _directory_entry(stored, 0)[3] = []  # the root's .gitignore said "*.log"
+    _add_file("secret.log")(root, stored)
+
+
+@pytest.mark.parametrize(
+    ("forged", "forge"),
+    [
+        ("an ignored file that is there", _add_file("secret.log")),
+        ("the .git directory", _add_directory(".git", ["config"])),
+        ("a dependency folder", _add_directory("node_modules", [])),
+        ("build output beside a build file", _add_directory("target", ["Generated.java"])),
+        ("the root's .gitignore lines emptied", _drop_ignore_lines),
+    ],
+)
+def test_a_forged_listing_never_shows_what_a_walk_leaves_out(
+    root: Path, store_dir: Path, forged: str, forge: Callable[[Path, list[object]], None]
+) -> None:
+    """Entries a walk skips (ignored, version control, dependencies, build output) exist
+    in the tree; a store naming them, or holding other ignore lines, changes nothing."""
+    write_project(
+        root,
+        {
+            "secret.log": "password=hunter2\n",
+            ".git/config": "[remote]\nurl = https://token@example.invalid/x\n",
+            ".git/Hooks.java": "class Hooks {}\n",
+            "node_modules/dep/Dep.java": "class Dep {}\n",
+            "pom.xml": "<project/>\n",
+            "target/Generated.java": "class Generated {}\n",
+        },
+    )
+    age(root)
+    build(root, store_dir)
+    truth = seen(build(root, None))
+    _tamper(store_dir, lambda stored: forge(root, stored))
+    restarted = build(root, store_dir)
+    assert restarted.statistics.listing_restored or restarted.statistics.walked
+    assert seen(restarted) == truth
+    names = {item.relative for item in restarted.listing.files}
+    assert not names & {"secret.log", ".git/config", "node_modules/dep/Dep.java"}
+    # what the restart stored in its turn is the truth again
+    assert seen(build(root, store_dir)) == truth

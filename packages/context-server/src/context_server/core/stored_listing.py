@@ -17,7 +17,11 @@ listing has its content checked again (the index compares its hash).
 What a store holds is untrusted input: the stored listing only names entries. Every name is
 checked (one path segment, no control character, sorted and unique as a walk lists them),
 every directory and file it names is stat-ed where a walk would find it, without following
-a symlink, and nothing else of it (no problem text, no real path) is taken.
+a symlink, and checked against what a walk leaves out (ignore patterns as the
+``.gitignore`` files say now, skipped folders, build output): a directory naming an entry a
+walk would not list is listed again. Nothing else of it (no problem text, no real path) is
+taken. A store can still hide an entry of a directory whose stat it knows, as a forged git
+index can: the store's directory is the user's own (see :mod:`context_server.core.store`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import msgspec
 from mcp_common import AllowedPaths
 
 from context_server.core.walk import (
+    BUILD_OUTPUT_DIRECTORIES,
     DirectoryEntry,
     DirectoryHook,
     FileEntry,
@@ -41,10 +46,13 @@ from context_server.core.walk import (
     ScannedDirectory,
     Spec,
     assembled,
+    beside_build_file,
     compiled_ignore,
     inherited_ignore_lines,
     inherited_specs,
+    left_out,
     lstat,
+    read_gitignore,
     refresh,
     sort_key,
     stat_of,
@@ -129,7 +137,9 @@ def restore_listing(
     or a ``.gitignore`` above the root changed): the tree is then walked.
 
     ``on_directory`` is called with every directory before it is checked (a watcher
-    watches it from then on), ``on_forget`` with every directory no longer listed."""
+    watches it from then on), ``on_forget`` with every directory no longer listed;
+    ``manifests`` are the file names listed even where ignored (see
+    :func:`context_server.core.walk.walk_project`)."""
     try:
         stored = _DECODER.decode(data)
     except ValueError:
@@ -144,7 +154,9 @@ def restore_listing(
     changed: dict[str, bool] = {}
     touched: set[str] = set()
     entries = iter(stored.directories)
-    stack: list[tuple[DirectoryEntry, tuple[Spec, ...], str, str]] = [
+    # (node, the patterns in force above it, its real path, its parent; None: a directory
+    # a walk leaves out, whose stored entries are passed over)
+    stack: list[tuple[DirectoryEntry, tuple[Spec, ...], str, str] | None] = [
         (top, inherited_specs(root, boundary, lines, problems), str(root), "")
     ]
     count = 0
@@ -152,14 +164,16 @@ def restore_listing(
         count += 1
         if count % 1000 == 0:
             check_cancelled()
-        node, inherited, real, parent = stack.pop()
+        item = stack.pop()
         entry = next(entries, None)
         if entry is None or not (_names_ok(entry.directories) and _names_ok(entry.files)):
             return None
+        if item is None:
+            stack.extend(None for _ in entry.directories)
+            continue
+        node, inherited, real, parent = item
         if on_directory is not None:
             on_directory(real, node.relative)
-        ignore = None if entry.ignore is None else tuple(entry.ignore)
-        spec = compiled_ignore(ignore, node.relative, problems)
         try:
             found = os.lstat(real)
             current = stat_of(found) if stat.S_ISDIR(found.st_mode) else None
@@ -168,18 +182,32 @@ def restore_listing(
         if current is None:
             # gone, or no plain directory any more: its parent lists what is there now
             changed[parent] = False
+        # the .gitignore as it is now decides what is left out below (the stored lines
+        # only say whether it changed)
+        ignore_stat = lstat(f"{real}/.gitignore")
+        lines_now = (
+            None if ignore_stat is None else read_gitignore(real, allowed, problems, node.relative)
+        )
+        ignore = None if entry.ignore is None else tuple(entry.ignore)
+        spec = compiled_ignore(lines_now, node.relative, problems)
         trusted = (
             entry.stat is not None
             and current == entry.stat
             and entry.stat[0] < entry.listed_at - RACY_NS
-            and (ignore is None or lstat(f"{real}/.gitignore") == entry.ignore_stat)
+            and ignore_stat == entry.ignore_stat
+            and ignore == lines_now
         )
         scanned[node.relative] = ScannedDirectory(
             real, inherited, ignore, entry.stat, entry.ignore_stat, entry.listed_at, trusted
         )
         prefix = f"{node.relative}/" if node.relative else ""
+        specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
         racy = entry.listed_at - RACY_NS
         for name in entry.files:
+            relative = prefix + name
+            if left_out(name, relative, False, specs, manifests):
+                trusted = False
+                continue
             path = f"{real}/{name}"
             try:
                 info = os.lstat(path)
@@ -189,16 +217,24 @@ def restore_listing(
             if not stat.S_ISREG(info.st_mode):
                 trusted = False
                 continue
-            relative = prefix + name
             node.files.append(
                 FileEntry(relative, name, path, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
             )
             if info.st_mtime_ns >= racy:
                 touched.add(relative)
-        specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
-        children = []
+        builds: bool | None = None
+        children: list[tuple[DirectoryEntry, tuple[Spec, ...], str, str] | None] = []
         for name in entry.directories:
-            sub = DirectoryEntry(name, prefix + name)
+            relative = prefix + name
+            if name in BUILD_OUTPUT_DIRECTORIES and builds is None:
+                builds = beside_build_file(real)
+            if left_out(name, relative, True, specs, manifests) or (
+                builds and name in BUILD_OUTPUT_DIRECTORIES
+            ):
+                trusted = False
+                children.append(None)
+                continue
+            sub = DirectoryEntry(name, relative)
             node.directories.append(sub)
             children.append((sub, specs, f"{real}/{name}", node.relative))
         stack.extend(reversed(children))

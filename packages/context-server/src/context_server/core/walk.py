@@ -353,7 +353,7 @@ class _Walker:
             own = stat_of(os.stat(directory))
         except OSError:
             own = None
-        lines = _read_gitignore(directory, self.allowed, node.problems, node.relative)
+        lines = read_gitignore(directory, self.allowed, node.problems, node.relative)
         ignore_stat = lstat(os.path.join(directory, ".gitignore")) if lines is not None else None
         spec = compiled_ignore(lines, node.relative, node.problems)
         specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
@@ -426,9 +426,7 @@ def _classify(
         is_file = entry.is_file()
     except OSError:
         is_dir = is_file = False
-    if is_dir and entry.name in SKIPPED_DIRECTORIES:
-        return None
-    if _ignored(relative, is_dir, specs) and not (is_file and entry.name in manifests):
+    if left_out(entry.name, relative, is_dir, specs, manifests if is_file else frozenset()):
         return None
     real = entry.path
     if entry.is_symlink():
@@ -458,7 +456,7 @@ def inherited_ignore_lines(
     """The lines of each ``.gitignore`` between ``boundary`` and ``root`` (see
     :func:`inherited_ignore_directories`), None where there is none."""
     return tuple(
-        _read_gitignore(directory, allowed, problems)
+        read_gitignore(directory, allowed, problems)
         for directory in inherited_ignore_directories(root, boundary)
     )
 
@@ -491,7 +489,7 @@ def inherited_ignore_directories(root: Path, boundary: Path | None) -> list[str]
     return [str(boundary.joinpath(*parts[:depth])) for depth in range(len(parts))]
 
 
-def _read_gitignore(
+def read_gitignore(
     directory: str, allowed: AllowedPaths, problems: list[Problem], relative: str = ""
 ) -> tuple[str, ...] | None:
     """The lines of ``directory``'s ``.gitignore``, read confined (None: none, or unusable)."""
@@ -520,6 +518,23 @@ def compiled_ignore(
         shown = f"{relative}/.gitignore".lstrip("/")
         problems.append(Problem(shown, f"unusable: {exc}"))
         return None
+
+
+def left_out(
+    name: str, relative: str, is_dir: bool, specs: tuple[Spec, ...], manifests: frozenset[str]
+) -> bool:
+    """Whether a walk leaves out the directory (``is_dir``) or file ``name`` at
+    ``relative`` whatever it holds: a skipped folder, or an ignored entry (a manifest file
+    is never ignored). Build output is told by its neighbours (see :func:`beside_build_file`)."""
+    if is_dir:
+        return name in SKIPPED_DIRECTORIES or _ignored(relative, True, specs)
+    return name not in manifests and _ignored(relative, False, specs)
+
+
+def beside_build_file(directory: str) -> bool:
+    """Whether ``directory`` holds a build file (its ``target``, ``build`` or ``out`` is
+    then build output)."""
+    return any(os.path.lexists(os.path.join(directory, name)) for name in BUILD_FILES)
 
 
 def _ignored(relative: str, is_dir: bool, specs: tuple[Spec, ...]) -> bool:
