@@ -159,6 +159,8 @@ class ContextService:
         graph = "restored" if stats.graph_restored else "rebuilt"
         graph = "reused" if stats.graph_reused else graph
         listed = "walked" if stats.walked else f"{stats.relisted} directories listed again"
+        if stats.listing_restored:
+            listed = f"listing restored from the index store, {listed}"
         # INFO when the index was built (parsed or read back from the store), DEBUG when it
         # came from memory: a log line for every call would drown the rest
         _log.log(
