@@ -446,8 +446,9 @@ def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: P
             "Lib/Mapper.Reader.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
             "    {\n        public partial class Reader\n        {\n"
             "            internal Reader(Identity id) { }\n        }\n    }\n}\n",
-            "Lib/Mapper.Reader.Async.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
-            "    {\n        public partial class Reader\n        {\n"
+            "Lib/Mapper.Reader.Async.cs": "namespace Lib\n{\n"
+            "    public static partial class Mapper\n    {\n"
+            "        public partial class Reader\n        {\n"
             "            public void ReadAsync() { }\n        }\n    }\n}\n",
             # outside the class the nested name needs its outer type
             "Lib/Identity.cs": "namespace Lib\n{\n    public class Identity { }\n}\n",
@@ -552,7 +553,7 @@ def test_a_go_struct_literal_s_keys_are_field_names(project: Project) -> None:
             "var pool = sync.Pool{New: func() any { return nil }}\n\n"
             "var opts = []Opts{{Limit: 2}}\n",
             # a map's keys and a struct's values are expressions: uses
-            "kit/table.go": "package kit\n\nvar table = map[int]string{Limit: \"x\"}\n",
+            "kit/table.go": 'package kit\n\nvar table = map[int]string{Limit: "x"}\n',
             "kit/value.go": "package kit\n\nvar value = Opts{Limit: New()}\n",
         }
     )

@@ -267,10 +267,10 @@ class NameLinker:
             target = bindings.names[outer].split(".")
             return tables.longest(target + segments[1:], len(target), False), "import"
         for owner in enclosing:
-            base = owner.split(".")
-            found = tables.longest(base + segments, len(base) + 1, False)
-            if found is not None:
-                return found, "package"
+            scope = owner.split(".")
+            inner = tables.longest(scope + segments, len(scope) + 1, False)
+            if inner is not None:
+                return inner, "package"
         if len(segments) > 1 and not outer[:1].isupper():
             return tables.longest(segments, 2, False), "qualified"
         prefix = package.split(".") if package else []
