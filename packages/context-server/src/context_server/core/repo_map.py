@@ -219,11 +219,12 @@ def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str
 def auxiliary(path: str) -> bool:
     """Whether ``path`` is beside the library rather than part of it: a test source (by
     folder or by name: ``x_test.go``, ``x.test.ts``, ``test_x.py``, ``XTests.cs``), an
-    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target."""
+    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target; the
+    folder's name may start with ``_`` or ``.`` (Go's ``_examples``, which the go tool skips)."""
     folders = path.split("/")[:-1]
     return (
         is_test_source(path)
-        or any(folder.lower() in AUXILIARY_FOLDERS for folder in folders)
+        or any(folder.lower().lstrip("_.") in AUXILIARY_FOLDERS for folder in folders)
         or _AUXILIARY_FILE.search(path.rsplit("/", 1)[-1]) is not None
     )
 
