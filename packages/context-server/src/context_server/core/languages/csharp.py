@@ -70,7 +70,8 @@ class _Walk:
 def extract_csharp(
     language: SourceLanguage, text: str, module: str = "", span: tuple[int, int] | None = None
 ) -> SourceFacts:
-    """The facts of one C# file; with ``span``, only references inside it are collected.
+    """The facts of one C# file; with ``span``, only references inside it are collected
+    (and ``focus`` names the type declared there).
 
     A file with ``#if`` blocks is read once per alternative (see :func:`branches`): what
     any alternative declares, imports or names counts, each reference as often as the
@@ -99,6 +100,7 @@ def extract_csharp(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=first.focus,
     )
 
 
@@ -200,6 +202,7 @@ def _extract(
             names.append(name)
     counts = Counter(names)
     package = walk.namespaces[0] if walk.namespaces else ""
+    focus = next((d.qualified_name for d in walk.declarations if d.span == span), "")
     # Every enclosing namespace (and any further namespace of the file) is visible too.
     seen: set[str] = {package}
     enclosing: list[Import] = []
@@ -220,6 +223,7 @@ def _extract(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=focus,
     )
 
 
