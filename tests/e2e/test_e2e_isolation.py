@@ -23,16 +23,17 @@ def gone(pid: int) -> bool:
 
 
 def children_of(pid: int) -> list[tuple[int, str]]:
-    """(pid, state) of every process whose parent is ``pid``."""
+    """(pid, state) of every process whose parent is ``pid``, but its watchdog."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and b"_watchdog.py" not in command:
             found.append((int(entry.name), fields[0]))
     return found
 
@@ -145,3 +146,27 @@ def test_no_process_is_left_behind(server: RawStdioServer, tmp_path: Path) -> No
     server.call(9, "scan", {"length": 60, "seconds": 1})
     server.reply_to(9, timeout=60)
     assert children_of(server.process.pid) == []
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "stdin-closed"])
+def test_a_tool_holding_the_interpreter_cannot_keep_the_server_alive(
+    server: RawStdioServer, how: str
+) -> None:
+    # no run_isolated here: the match runs in the server's own thread and holds the GIL, so
+    # neither the event loop nor a Python signal handler can run; the watchdog ends it
+    server.call(1, "stuck", {})
+    time.sleep(1.0)
+    server.request(2, "ping", {})
+    assert server.receive(timeout=0.5) is None  # frozen, as the issue found it
+    asked = time.monotonic()
+    if how == "stdin-closed":
+        server.close_stdin()
+    else:
+        server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=10)
+    assert time.monotonic() - asked < BOUND
+    cause = "SIGTERM" if how == "SIGTERM" else "the client closed stdin"
+    assert (
+        f"the server did not stop within 1.8 s of {cause} (a tool is running code that "
+        "cannot be interrupted); killing it"
+    ) in server.log()

@@ -37,10 +37,11 @@ from mcp_common.adapter.http import (
     tls_context,
     warn_if_exposed,
 )
-from mcp_common.adapter.logging_setup import configure_logging
+from mcp_common.adapter.logging_setup import configure_logging, log_descriptor
 from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
+from mcp_common.adapter.watchdog import STOP_DEADLINE, start_watchdog
 from mcp_common.environ import reading
 from mcp_common.isolation import stop_isolated_work
 from mcp_common.masking import redact
@@ -236,8 +237,10 @@ def _fail(app: ServerApp[Any], message: str) -> NoReturn:
     build_parser(app).error(message)
 
 
-SHUTDOWN_GRACE = 2.0
-"""Seconds a stopping server waits for cancelled calls whose tools have not stopped yet."""
+SHUTDOWN_GRACE = 1.2
+"""Seconds a stopping server waits for cancelled calls whose tools have not stopped yet
+(the watchdog ends it :data:`~mcp_common.adapter.watchdog.STOP_DEADLINE` seconds after the
+stop in any case)."""
 
 
 @contextmanager
@@ -298,7 +301,8 @@ def _run_workers(
     """Serve from ``workers`` forked processes on ``listener``'s port; the exit status.
 
     Each worker builds its own tools after the fork (no connection or thread is shared).
-    SIGINT and SIGTERM are passed on to every worker; a worker that ends on its own stops the
+    SIGINT and SIGTERM are passed on to every worker, and a worker still running
+    :data:`STOP_DEADLINE` seconds later is killed; a worker that ends on its own stops the
     others, so a supervisor (systemd, Kubernetes) sees the failure and restarts the server.
     """
     port = listener.getsockname()[1]  # the port bound, also when 0 asked for any
@@ -323,8 +327,17 @@ def _run_workers(
     listener.close()  # the workers listen on sockets of their own
     stopping = False
 
+    def kill_rest(_signum: int = signal.SIGALRM, _frame: object = None) -> None:
+        for child, index in list(children.items()):
+            _log.warning("worker %d did not stop within %g s; killing it", index, STOP_DEADLINE)
+            with suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
     def stop_all(_signum: int = signal.SIGTERM, _frame: object = None) -> None:
         nonlocal stopping
+        if not stopping:  # a worker stuck in C code cannot stop by itself: bound the wait
+            signal.signal(signal.SIGALRM, kill_rest)
+            signal.setitimer(signal.ITIMER_REAL, STOP_DEADLINE)
         stopping = True
         for child in children:
             with suppress(ProcessLookupError):
@@ -382,6 +395,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         if settings.auth_token or settings.tls_cert:
             _log.warning("--auth-token and --tls-cert apply to the HTTP transports only")
         _log.info("serving %s %s over stdio", app.name, app.version)
+        start_watchdog(stdin_fd=0, log_fd=log_descriptor())
         with _interruptible():
             run_stdio(server, wire, settings.max_message_bytes)
         _finish()
@@ -404,6 +418,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         _log.info("%s", describe(app.name, http, settings.workers))
         sys.exit(_run_workers(make_server, http, listener, settings.workers))
     server = make_server()
+    start_watchdog(stdin_fd=None, log_fd=log_descriptor())
     with _interruptible():
         run_http(server, http, listener)
     _finish()
