@@ -223,14 +223,21 @@ def test_limits_are_checked() -> None:
 
 def test_the_whole_process_group_is_killed(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
-    with pytest.raises(IsolatedWorkError):
-        run_isolated(
-            isolated_work.spawn_sleeper,
-            str(pid_file),
-            env=ENV,
-            limits=IsolationLimits(seconds=3, memory_bytes=512 * MIB),
-        )
-    grandchild = int(pid_file.read_text())
+    context = ToolContext()
+    outcome: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            run_isolated(isolated_work.spawn_sleeper, str(pid_file), context=context, env=ENV)
+        except BaseException as error:
+            outcome.append(error)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    grandchild = wait_for_pid(pid_file)
+    context.cancel()
+    worker.join(timeout=10)
+    assert isinstance(outcome[0], ToolCancelledError)
     deadline = time.monotonic() + 5
     while not gone(grandchild):  # reaped by init once killed
         assert time.monotonic() < deadline, "the grandchild outlived the work"

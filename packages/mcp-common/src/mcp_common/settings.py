@@ -82,7 +82,13 @@ class ServerSettings(BaseSettings):
     auth_token: Annotated[SecretStr | None, Flag("TOKEN")] = Field(
         None,
         description="require 'Authorization: Bearer TOKEN' on HTTP (prefer the environment "
-        "variable: a flag is visible to other users in the process list)",
+        "variable: a flag is visible to other users in the process list; default: a random "
+        "token, new at each start, printed on stderr and written to a file only you can read)",
+    )
+    no_auth: bool = Field(
+        False,
+        description="serve HTTP without a bearer token: anyone who can connect (every user of "
+        "this machine, at least) can call the tools; logged as a warning",
     )
     tls_cert: Annotated[str | None, Flag("FILE")] = Field(
         None, description="serve HTTPS (TLS 1.3) with this PEM certificate"

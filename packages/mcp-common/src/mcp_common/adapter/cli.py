@@ -20,7 +20,7 @@ import types
 import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Generic, NoReturn, TypeVar
@@ -29,13 +29,15 @@ from mcp.server import Server
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from mcp_common.adapter.auth import announce_token, generate_token
 from mcp_common.adapter.http import (
     HttpSettings,
     describe,
+    endpoint_url,
     listen,
     run_http,
     tls_context,
-    warn_if_exposed,
+    warn_if_open,
 )
 from mcp_common.adapter.logging_setup import configure_logging, log_descriptor
 from mcp_common.adapter.server import RUNNING_CALLS, build_server
@@ -212,6 +214,8 @@ def parse_arguments(
         parser.error(_refusal(app, given, error))
     if settings.tls_key and not settings.tls_cert:
         parser.error("--tls-key needs --tls-cert")
+    if settings.no_auth and settings.auth_token:
+        parser.error("--no-auth and --auth-token exclude each other")
     return settings
 
 
@@ -392,8 +396,8 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     if wire is not None:
         server = make_server()
-        if settings.auth_token or settings.tls_cert:
-            _log.warning("--auth-token and --tls-cert apply to the HTTP transports only")
+        if settings.auth_token or settings.no_auth or settings.tls_cert:
+            _log.warning("--auth-token, --no-auth and --tls-cert apply to the HTTP transports only")
         _log.info("serving %s %s over stdio", app.name, app.version)
         start_watchdog(stdin_fd=0, log_fd=log_descriptor())
         with _interruptible():
@@ -402,7 +406,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
     assert listener is not None
     http = HttpSettings(
         host=settings.host,
-        port=settings.port,
+        port=listener.getsockname()[1],  # the port bound, also when 0 asked for any
         stateless=settings.transport is Transport.STATELESS_HTTP,
         auth_token=settings.token,
         tls=tls,
@@ -411,7 +415,11 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         max_sessions=settings.max_sessions,
         max_message_bytes=settings.max_message_bytes,
     )
-    warn_if_exposed(http)
+    if http.auth_token is None and not settings.no_auth:
+        token = generate_token()
+        http = replace(http, auth_token=token)
+        announce_token(app.name, endpoint_url(http), http.port, token)
+    warn_if_open(http)
     if settings.workers > 1:
         # the tools are built in each worker; a configuration error still shows at once
         # because every worker fails the same way and stops the others
