@@ -156,7 +156,8 @@ class HttpServers:
         self._started.append(process)
         _wait_until_listening(process, port, log_file)
         token = environment.get("EXAMPLE_SERVER_AUTH_TOKEN")
-        if token is None and "--no-auth" not in args:
+        unauthenticated = "--no-auth" in args or environment.get("EXAMPLE_SERVER_NO_AUTH")
+        if token is None and not unauthenticated:
             written = token_file(self.runtime_dir, port)
             if written.exists():
                 token = written.read_text(encoding="utf-8").strip()
