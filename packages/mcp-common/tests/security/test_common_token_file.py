@@ -141,11 +141,11 @@ def test_the_directory_is_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert token_directory({"XDG_RUNTIME_DIR": str(runtime)}) == runtime / "mcp-tools"
     # a relative or missing runtime directory is not trusted: the state directory is used
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    state = tmp_path / "home" / ".local" / "state" / "mcp-tools" / "run"
+    state = tmp_path / "home" / ".local" / "state" / "mcp-tools"
     assert token_directory({"XDG_RUNTIME_DIR": "relative/run"}) == state
     assert token_directory({"XDG_RUNTIME_DIR": str(tmp_path / "missing")}) == state
     custom = tmp_path / "state"
-    assert token_directory({"XDG_STATE_HOME": str(custom)}) == custom / "mcp-tools" / "run"
+    assert token_directory({"XDG_STATE_HOME": str(custom)}) == custom / "mcp-tools"
 
 
 def test_generated_tokens_are_long_and_random() -> None:

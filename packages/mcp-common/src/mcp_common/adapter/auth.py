@@ -4,8 +4,8 @@ none at all (``--no-auth``, which says so in the log).
 A generated token is random (256 bits), new at each start, printed once on stderr (never to
 the log) and written to a file only the user can read, as Jupyter does, so a client
 configuration can read it: ``$XDG_RUNTIME_DIR/mcp-tools/<server>-<port>.token``, or
-``$XDG_STATE_HOME/mcp-tools/run/`` (default ``~/.local/state/mcp-tools/run/``) where there
-is no runtime directory. The directory is created 0700 and must belong to the user; the file
+``$XDG_STATE_HOME/mcp-tools/`` (default ``~/.local/state/mcp-tools/``) where there is no
+runtime directory. The directory is created 0700 and must belong to the user; the file
 is created 0600 under a fresh name beside it, never following a symlink, and renamed into
 place, so no other user can read it, swap it or point it elsewhere. It is removed when the
 server ends.
@@ -44,7 +44,7 @@ def token_directory(environ: Mapping[str, str] | None = None) -> Path:
         return Path(runtime) / "mcp-tools"
     state = env.get("XDG_STATE_HOME", "")
     base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "mcp-tools" / "run"
+    return base / "mcp-tools"
 
 
 def _private_directory(directory: Path) -> int:
