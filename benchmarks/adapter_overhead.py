@@ -89,7 +89,7 @@ def serve_ours(transport: str, port: int) -> None:
 
     app = ServerApp(
         name="bench-ours",
-        distribution="mcp-common",
+        distribution="mcp-tools-common",
         description="benchmark server",
         epilog="",
         settings=BenchSettings,

@@ -53,7 +53,7 @@ def source_copy(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Pa
     copy = tmp_path_factory.mktemp("layering")
     sources = []
     for package in PACKAGES:
-        target = copy / package.distribution
+        target = copy / package.folder
         shutil.copytree(package.source, target, ignore=shutil.ignore_patterns("__pycache__"))
         sources.append(target)
     return _config(copy, PACKAGES), sources

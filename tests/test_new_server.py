@@ -25,9 +25,10 @@ NAME = next(
     if not (ROOT / "packages" / f"{name}-server").exists()
 )
 """The server this test creates: ``weather``, unless someone already made one here."""
-DISTRIBUTION = f"{NAME}-server"
-IMPORT = DISTRIBUTION.replace("-", "_")
-PACKAGE = Path("packages") / DISTRIBUTION
+COMMAND = f"{NAME}-server"
+DISTRIBUTION = f"mcp-tools-{COMMAND}"
+IMPORT = COMMAND.replace("-", "_")
+PACKAGE = Path("packages") / COMMAND
 
 pytestmark = pytest.mark.e2e
 
@@ -100,9 +101,9 @@ def test_the_package_is_complete_and_in_the_workspace(workspace: Path) -> None:
         f"tests/test_{NAME}_core.py",
     ):
         assert (package / relative).is_file(), relative
-    assert (workspace / "tests" / "golden" / f"{DISTRIBUTION}.tools.json").is_file()
+    assert (workspace / "tests" / "golden" / f"{COMMAND}.tools.json").is_file()
     (new,) = [p for p in workspace_packages(workspace) if p.distribution == DISTRIBUTION]
-    assert (new.import_name, new.server_command, new.core) == (IMPORT, DISTRIBUTION, ("core",))
+    assert (new.import_name, new.server_command, new.core) == (IMPORT, COMMAND, ("core",))
     names = [p.distribution for p in workspace_packages(workspace)]
     assert root_members(workspace)[0] == names
     assert f'name = "{DISTRIBUTION}"' in (workspace / "uv.lock").read_text(encoding="utf-8")
@@ -125,7 +126,7 @@ def test_its_own_tests_pass_with_the_lock_as_written(workspace: Path) -> None:
         workspace,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    summary = re.search(r"(?m)^=+ (\d+) passed in [\d.]+s =+$", result.stdout)
+    summary = re.search(r"(?m)^=+ (\d+) passed in [\d.]+s(?: \([\d:]+\))? =+$", result.stdout)
     assert summary, result.stdout[-2000:]  # nothing failed, skipped or warned
     assert int(summary.group(1)) >= 5
 
@@ -158,6 +159,7 @@ def test_its_core_is_under_the_layering_contract(workspace: Path) -> None:
     assert f"{IMPORT}.core.layering_probe -> {IMPORT}.tools" in result.stdout
 
 
+@pytest.mark.timeout(900)  # a pytest run of its own that builds and installs wheels
 def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
     result = run(
         [
@@ -169,7 +171,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
             "tests/test_wheels.py",
             "tests/test_workspace_members.py",
             "-k",
-            f"{NAME} or root_project or every_package",
+            f"{NAME} or root_project or every_package or pinned or prefix",
             "-p",
             "no:cacheprovider",
             "-v",
@@ -178,13 +180,15 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     for test in (
-        f"test_version_names_the_package_version[{DISTRIBUTION}-{DISTRIBUTION}]",
-        f"test_a_wrong_flag_value_is_one_error_line_after_the_usage[{DISTRIBUTION}]",
-        f"test_server_json_describes_the_installed_package[{DISTRIBUTION}]",
-        f"test_the_readme_carries_the_registry_name[{DISTRIBUTION}]",
+        f"test_version_names_the_package_version[{COMMAND}-{DISTRIBUTION}]",
+        f"test_a_wrong_flag_value_is_one_error_line_after_the_usage[{COMMAND}]",
+        f"test_server_json_describes_the_installed_package[{COMMAND}]",
+        f"test_the_readme_carries_the_registry_name[{COMMAND}]",
         "test_the_root_project_depends_on_exactly_the_workspace_members",
+        "test_internal_dependencies_are_pinned_to_the_workspace_version",
+        "test_every_distribution_carries_the_project_prefix_and_reports_its_own_version",
         "test_uv_build_makes_a_wheel_of_every_package",
-        f"test_a_server_wheel_runs_in_a_fresh_virtual_environment[{DISTRIBUTION}]",
+        f"test_a_server_wheel_runs_in_a_fresh_virtual_environment[{COMMAND}]",
     ):
         assert test in result.stdout, test
 
@@ -197,7 +201,7 @@ def test_the_cli_and_manifest_tests_cover_it(workspace: Path) -> None:
         ("a--b", "invalid name 'a--b'"),
         ("weather-", "invalid name 'weather-'"),
         ("uniqueness", "uniqueness-server already exists"),
-        (NAME, f"{DISTRIBUTION} already exists"),
+        (NAME, f"{COMMAND} already exists"),
         ("stats-server", "give the name without '-server': 'stats' makes 'stats-server'"),
         ("planted", "planted_server would shadow an importable module"),
     ],

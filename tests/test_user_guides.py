@@ -69,8 +69,8 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
             else:
                 kinds.add("stdio")
                 assert entry["command"] == "uvx"
-                assert entry["args"][0] == server
-                options = [word for word in entry["args"][1:] if word.startswith("--")]
+                assert entry["args"][:3] == ["--from", app.distribution, server]
+                options = [word for word in entry["args"][3:] if word.startswith("--")]
                 assert set(options) <= flags_of(app), options
     assert kinds == {"stdio", "http"}
 
@@ -81,11 +81,12 @@ def test_every_command_line_uses_flags_the_server_has(server: str) -> None:
     commands = " ".join(fenced(client_section(server), "sh")).replace("\\\n", " ")
     claude_lines = [line for line in commands.splitlines() if line.startswith("claude mcp add")]
 
-    assert any(f"-- uvx {server} " in line for line in claude_lines)
+    uvx = f"uvx --from {app.distribution} {server} "
+    assert any(f"-- {uvx}" in line for line in claude_lines)
     assert any(f"http://127.0.0.1:{app.default_port}/mcp" in line for line in claude_lines)
     for line in commands.splitlines():
-        if f"uvx {server} " in line:
-            server_words = line.split(f"uvx {server} ", 1)[1].split()
+        if uvx in line:
+            server_words = line.split(uvx, 1)[1].split()
             options = {word.split("=")[0] for word in server_words if word.startswith("--")}
             assert options <= flags_of(app), line
 

@@ -23,27 +23,24 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PACKAGES = workspace_packages(ROOT)
-DISTRIBUTIONS = tuple(package.distribution for package in PACKAGES)
-SERVER_COMMANDS = {
-    package.distribution: tuple(command for command, _ in package.scripts)
-    for package in PACKAGES
-    if package.server_command
-}
-"""Every server package (one whose command runs ``<package>.__main__:main``) and its commands."""
+COMMON = PACKAGES[0].distribution
+SERVERS = {package.folder: package for package in PACKAGES if package.server_command}
+"""Every server package (one whose command runs ``<package>.__main__:main``), by folder (which
+is also its server command, golden and registry name)."""
 CONFINEMENT = {"adopt-server": "--workspace-root"}
 """The flag confining a server to a directory, where it is not ``--allowed-dir``."""
 
 
-def golden_tool_names(distribution: str) -> set[str]:
+def golden_tool_names(server: str) -> set[str]:
     """The tools a server lists, by its committed golden tools/list."""
-    golden = json.loads((ROOT / "tests" / "golden" / f"{distribution}.tools.json").read_text())
+    golden = json.loads((ROOT / "tests" / "golden" / f"{server}.tools.json").read_text())
     return {tool["name"] for tool in golden}
 
 
 def test_every_server_has_a_golden_and_the_known_servers_are_found() -> None:
-    assert {"uniqueness-server", "context-server", "adopt-server"} <= set(SERVER_COMMANDS)
-    for distribution in SERVER_COMMANDS:
-        assert golden_tool_names(distribution), distribution
+    assert {"uniqueness-server", "context-server", "adopt-server"} <= set(SERVERS)
+    for server in SERVERS:
+        assert golden_tool_names(server), server
 
 
 MCP_NAME_MARKER = re.compile(r"<!--\s*mcp-name:\s*(\S+)\s*-->")
@@ -69,14 +66,13 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.e2e
 def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
-    for distribution in DISTRIBUTIONS:
-        wheel = wheel_of(wheels, distribution)
-        assert f"-{version(distribution)}-" in wheel.name
+    for package in PACKAGES:
+        wheel = wheel_of(wheels, package.distribution)
+        assert f"-{version(package.distribution)}-" in wheel.name
         with zipfile.ZipFile(wheel) as archive:
             names = archive.namelist()
-        package = distribution.replace("-", "_")
-        assert f"{package}/__init__.py" in names
-        assert f"{package}/py.typed" in names
+        assert f"{package.import_name}/__init__.py" in names
+        assert f"{package.import_name}/py.typed" in names
 
 
 async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
@@ -87,10 +83,11 @@ async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
+@pytest.mark.parametrize("server", SERVERS)
 def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
-    wheels: Path, distribution: str, tmp_path: Path
+    wheels: Path, server: str, tmp_path: Path
 ) -> None:
+    distribution = SERVERS[server].distribution
     venv = tmp_path / "venv"
     subprocess.run(
         ["uv", "venv", "--quiet", "--python", sys.executable, str(venv)],
@@ -107,7 +104,7 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
             "--python",
             str(venv / "bin" / "python"),
             str(wheel_of(wheels, distribution)),
-            str(wheel_of(wheels, "mcp-common")),
+            str(wheel_of(wheels, COMMON)),
         ],
         check=True,
         capture_output=True,
@@ -115,12 +112,12 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     )
     work = tmp_path / "work"
     work.mkdir()
-    args = [CONFINEMENT.get(distribution, "--allowed-dir"), str(work), "--log-level", "WARNING"]
+    args = [CONFINEMENT.get(server, "--allowed-dir"), str(work), "--log-level", "WARNING"]
 
-    tools = anyio.run(listed_tools, venv / "bin" / distribution, args, work)
+    tools = anyio.run(listed_tools, venv / "bin" / server, args, work)
 
-    assert tools == golden_tool_names(distribution)
-    for command in SERVER_COMMANDS[distribution]:
+    assert tools == golden_tool_names(server)
+    for command, _ in SERVERS[server].scripts:
         answer = subprocess.run(
             [str(venv / "bin" / command), "--version"],
             capture_output=True,
@@ -132,18 +129,19 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         assert version(distribution) in answer.stdout
 
 
-def manifest(distribution: str) -> dict[str, Any]:
-    document = json.loads((ROOT / "packages" / distribution / "server.json").read_text("utf-8"))
+def manifest(server: str) -> dict[str, Any]:
+    document = json.loads((ROOT / "packages" / server / "server.json").read_text("utf-8"))
     assert isinstance(document, dict)
     return document
 
 
-@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
-def test_server_json_describes_the_installed_package(distribution: str) -> None:
-    document = manifest(distribution)
+@pytest.mark.parametrize("server", SERVERS)
+def test_server_json_describes_the_installed_package(server: str) -> None:
+    document = manifest(server)
+    distribution = SERVERS[server].distribution
 
     assert document["$schema"] == SCHEMA_URL
-    assert document["name"] == f"io.github.mcp-tools/{distribution}"
+    assert document["name"] == f"io.github.mcp-tools/{server}"
     assert 0 < len(str(document["description"])) <= 100
     assert document["version"] == version(distribution)
     (package,) = document["packages"]
@@ -154,17 +152,17 @@ def test_server_json_describes_the_installed_package(distribution: str) -> None:
     assert package["transport"] == {"type": "stdio"}
 
 
-@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
-def test_server_json_declares_only_flags_and_variables_the_server_has(distribution: str) -> None:
-    (package,) = manifest(distribution)["packages"]
+@pytest.mark.parametrize("server", SERVERS)
+def test_server_json_declares_only_flags_and_variables_the_server_has(server: str) -> None:
+    (package,) = manifest(server)["packages"]
     help_text = subprocess.run(
-        [str(BIN / distribution), "--help"],
+        [str(BIN / server), "--help"],
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     ).stdout
-    prefix = distribution.upper().replace("-", "_") + "_"
+    prefix = server.upper().replace("-", "_") + "_"
 
     for argument in package["packageArguments"]:
         assert argument["type"] == "named"
@@ -174,8 +172,8 @@ def test_server_json_declares_only_flags_and_variables_the_server_has(distributi
             assert variable["name"] in help_text, variable
 
 
-@pytest.mark.parametrize("distribution", SERVER_COMMANDS)
-def test_the_readme_carries_the_registry_name(distribution: str) -> None:
-    readme = (ROOT / "packages" / distribution / "README.md").read_text("utf-8")
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_readme_carries_the_registry_name(server: str) -> None:
+    readme = (ROOT / "packages" / server / "README.md").read_text("utf-8")
 
-    assert MCP_NAME_MARKER.findall(readme) == [manifest(distribution)["name"]]
+    assert MCP_NAME_MARKER.findall(readme) == [manifest(server)["name"]]

@@ -70,7 +70,8 @@ STUBBORN_SERVER = textwrap.dedent(
             time.sleep(60)
             return ToolResult.success("done")
 
-    serve(ServerApp("stubborn", "mcp-common", "d", "", ServerSettings, lambda s: [Stubborn()]))
+    tools = lambda settings: [Stubborn()]
+    serve(ServerApp("stubborn", "mcp-tools-common", "d", "", ServerSettings, tools))
     """
 )
 

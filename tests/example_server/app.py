@@ -38,7 +38,7 @@ def _build_tools(settings: ExampleSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="example-server",
-    distribution="mcp-common",
+    distribution="mcp-tools-common",
     description="A tiny MCP server for the end-to-end tests: echo, slow and boom.",
     epilog="examples:\n  python -m example_server\n  python -m example_server --transport "
     "stateless-http --port 8099",

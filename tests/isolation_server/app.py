@@ -107,7 +107,7 @@ class IsolationSettings(ServerSettings):
 
 APP = ServerApp(
     name="isolation-server",
-    distribution="mcp-common",
+    distribution="mcp-tools-common",
     description="Tools that burn CPU and memory on hostile input.",
     epilog="",
     settings=IsolationSettings,

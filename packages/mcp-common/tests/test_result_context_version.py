@@ -106,5 +106,5 @@ def test_definitions_and_the_tool_protocol() -> None:
 
 
 def test_version_comes_from_installed_metadata() -> None:
-    assert package_version("mcp-common") == metadata.version("mcp-common")
+    assert package_version("mcp-tools-common") == metadata.version("mcp-tools-common")
     assert package_version("no-such-distribution-xyz") == "unknown"

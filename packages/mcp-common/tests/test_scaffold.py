@@ -18,7 +18,7 @@ from mcp_common.scaffold import (
     validate_name,
     write_package,
 )
-from mcp_common.workspace import root_members, workspace_packages
+from mcp_common.workspace import root_members, unpinned_dependencies, workspace_packages
 
 PROBE = "scaffold-unit-probe"
 """A name no real server takes: validation must not trip over a package someone made here."""
@@ -27,14 +27,14 @@ ROOT_TEXT = """[project]
 name = "root"
 version = "0"
 dependencies = [
-    "mcp-common",
+    "mcp-tools-common",
 ]
 
 [tool.uv.workspace]
 members = ["packages/*"]
 
 [tool.uv.sources]
-mcp-common = { workspace = true }
+mcp-tools-common = { workspace = true }
 """
 
 
@@ -45,7 +45,9 @@ def workspace(tmp_path: Path) -> Path:
     common = tmp_path / "packages" / "mcp-common"
     (common / "src" / "mcp_common").mkdir(parents=True)
     (common / "src" / "mcp_common" / "__init__.py").touch()
-    (common / "pyproject.toml").write_text('[project]\nname = "mcp-common"\nversion = "0"\n')
+    (common / "pyproject.toml").write_text(
+        '[project]\nname = "mcp-tools-common"\nversion = "0.7"\n'
+    )
     return tmp_path
 
 
@@ -63,14 +65,20 @@ def test_every_template_file_is_rendered_completely(workspace: Path) -> None:
         if name.endswith(".py"):
             compile(text, name, "exec")
     project = tomllib.loads((directory / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["name"] == "git-stats-server"
+    assert project["project"]["name"] == "mcp-tools-git-stats-server"
+    assert project["project"]["dependencies"][0] == "mcp-tools-common==0.7"
+    assert project["tool"]["uv"]["sources"] == {"mcp-tools-common": {"workspace": True}}
     assert project["project"]["scripts"] == {"git-stats-server": "git_stats_server.__main__:main"}
     manifest = json.loads((directory / "server.json").read_text(encoding="utf-8"))
     assert manifest["$schema"].startswith("https://static.modelcontextprotocol.io/")
     assert manifest["packages"][0]["environmentVariables"][0]["name"] == (
         "GIT_STATS_SERVER_LOG_LEVEL"
     )
-    (new,) = [p for p in workspace_packages(workspace) if p.distribution == "git-stats-server"]
+    assert manifest["name"] == "io.github.mcp-tools/git-stats-server"
+    assert manifest["packages"][0]["identifier"] == "mcp-tools-git-stats-server"
+    packages = workspace_packages(workspace)
+    assert unpinned_dependencies(packages) == []
+    (new,) = [p for p in packages if p.distribution == "mcp-tools-git-stats-server"]
     assert (new.import_name, new.core, new.server_command) == (
         "git_stats_server",
         ("core",),
@@ -110,7 +118,7 @@ def test_a_failed_step_leaves_the_workspace_as_it_was(
     assert sorted(p.name for p in (workspace / "packages").iterdir()) == ["mcp-common"]
     assert (workspace / "pyproject.toml").read_bytes() == pyproject
     assert (workspace / "uv.lock").read_text(encoding="utf-8") == "# the lock as it was\n"
-    assert root_members(workspace)[0] == ["mcp-common"]
+    assert root_members(workspace)[0] == ["mcp-tools-common"]
 
 
 @pytest.mark.parametrize(

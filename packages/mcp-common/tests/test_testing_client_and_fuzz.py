@@ -36,7 +36,7 @@ def _tools(settings: KitSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="kit-server",
-    distribution="mcp-common",
+    distribution="mcp-tools-common",
     description="A server for testing the testing kit.",
     epilog="",
     settings=KitSettings,

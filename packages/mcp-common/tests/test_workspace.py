@@ -11,6 +11,7 @@ from mcp_common.workspace import (
     import_contracts,
     root_members,
     sync_root_members,
+    unpinned_dependencies,
     workspace_packages,
 )
 
@@ -58,6 +59,25 @@ def test_order_is_dependencies_first_then_by_name(tmp_path: Path) -> None:
     packages = workspace_packages(root)
     assert [p.distribution for p in packages] == ["z-lib", "a-server", "b-server"]
     assert packages[1].workspace_dependencies == ("z-lib",)
+
+
+def test_only_an_exact_pin_on_a_members_version_counts_as_pinned(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {
+            "z-lib": "",
+            "a-server": 'dependencies = ["z-lib == 0", "httpx>=0.27"]\n',
+            "b-server": 'dependencies = ["z-lib>=0"]\n',
+            "c-server": 'dependencies = ["z-lib"]\n',
+            "d-server": 'dependencies = ["z-lib==1"]\n',
+        },
+    )
+    assert unpinned_dependencies(workspace_packages(root)) == [
+        "b-server requires 'z-lib>=0'; write 'z-lib==0'",
+        "c-server requires 'z-lib'; write 'z-lib==0'",
+        "d-server requires 'z-lib==1'; write 'z-lib==0'",
+    ]
 
 
 def test_sync_rewrites_only_the_member_lists(tmp_path: Path) -> None:

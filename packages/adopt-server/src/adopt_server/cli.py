@@ -17,6 +17,7 @@ from typing import Any
 from mcp_common import mask_credentials, package_version
 from mcp_common.usage import UsageParser
 
+from adopt_server import DISTRIBUTION
 from adopt_server.pipeline import (
     AdoptionOptions,
     OptionsError,
@@ -243,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true", help="log warnings and errors only")
     parser.add_argument(
-        "--version", action="version", version=f"claude-adopt {package_version('adopt-server')}"
+        "--version", action="version", version=f"claude-adopt {package_version(DISTRIBUTION)}"
     )
     return parser
 

@@ -14,6 +14,7 @@ from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from adopt_server import DISTRIBUTION
 from adopt_server.tools import build_tools as tools_for
 
 
@@ -63,7 +64,7 @@ def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="adopt-server",
-    distribution="adopt-server",
+    distribution=DISTRIBUTION,
     description="MCP server that adopts Claude Code into repositories: CLAUDE.md, a build "
     "guard and a pull request, safely and repeatably.",
     epilog="Examples:\n"

@@ -11,6 +11,7 @@ from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from context_server import DISTRIBUTION
 from context_server.core.index import IndexCache
 from context_server.core.store import IndexStore, default_directory
 from context_server.tools import build_tools
@@ -55,7 +56,7 @@ def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="context-server",
-    distribution="context-server",
+    distribution=DISTRIBUTION,
     description=(
         "MCP server giving an agent the right code context within a token budget: project "
         "trees, class dependencies (Java, Kotlin, Scala, Python), token counts, OKF bundles."

@@ -38,9 +38,10 @@ from mcp_common.paths import AllowedPaths
 from mcp_common.result import ErrorCode, StructuredResult, ToolCancelledError, ToolError, ToolResult
 from mcp_common.settings import Flag, Repeatable, ServerSettings
 from mcp_common.tool import McpTool, invoke
-from mcp_common.version import package_version
+from mcp_common.version import DISTRIBUTION, package_version
 
 __all__ = [
+    "DISTRIBUTION",
     "AllowedPaths",
     "Arguments",
     "Between",

@@ -39,7 +39,9 @@ class WorkspacePackage:
     """One member of the workspace, as its pyproject and its ``src`` directory describe it."""
 
     distribution: str
-    """The project name, e.g. ``uniqueness-server``."""
+    """The project name (normalized), e.g. ``mcp-tools-uniqueness-server``."""
+    version: str
+    """The project version its pyproject declares."""
     path: Path
     """The package directory, e.g. ``<root>/packages/uniqueness-server``."""
     import_name: str
@@ -48,10 +50,18 @@ class WorkspacePackage:
     """Console scripts: (command, entry point), in pyproject order."""
     workspace_dependencies: tuple[str, ...]
     """Dependencies that are members of the workspace, by distribution name."""
+    workspace_requirements: tuple[str, ...]
+    """The requirement strings of :attr:`workspace_dependencies`, as the pyproject writes them."""
     core: tuple[str, ...]
     """Sub-packages (of ``import_name``) the core-layering contract applies to."""
     mcp_sdk: tuple[str, ...]
     """Sub-packages (of ``import_name``) allowed to import the mcp SDK."""
+
+    @property
+    def folder(self) -> str:
+        """The directory name under ``packages/``, e.g. ``uniqueness-server``: also the server's
+        command and the name of its golden ``tools/list`` and registry entry."""
+        return self.path.name
 
     @property
     def source(self) -> Path:
@@ -157,29 +167,34 @@ def _import_name(directory: Path) -> str:
     return packages[0]
 
 
-def _load_package(directory: Path) -> tuple[WorkspacePackage, list[str]]:
+def _load_package(directory: Path) -> tuple[WorkspacePackage, list[tuple[str, str]]]:
     pyproject = directory / "pyproject.toml"
     document = read_toml(pyproject)
     project = document.get("project", {})
     name = project.get("name")
     if not isinstance(name, str):
         raise WorkspaceError(f"{pyproject}: [project] has no name")
+    version = project.get("version")
+    if not isinstance(version, str):
+        raise WorkspaceError(f"{pyproject}: [project] has no version")
     requirements = _strings(project.get("dependencies", []), f"{pyproject} [project] dependencies")
-    dependency_names = []
+    dependencies = []
     for requirement in requirements:
         matched = _REQUIREMENT_NAME.match(requirement)
         if matched:
-            dependency_names.append(normalize(matched.group(1)))
+            dependencies.append((normalize(matched.group(1)), requirement))
     scripts = project.get("scripts", {})
     if not isinstance(scripts, dict):
         raise WorkspaceError(f"{pyproject}: [project.scripts] must be a table")
     declared = _tool(document, "mcp-tools")
     package = WorkspacePackage(
         distribution=normalize(name),
+        version=version,
         path=directory,
         import_name=_import_name(directory),
         scripts=tuple((str(command), str(entry)) for command, entry in scripts.items()),
         workspace_dependencies=(),
+        workspace_requirements=(),
         core=_strings(declared.get("core", []), f"{pyproject} [tool.mcp-tools] core"),
         mcp_sdk=_strings(declared.get("mcp-sdk", []), f"{pyproject} [tool.mcp-tools] mcp-sdk"),
     )
@@ -189,13 +204,13 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[str]]:
                 f"{pyproject}: [tool.mcp-tools] names {package.import_name}.{sub}, "
                 "which does not exist"
             )
-    return package, dependency_names
+    return package, dependencies
 
 
 def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
     """Every workspace member, dependencies before their dependents, otherwise by name.
 
-    The order is deterministic (``mcp-common`` first, then the servers alphabetically), so
+    The order is deterministic (``mcp-tools-common`` first, then the servers by name), so
     session lists and generated files do not change with the file system's listing order.
     """
     base = find_root() if root is None else root.resolve()
@@ -203,7 +218,9 @@ def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
     names = {package.distribution for package, _ in loaded}
     pending = {
         package.distribution: replace(
-            package, workspace_dependencies=tuple(d for d in dependencies if d in names)
+            package,
+            workspace_dependencies=tuple(d for d, _ in dependencies if d in names),
+            workspace_requirements=tuple(r for d, r in dependencies if d in names),
         )
         for package, dependencies in loaded
     }
@@ -220,6 +237,29 @@ def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
         ordered.append(pending.pop(ready[0]))
         placed.add(ready[0])
     return ordered
+
+
+def pinned(distribution: str, version: str) -> str:
+    """The requirement on a workspace member: exactly its version, so that an installer can
+    never pick another project's package of the same name, nor a mismatched release of ours."""
+    return f"{distribution}=={version}"
+
+
+def unpinned_dependencies(packages: Sequence[WorkspacePackage]) -> list[str]:
+    """One line per dependency on a workspace member that is not exactly :func:`pinned` to the
+    member's version (empty when every internal dependency is pinned)."""
+    versions = {package.distribution: package.version for package in packages}
+    problems = []
+    for package in packages:
+        for name, requirement in zip(
+            package.workspace_dependencies, package.workspace_requirements, strict=True
+        ):
+            expected = pinned(name, versions[name])
+            if requirement.replace(" ", "") != expected:
+                problems.append(
+                    f"{package.distribution} requires {requirement!r}; write {expected!r}"
+                )
+    return problems
 
 
 def import_contracts(packages: Sequence[WorkspacePackage]) -> str:

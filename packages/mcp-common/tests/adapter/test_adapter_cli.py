@@ -38,7 +38,7 @@ def _tools(settings: DemoSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="demo-server",
-    distribution="mcp-common",
+    distribution="mcp-tools-common",
     description="A demo server.",
     epilog="examples:\n  demo-server --transport stateless-http --port 9000",
     settings=DemoSettings,

@@ -12,6 +12,7 @@ from pathlib import Path
 from mcp_common import Page, ToolError, mask_credentials, package_version
 from mcp_common.usage import UsageParser
 
+from uniqueness_server import DISTRIBUTION
 from uniqueness_server.engine import (
     FORMAT_CHOICES,
     CheckResult,
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--limit", type=int, default=5, help="duplicate groups to show")
     parser.add_argument("--json", action="store_true", help="print the structured result")
-    parser.add_argument("--version", action="version", version=package_version("uniqueness-server"))
+    parser.add_argument("--version", action="version", version=package_version(DISTRIBUTION))
     return parser
 
 

@@ -10,6 +10,7 @@ from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from uniqueness_server import DISTRIBUTION
 from uniqueness_server.engine import DatabaseRegistry
 from uniqueness_server.tools import build_tools as tools_over
 
@@ -43,7 +44,7 @@ def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
 
 APP = ServerApp(
     name="uniqueness-server",
-    distribution="uniqueness-server",
+    distribution=DISTRIBUTION,
     description="MCP server: can these columns be a key of this data (files or databases), "
     "and what are its keys.",
     epilog=(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mcp_common import package_version
 
+from adopt_server import DISTRIBUTION
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
 from adopt_server.conformance.standalone import MARKER, SCRIPT_PATH, script
@@ -20,7 +21,7 @@ SCRIPT = SCRIPT_PATH
 
 def script_text() -> str:
     """The script this version of the adoption commits."""
-    return script(package_version("adopt-server"))
+    return script(package_version(DISTRIBUTION))
 
 
 def checker_args(rules: RuleSet) -> list[str]:

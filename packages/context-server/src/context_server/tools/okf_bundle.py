@@ -19,6 +19,7 @@ from mcp_common import (
     package_version,
 )
 
+from context_server import DISTRIBUTION
 from context_server.core.okf import OKF_VERSION, build_bundle
 from context_server.core.service import ContextService
 from context_server.core.tree import build_tree
@@ -84,7 +85,7 @@ class OkfBundleTool:
 
     def __init__(self, service: ContextService) -> None:
         self._service = service
-        self._producer = f"context-server/{package_version('context-server')}"
+        self._producer = f"context-server/{package_version(DISTRIBUTION)}"
 
     def call(self, arguments: BundleArguments, context: ToolContext) -> ToolResult:
         """Build the bundle in memory and return one page of its documents."""

@@ -3,7 +3,7 @@
 Instrumented through the OpenTelemetry API only, so nothing is recorded or exported until an
 SDK is set up. :func:`configure_telemetry` sets one up when the standard ``OTEL_*`` variables
 ask for OTLP export (``OTEL_EXPORTER_OTLP_ENDPOINT`` and friends, or ``OTEL_TRACES_EXPORTER`` /
-``OTEL_METRICS_EXPORTER`` set to ``otlp``) and the ``mcp-common[otel]`` extra is installed;
+``OTEL_METRICS_EXPORTER`` set to ``otlp``) and the ``mcp-tools-common[otel]`` extra is installed;
 the exporter itself reads the rest (headers, protocol details, service name, resource).
 
 Per call: a span ``execute_tool <tool>`` (inside the SDK's span ``tools/call <tool>``) with
@@ -138,7 +138,7 @@ def configure_telemetry(service_name: str, environ: Mapping[str, str] | None = N
     except ImportError:
         _log.warning(
             "OTEL_* variables ask for OTLP export but the exporter is not installed: "
-            "install mcp-common[otel]"
+            "install mcp-tools-common[otel]"
         )
         return False
     resource = Resource.create(

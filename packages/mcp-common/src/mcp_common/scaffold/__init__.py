@@ -1,11 +1,12 @@
 """``mcp-new-server NAME``: a new server package in the workspace, checked by everything.
 
-It writes ``packages/NAME-server/`` from the template next to this module (a server with one
-example tool over a plain core, its tests, README and registry manifest), adds the package to
-the root project's dependencies and uv sources, locks (``uv lock --offline`` first, so a warm
-cache needs no network), and writes the golden ``tools/list`` by running the new golden test
-once with ``UPDATE_GOLDEN=1``. Everything else (nox session, mypy, import contracts, wheel and
-CLI tests) finds the package by itself through :mod:`mcp_common.workspace`.
+It writes ``packages/NAME-server/`` (installed as ``mcp-tools-NAME-server``, requiring
+mcp-common at exactly the workspace's version) from the template next to this module (a server
+with one example tool over a plain core, its tests, README and registry manifest), adds the
+package to the root project's dependencies and uv sources, locks (``uv lock --offline`` first,
+so a warm cache needs no network), and writes the golden ``tools/list`` by running the new
+golden test once with ``UPDATE_GOLDEN=1``. Everything else (nox session, mypy, import
+contracts, wheel and CLI tests) finds the package by itself through :mod:`mcp_common.workspace`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from pathlib import Path
 from string import Template
 
 from mcp_common.usage import UsageParser
-from mcp_common.version import package_version
+from mcp_common.version import DISTRIBUTION, package_version
 from mcp_common.workspace import (
     WorkspaceError,
+    WorkspacePackage,
     find_root,
     normalize,
+    pinned,
     sync_root_members,
     workspace_packages,
 )
@@ -39,6 +42,7 @@ DESCRIPTION = re.compile(r"^[\w ,.;:()'/+-]{1,200}$")
 backslashes or markup, so no file can be broken (or code injected) by it."""
 TEMPLATE_SUFFIX = ".tmpl"
 FIRST_PORT = 8081
+DISTRIBUTION_PREFIX = "mcp-tools-"
 DEFAULT_DESCRIPTION = "counts the words of text files under the allowed directories."
 
 
@@ -55,25 +59,35 @@ class NewServer:
     port: int = FIRST_PORT
 
     @property
-    def distribution(self) -> str:
-        """``weather`` -> ``weather-server`` (also its command and directory)."""
+    def command(self) -> str:
+        """``weather`` -> ``weather-server``: its command, directory, server and golden name."""
         return f"{self.name}-server"
+
+    @property
+    def distribution(self) -> str:
+        """``weather`` -> ``mcp-tools-weather-server``: the name it is installed under (the
+        project's prefix keeps it clear of other people's packages on PyPI)."""
+        return f"{DISTRIBUTION_PREFIX}{self.command}"
 
     @property
     def import_name(self) -> str:
         """``weather`` -> ``weather_server``."""
-        return self.distribution.replace("-", "_")
+        return self.command.replace("-", "_")
 
     @property
     def module(self) -> str:
         """``weather`` -> ``weather`` (test file names: ``test_weather_protocol.py``)."""
         return self.name.replace("-", "_")
 
-    def substitutions(self) -> dict[str, str]:
-        """The ``${...}`` values of the template files."""
+    def substitutions(self, common: WorkspacePackage) -> dict[str, str]:
+        """The ``${...}`` values of the template files; ``common`` is the workspace's
+        mcp-common, which the new package requires at exactly its version."""
         return {
             "name": self.name,
+            "command": self.command,
             "distribution": self.distribution,
+            "common_distribution": common.distribution,
+            "common_requirement": pinned(common.distribution, common.version),
             "import_name": self.import_name,
             "env_prefix": self.import_name.upper(),
             "class_prefix": "".join(part.capitalize() for part in self.name.split("-")),
@@ -111,14 +125,14 @@ def validate_name(name: str, root: Path) -> None:
             f"makes {name if name != 'server' else 'NAME-server'!r}"
         )
     server = NewServer(name)
-    directory = root / "packages" / server.distribution
+    directory = root / "packages" / server.command
     if directory.exists():
         raise ScaffoldError(f"{directory} already exists")
     packages = workspace_packages(root)
     taken_names = {normalize(p.distribution) for p in packages}
     taken_commands = {command for p in packages for command, _ in p.scripts}
-    if server.distribution in taken_names or server.distribution in taken_commands:
-        raise ScaffoldError(f"{server.distribution} is already a package or command here")
+    if server.distribution in taken_names or server.command in taken_commands:
+        raise ScaffoldError(f"{server.command} is already a package or command here")
     if _importable(server.import_name):
         raise ScaffoldError(f"{server.import_name} would shadow an importable module")
 
@@ -159,10 +173,17 @@ def _template_files(folder: Traversable, prefix: str = "") -> list[tuple[str, st
     return files
 
 
+def _common(root: Path) -> WorkspacePackage:
+    for package in workspace_packages(root):
+        if package.import_name == "mcp_common":
+            return package
+    raise ScaffoldError(f"{root} has no mcp-common package under packages/")
+
+
 def write_package(server: NewServer, root: Path) -> Path:
-    """Render the template into ``packages/<distribution>`` and return that directory."""
-    directory = root / "packages" / server.distribution
-    values = server.substitutions()
+    """Render the template into ``packages/<command>`` and return that directory."""
+    directory = root / "packages" / server.command
+    values = server.substitutions(_common(root))
     for relative, text in _template_files(resources.files(__name__) / "template"):
         target = directory / server.path_of(relative)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +222,7 @@ def lock(root: Path) -> None:
 def write_golden(server: NewServer, root: Path) -> None:
     """Run the new package's golden test once with ``UPDATE_GOLDEN=1`` (this also installs the
     package into the workspace environment)."""
-    test = f"packages/{server.distribution}/tests/test_{server.module}_protocol.py"
+    test = f"packages/{server.command}/tests/test_{server.module}_protocol.py"
     environ = {**os.environ, "UPDATE_GOLDEN": "1"}
     environ.pop("VIRTUAL_ENV", None)  # the workspace's own environment, not the caller's
     _run(
@@ -225,8 +246,8 @@ def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION)
         for path in (root / "pyproject.toml", root / "uv.lock")
         if path.is_file()
     }
-    directory = root / "packages" / server.distribution
-    golden = root / "tests" / "golden" / f"{server.distribution}.tools.json"
+    directory = root / "packages" / server.command
+    golden = root / "tests" / "golden" / f"{server.command}.tools.json"
     try:
         write_package(server, root)
         sync_root_members(root)
@@ -269,7 +290,7 @@ def build_parser() -> UsageParser:
         help="the workspace root (default: found from the working directory)",
     )
     parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {package_version('mcp-common')}"
+        "--version", action="version", version=f"%(prog)s {package_version(DISTRIBUTION)}"
     )
     return parser
 
