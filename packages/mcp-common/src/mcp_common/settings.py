@@ -168,3 +168,14 @@ class ServerSettings(BaseSettings):
     def token(self) -> str | None:
         """The bearer token HTTP clients must send, if any."""
         return self.auth_token.get_secret_value() if self.auth_token else None
+
+
+class ConfinedSettings(ServerSettings):
+    """The options of a server whose tools read files clients name (through
+    :class:`~mcp_common.AllowedPaths`): the shared options plus the hard-link policy."""
+
+    allow_hard_links: bool = Field(
+        False,
+        description="read files that have more than one hard link (refused by default: a hard "
+        "link inside an allowed directory may be another name of a file outside it)",
+    )
