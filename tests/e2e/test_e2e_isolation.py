@@ -38,6 +38,13 @@ def children_of(pid: int) -> list[tuple[int, str]]:
     return found
 
 
+def command_line(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+    except OSError:
+        return b""
+
+
 def wait_for_pid(pid_file: Path, server: RawStdioServer) -> int:
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()):
@@ -170,3 +177,23 @@ def test_a_tool_holding_the_interpreter_cannot_keep_the_server_alive(
         f"the server did not stop within 1.8 s of {cause} (a tool is running code that "
         "cannot be interrupted); killing it"
     ) in server.log()
+
+
+def test_the_watchdog_gets_none_of_the_servers_environment(tmp_path: Path) -> None:
+    running = RawStdioServer(
+        tmp_path / "server.log",
+        command=COMMAND,
+        env={"ISOLATION_SERVER_AUTH_TOKEN": "planted-secret", "GH_TOKEN": "ghp_planted"},
+    )
+    try:
+        running.initialize()
+        watchdogs = [
+            entry
+            for entry in Path("/proc").iterdir()
+            if b"_watchdog.py" in command_line(entry)
+            and str(running.process.pid).encode() in command_line(entry)
+        ]
+        assert len(watchdogs) == 1
+        assert (watchdogs[0] / "environ").read_bytes() == b""
+    finally:
+        running.stop()

@@ -81,3 +81,15 @@ def spawn_sleeper(pid_file: str) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     Path(pid_file).write_text(str(sleeper.pid), encoding="utf-8")
     time.sleep(120)
+
+
+def forge_answer(answer: str) -> None:
+    """Play a child taken over by its input: write a forged answer where the real one goes
+    (the lowest descriptor the bootstrap duplicated stdout to) and end at once."""
+    for fd in range(3, 10):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                os.write(fd, answer.encode())
+                os._exit(0)
+        except OSError:
+            continue

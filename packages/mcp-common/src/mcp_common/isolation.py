@@ -168,7 +168,17 @@ def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
         if name in _KEPT_VARIABLES or name.startswith("LC_")
     }
     kept.update(extra or {})
+    if "PYTHONPATH" in kept:
+        kept["PYTHONPATH"] = _absolute_search_path(kept["PYTHONPATH"])
     return kept
+
+
+def _absolute_search_path(value: str) -> str:
+    """``PYTHONPATH`` with every entry absolute (against this process's directory) and the
+    empty ones dropped: in the child, whose working directory may be a checkout under test,
+    an empty entry (``:/x``, a classic slip) or a relative one would import its files."""
+    entries = [os.path.abspath(entry) for entry in value.split(os.pathsep) if entry]
+    return os.pathsep.join(entries)
 
 
 def _request(function: Callable[..., object], args: tuple[object, ...], kwargs: object) -> bytes:
@@ -364,8 +374,10 @@ def _decode(
         )
     try:
         message = json.loads(answer)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # a child taken over may send anything
         raise IsolatedWorkError(f"{what} failed: its answer is not valid JSON") from error
+    if not isinstance(message, dict):
+        raise IsolatedWorkError(f"{what} failed: its answer is not valid JSON")
     if message.get("ok") is True:
         _log.debug("%s answered in %.2f s", what, elapsed)
         value = message.get("value")

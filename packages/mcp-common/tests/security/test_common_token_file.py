@@ -152,3 +152,14 @@ def test_generated_tokens_are_long_and_random() -> None:
     tokens = {generate_token() for _ in range(100)}
     assert len(tokens) == 100
     assert all(len(token) >= 43 for token in tokens)
+
+
+def test_a_runtime_directory_of_another_user_is_not_used(tmp_path: Path) -> None:
+    # 'sudo -E' keeps the invoking user's XDG_RUNTIME_DIR: root's token does not go there
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a directory to another user")
+    theirs = tmp_path / "run-user-65534"
+    theirs.mkdir(mode=0o700)
+    os.chown(theirs, NOBODY, NOBODY)
+    chosen = token_directory({"XDG_RUNTIME_DIR": str(theirs), "XDG_STATE_HOME": str(tmp_path)})
+    assert chosen == tmp_path / "mcp-tools"

@@ -36,15 +36,25 @@ class TokenFileError(OSError):
 
 
 def token_directory(environ: Mapping[str, str] | None = None) -> Path:
-    """Where generated tokens are written: the per-user runtime directory when there is one,
-    else the per-user state directory."""
+    """Where generated tokens are written: the per-user runtime directory when there is one
+    (and it is this user's), else the per-user state directory."""
     env = os.environ if environ is None else environ
     runtime = env.get("XDG_RUNTIME_DIR", "")
-    if os.path.isabs(runtime) and os.path.isdir(runtime):
+    if os.path.isabs(runtime) and _own_directory(runtime):
         return Path(runtime) / "mcp-tools"
     state = env.get("XDG_STATE_HOME", "")
     base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
     return base / "mcp-tools"
+
+
+def _own_directory(path: str) -> bool:
+    """Whether ``path`` is a directory of this user (``sudo -E`` keeps another user's
+    ``XDG_RUNTIME_DIR``: a token does not belong in there)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid()
 
 
 def _private_directory(directory: Path) -> int:

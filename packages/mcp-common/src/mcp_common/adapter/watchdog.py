@@ -59,6 +59,7 @@ def start_watchdog(*, stdin_fd: int | None, log_fd: int, deadline: float = STOP_
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         pass_fds=watched,
+        env={},  # it needs nothing, and gets none of the server's secrets
         start_new_session=True,  # a terminal's Ctrl-C reaches the server, not the watchdog
     )
     for copy in watched:
