@@ -34,9 +34,9 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def server_command(*args: str) -> list[str]:
-    """The command line that starts the example server."""
-    return [sys.executable, "-m", SERVER_MODULE, *args]
+def server_command(*args: str, module: str = SERVER_MODULE) -> list[str]:
+    """The command line that starts the example server (or another test server module)."""
+    return [sys.executable, "-m", module, *args]
 
 
 def free_port() -> int:
@@ -125,7 +125,8 @@ class HttpServers:
 
     A server gets a private ``XDG_RUNTIME_DIR`` and, as by default, generates its bearer
     token, which is read from the token file it writes there (unless the test passes
-    ``--no-auth`` or its own ``EXAMPLE_SERVER_AUTH_TOKEN``)."""
+    ``--no-auth`` or its own ``EXAMPLE_SERVER_AUTH_TOKEN``). ``module`` starts another test
+    server than the example server."""
 
     def __init__(self, tmp_path: Path) -> None:
         self._tmp = tmp_path
@@ -139,10 +140,13 @@ class HttpServers:
         *args: str,
         env: dict[str, str] | None = None,
         scheme: str = "http",
+        module: str = SERVER_MODULE,
     ) -> RunningServer:
         port = free_port()
         log_file = self._tmp / f"server-{port}.log"
-        command = server_command("--transport", transport, "--port", str(port), *args)
+        command = server_command(
+            "--transport", transport, "--port", str(port), *args, module=module
+        )
         environment = {"XDG_RUNTIME_DIR": str(self.runtime_dir), **(env or {})}
         with log_file.open("wb") as sink:
             process = subprocess.Popen(
@@ -155,10 +159,11 @@ class HttpServers:
             )
         self._started.append(process)
         _wait_until_listening(process, port, log_file)
-        token = environment.get("EXAMPLE_SERVER_AUTH_TOKEN")
-        unauthenticated = "--no-auth" in args or environment.get("EXAMPLE_SERVER_NO_AUTH")
+        prefix = module.upper() + "_"  # example_server: EXAMPLE_SERVER_AUTH_TOKEN
+        token = environment.get(f"{prefix}AUTH_TOKEN")
+        unauthenticated = "--no-auth" in args or environment.get(f"{prefix}NO_AUTH")
         if token is None and not unauthenticated:
-            written = token_file(self.runtime_dir, port)
+            written = token_file(self.runtime_dir, port, module.replace("_", "-"))
             if written.exists():
                 token = written.read_text(encoding="utf-8").strip()
             else:  # it could not be written: the server printed it on stderr only

@@ -86,7 +86,7 @@ def test_a_tool_ignoring_cancellation_does_not_keep_the_process_alive(tmp_path: 
         time.sleep(1.0)
         server.close_stdin()
         assert server.process.wait(timeout=EXIT_TIMEOUT) == 0
-        assert "1 call(s) still running 1.2 s after shutdown; exiting without them" in server.log()
+        assert "1 call(s) still running 0.8 s after shutdown; exiting without them" in server.log()
     finally:
         server.stop()
 

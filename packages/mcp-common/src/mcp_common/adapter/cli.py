@@ -241,7 +241,7 @@ def _fail(app: ServerApp[Any], message: str) -> NoReturn:
     build_parser(app).error(message)
 
 
-SHUTDOWN_GRACE = 1.2
+SHUTDOWN_GRACE = 0.8
 """Seconds a stopping server waits for cancelled calls whose tools have not stopped yet
 (the watchdog ends it :data:`~mcp_common.adapter.watchdog.STOP_DEADLINE` seconds after the
 stop in any case)."""
@@ -424,7 +424,7 @@ def serve(app: ServerApp[Any], argv: Sequence[str] | None = None) -> None:
         # the tools are built in each worker; a configuration error still shows at once
         # because every worker fails the same way and stops the others
         _log.info("%s", describe(app.name, http, settings.workers))
-        sys.exit(_run_workers(make_server, http, listener, settings.workers))
+        _exit(_run_workers(make_server, http, listener, settings.workers))
     server = make_server()
     start_watchdog(stdin_fd=None, log_fd=log_descriptor())
     with _interruptible():

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-STOP_DEADLINE = 1.8
+STOP_DEADLINE = 1.7
 """Seconds after SIGINT, SIGTERM or (stdio) stdin's end by which the server has ended."""
 
 _SCRIPT = Path(__file__).resolve().parent.parent / "_watchdog.py"
