@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from mcp_common import ErrorCode, ToolError
-
 CATASTROPHIC = re.compile(r"((a)+)+!")
 """Backtracks exponentially on a run of ``a`` without ``!``; holds the GIL throughout."""
 
@@ -46,6 +44,9 @@ def fail(message: str) -> None:
 
 
 def refuse(message: str) -> None:
+    # imported here: the other functions start a child without mcp_common's imports
+    from mcp_common import ErrorCode, ToolError
+
     raise ToolError(message, ErrorCode.INVALID_ARGUMENT)
 
 

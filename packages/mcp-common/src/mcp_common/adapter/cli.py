@@ -360,6 +360,7 @@ def _run_workers(
             _log.error("worker %d ended with status %d; stopping the others", index, code)
             status = code or 1
             stop_all()
+    signal.setitimer(signal.ITIMER_REAL, 0)  # every worker ended: no deadline left to keep
     return status
 
 
