@@ -43,15 +43,18 @@ SHAPES = CORPUS.parent / "corpus_shapes"
 
 
 # --- the generated project ------------------------------------------------------------------
-def generate(root: Path, files: int, seed: int = 7) -> None:
-    """A deterministic Java + Kotlin project: 70 % Java, 30 % Kotlin, 50 packages."""
+def generate(
+    root: Path, files: int, seed: int = 7, package: str = "com.bench", prefix: str = "Type"
+) -> None:
+    """A deterministic Java + Kotlin project: 70 % Java, 30 % Kotlin, 50 packages named
+    ``package.pNN``, types named ``prefix`` and a number."""
     marker = root / ".generated"
-    if marker.is_file() and marker.read_text() == f"{files}:{seed}":
+    if marker.is_file() and marker.read_text() == f"{files}:{seed}:{package}:{prefix}":
         return
     shutil.rmtree(root, ignore_errors=True)
     rng = random.Random(seed)
-    packages = [f"com.bench.p{n:02d}" for n in range(50)]
-    names = [(packages[i % len(packages)], f"Type{i:05d}") for i in range(files)]
+    packages = [f"{package}.p{n:02d}" for n in range(50)]
+    names = [(packages[i % len(packages)], f"{prefix}{i:05d}") for i in range(files)]
     for i, (package, name) in enumerate(names):
         others = rng.sample(names, 6)
         directory = root / "src" / "main" / ("java" if i % 10 < 7 else "kotlin")
@@ -63,7 +66,7 @@ def generate(root: Path, files: int, seed: int = 7) -> None:
         else:
             text = _kotlin(package, name, others)
             (directory / f"{name}.kt").write_text(text, encoding="utf-8")
-    marker.write_text(f"{files}:{seed}")
+    marker.write_text(f"{files}:{seed}:{package}:{prefix}")
 
 
 def _java(package: str, name: str, others: list[tuple[str, str]]) -> str:

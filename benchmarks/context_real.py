@@ -23,8 +23,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from context_server.core.facts import RULES
 from context_server.core.index import IndexCache
-from context_server.core.resolution import RULES
 from context_server.core.service import ContextService
 from context_server.tools.project_tree import ProjectTreeTool
 from mcp_common import AllowedPaths, invoke

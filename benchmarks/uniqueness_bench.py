@@ -284,7 +284,7 @@ start, cpu = time.perf_counter(), usage().ru_utime + usage().ru_stime
 table = open_file(path, label=path.name)
 columns = ", ".join(table.column(p) for p in range(len(table.names)))
 query = f"SELECT {columns} FROM {table.relation}"
-rows = sum(batch.num_rows for batch in table.runner.batches(query, 8192))
+rows = sum(batch.num_rows for batch in table.backend.batches(query, 8192))
 table.close()
 print(json.dumps({"seconds": time.perf_counter() - start,
                   "cpu": usage().ru_utime + usage().ru_stime - cpu,

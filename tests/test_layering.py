@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from mcp_common.workspace import (
+    ACYCLIC_CONTRACT,
     CORE_CONTRACT,
+    PLUGIN_CONTRACT,
     SDK_CONTRACT,
     WorkspacePackage,
     import_contracts,
@@ -71,33 +73,71 @@ def test_every_package_is_a_root_and_every_declared_core_is_covered() -> None:
 def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
     result = _lint_imports(_config(tmp_path, PACKAGES), ROOT, [])
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout
+    plugins = sum(len(package.plugins) for package in PACKAGES)
+    assert plugins, "no package declares a plugin package ([tool.mcp-tools.plugins])"
+    acyclic = any(package.acyclic for package in PACKAGES)
+    assert f"Contracts: {2 + plugins + acyclic} kept, 0 broken." in result.stdout
 
 
 @pytest.mark.parametrize(
-    ("module", "statement", "broken"),
+    ("module", "statement", "broken", "named"),
     [
-        ("uniqueness-server/uniqueness_server/layering_probe.py", "import mcp\n", SDK_CONTRACT),
-        ("mcp-common/mcp_common/layering_probe.py", "import mcp_types\n", SDK_CONTRACT),
+        (
+            "uniqueness-server/uniqueness_server/layering_probe.py",
+            "import mcp\n",
+            SDK_CONTRACT,
+            "layering_probe",
+        ),
+        (
+            "mcp-common/mcp_common/layering_probe.py",
+            "import mcp_types\n",
+            SDK_CONTRACT,
+            "layering_probe",
+        ),
         (
             "context-server/context_server/core/layering_probe.py",
             "import context_server.tools\n",
             CORE_CONTRACT,
+            "layering_probe",
         ),
         (
             "uniqueness-server/uniqueness_server/engine/layering_probe.py",
             "import adopt_server.tools\n",
             CORE_CONTRACT,
+            "layering_probe",
         ),
         (
             "adopt-server/adopt_server/guards/layering_probe.py",
             "import mcp_common.adapter\n",
             CORE_CONTRACT,
+            "layering_probe",
+        ),
+        (
+            # a language plugin importing the index that imports the plugins: a cycle,
+            # named by the dependency that would break it
+            "context-server/context_server/core/languages/layering_probe.py",
+            "import context_server.core.index\n",
+            ACYCLIC_CONTRACT,
+            ".languages -> .index",
+        ),
+        (
+            # an algorithm module naming a backend could switch on its type
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "from uniqueness_server.engine.backends.embedded import DuckDbBackend\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
+        ),
+        (
+            # the registry too: it reaches every backend
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "import uniqueness_server.engine.backends\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
         ),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(
-    source_copy: tuple[Path, list[Path]], module: str, statement: str, broken: str
+    source_copy: tuple[Path, list[Path]], module: str, statement: str, broken: str, named: str
 ) -> None:
     config, sources = source_copy
     probe = config.parent / module
@@ -108,4 +148,4 @@ def test_a_forbidden_import_breaks_a_contract(
         probe.unlink()
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{broken} BROKEN" in result.stdout
-    assert "layering_probe" in result.stdout
+    assert named in result.stdout

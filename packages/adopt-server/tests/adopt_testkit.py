@@ -31,6 +31,40 @@ PROJECTS: dict[str, dict[str, str]] = {
 }
 
 
+GOOD_AGENTS_MD = """\
+# AGENTS.md
+
+## Project overview
+
+A command-line tool that checks data files for duplicate keys.
+
+## Module layout
+
+`src/` holds the package, `tests/` its tests.
+
+## Environment & toolchain
+
+Python 3.11 or later and `uv`.
+
+## Build, test, and run
+
+Run `uv run pytest` from the repository root.
+
+## Code style & conventions
+
+`ruff format` and `ruff check`; type hints everywhere.
+
+## Releasing
+
+Tags on `main` are released to PyPI by the release workflow.
+
+## Pull requests & commits
+
+One change per pull request; the subject says what changed.
+"""
+"""An AGENTS.md with every guide section written, as a project's own would be."""
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run real git with a fixed identity, isolated from the user's configuration."""
     env = {

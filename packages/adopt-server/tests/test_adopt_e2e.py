@@ -54,9 +54,9 @@ def test_stdio_server_adopts_and_never_leaks_the_token(adopt_env: AdoptEnv) -> N
     assert entry["repositoryUrl"] == "https://***@github.com/owner/repo.git"
     assert refused.is_error
     assert "must not start with '-'" in result_text(refused)
-    assert any("step 13/13 pull-request" in m for m in progress)
+    assert any("step 14/14 pull-request" in m for m in progress)
     log = log_file.read_text()
-    assert "Step 1/13: toolchain" in log
+    assert "Step 1/14: toolchain" in log
     everything = log + result_text(adopted) + str(adopted.structured_content) + "".join(progress)
     assert TOKEN not in everything
     assert TOKEN not in (adopt_env.remotes / "repo.git" / "config").read_text()

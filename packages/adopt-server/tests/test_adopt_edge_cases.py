@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import AGENTS_MD_SECTIONS
+from adopt_server.conformance import AGENTS_MD_SECTIONS, unwritten_sections
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.publish import find_pull_request_url
@@ -67,7 +67,8 @@ def test_a_linked_worktree_counts_as_cloned(adopt_env: AdoptEnv) -> None:
 
 
 def test_project_wrapper_without_exec_bit_runs_through_sh(adopt_env: AdoptEnv) -> None:
-    wrapper = '#!/bin/sh\nprintf "mvnw\\t%s\\t%s\\n" "$PWD" "$*" >> "$FAKE_LOG"\nexit 0\n'
+    # the build runs with an allow-listed environment: the wrapper finds the log from HOME
+    wrapper = '#!/bin/sh\nprintf "mvnw\\t%s\\t%s\\n" "$PWD" "$*" >> "$HOME/../fake.log"\nexit 0\n'
     remote = make_bare_repository(adopt_env.remotes, "wrapped", {"pom.xml": POM, "mvnw": wrapper})
     [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
     assert report.succeeded, report.failure
@@ -111,17 +112,19 @@ def test_crlf_guidance_moves_to_agents_md_keeping_its_line_endings(adopt_env: Ad
     assert b"\n" not in claude_md.replace(b"\r\n", b"")
 
 
-def test_guidance_without_the_guide_sections_fails_verify_naming_them(
+def test_thin_guidance_keeps_its_text_and_claude_writes_the_missing_sections(
     adopt_env: AdoptEnv,
 ) -> None:
     remote = make_bare_repository(
         adopt_env.remotes, "thin", {"CLAUDE.md": "# Notes\n\nSome guidance.\n"}
     )
     [report] = adopt_repositories([str(remote)], adopt_env.workspace, FAST)
-    assert report.failure is not None
-    assert report.failure.startswith("verify: ")
-    assert "AGENTS.md section '## Releasing' holds only placeholder text" in report.failure
-    assert "commit:guard" in report.completed_steps, "nothing was pushed: verify stopped it"
+    assert report.succeeded, report.failure
+    agents = (adopt_env.workspace / "thin" / "AGENTS.md").read_text()
+    assert "Some guidance." in agents, "the project's own guidance moved into AGENTS.md"
+    assert unwritten_sections(agents, AGENTS_MD_SECTIONS) == []
+    asked = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p ")]
+    assert len(asked) == 1, "no /init (CLAUDE.md existed), one request for the sections"
 
 
 def test_cancellation_stops_before_the_next_step(adopt_env: AdoptEnv) -> None:

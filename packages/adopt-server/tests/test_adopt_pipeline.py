@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md
+from adopt_server.conformance import AGENTS_MD_SECTIONS, claude_md_importing_agents_md
 from adopt_server.pipeline import (
     AdoptionOptions,
     RepositoryReport,
@@ -27,6 +27,7 @@ ADOPTION_STEPS = [
     "trust",
     "claude-init",
     "conform",
+    "guidance",
     "commit:claude-md",
     "enforcer",
     "commit:guard",
@@ -34,7 +35,7 @@ ADOPTION_STEPS = [
     "push",
     "pull-request",
 ]
-VERIFY_STEPS = ["toolchain", "clone", "build-toolchain", "check-adopted", "verify"]
+VERIFY_STEPS = ["toolchain", "clone", "check-adopted", "verify"]
 
 
 def fast(**overrides: Any) -> AdoptionOptions:
@@ -88,13 +89,16 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
         # One source of truth: the generated guidance is AGENTS.md, CLAUDE.md imports it.
         assert "\n@AGENTS.md\n" in claude_md
         assert agents_md.startswith("# AGENTS.md\n")
-        assert "A sample repository the adoption tests create." in agents_md
-        assert "A sample repository" not in claude_md
+        assert "## Module layout" in agents_md
+        assert "## Module layout" not in claude_md
     creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
     assert creates == [
         "pr create --title Adopt Claude Code --body " + AdoptionOptions().body + f" --head {BRANCH}"
     ]
-    assert log_lines(adopt_env.log, "claude")[-1] == "-p /init --permission-mode acceptEdits"
+    prompts = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p ")]
+    assert prompts[0] == "-p /init --permission-mode acceptEdits"
+    assert len(prompts) == 2, "one request for the guidance sections, followed at once"
+    assert prompts[1].endswith("--permission-mode acceptEdits")
     assert not (adopt_env.workspace / kind).exists(), "a successful checkout is removed"
     assert not (adopt_env.home / ".claude.json").exists(), "the run's trust is taken back"
 
@@ -128,8 +132,8 @@ def test_adopting_twice_commits_nothing_new(adopt_env: AdoptEnv) -> None:
     creates = [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr create")]
     assert len(creates) == 1, "the open pull request is found, not opened again"
     assert second.pull_request_url == first.pull_request_url
-    inits = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]
-    assert len(inits) == 1, "claude -p /init ran only once"
+    asked = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]
+    assert len(asked) == 2, "claude -p ran in the first adoption only (/init, guidance)"
 
 
 def test_second_run_resumes_from_a_fresh_workspace_on_the_published_branch(
@@ -165,7 +169,10 @@ def test_existing_claude_md_and_agents_md_are_never_regenerated(adopt_env: Adopt
 def test_an_existing_agents_md_is_kept_and_imported_by_a_new_claude_md(
     adopt_env: AdoptEnv,
 ) -> None:
-    agents = agents_md_text()
+    agents = "# AGENTS.md\n" + "".join(
+        f"\n{section}\n\nWhat the team wrote about {section[3:].lower()}: `make check`.\n"
+        for section in AGENTS_MD_SECTIONS
+    )
     remote = make_bare_repository(adopt_env.remotes, "guided", {"AGENTS.md": agents})
     report = adopt_one(adopt_env, remote)
     assert report.succeeded, report.failure
@@ -178,21 +185,17 @@ def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:
     remote = adopt_env.remote("maven")
     assert adopt_one(adopt_env, remote).succeeded
     git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" the PR
+    builds = len(log_lines(adopt_env.log, "mvn"))
     report = adopt_one(adopt_env, remote, verify_only=True)
     assert report.failure is None
-    assert report.completed_steps == [
-        "toolchain",
-        "clone",
-        "build-toolchain",
-        "check-adopted",
-        "verify",
-    ]
+    assert report.completed_steps == VERIFY_STEPS
     assert (adopt_env.workspace / "maven").is_dir(), "verification keeps its checkout"
+    assert len(log_lines(adopt_env.log, "mvn")) == builds, "verification runs no build tool"
 
 
 def test_verification_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> None:
     report = adopt_one(adopt_env, adopt_env.remote("plain"), verify_only=True)
-    assert report.completed_steps == ["toolchain", "clone", "build-toolchain"]
+    assert report.completed_steps == ["toolchain", "clone"]
     assert report.failure is not None
     assert report.failure.startswith("check-adopted: ")
     assert "no CLAUDE.md at its root" in report.failure
@@ -318,7 +321,7 @@ def test_claude_that_writes_nothing_is_retried_then_reported(adopt_env: AdoptEnv
     report = adopt_one(adopt_env, adopt_env.remote("plain", "never"), dry_run=True, retries=1)
     assert report.failure is not None
     assert report.failure.startswith("claude-init: claude-init completed but CLAUDE.md was not")
-    inits = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p")]
+    inits = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p /init")]
     assert len(inits) == 2 + 2
 
 
@@ -413,7 +416,7 @@ def test_assets_are_committed_without_overwriting(adopt_env: AdoptEnv) -> None:
     remote = adopt_env.remote("plain")
     report = adopt_one(adopt_env, remote, assets=True)
     assert report.succeeded, report.failure
-    assert report.completed_steps[10:12] == ["assets", "commit:assets"]
+    assert report.completed_steps[11:13] == ["assets", "commit:assets"]
     files = branch_files(remote, BRANCH)
     assert {".claude/settings.json", ".mcp.json", ".github/workflows/claude.yml"} <= set(files)
     assert commit_subjects(remote, BRANCH)[0] == "Add Claude Code configuration assets"

@@ -86,7 +86,7 @@ def test_verify_adoption_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> N
     assert result.is_error
     assert result.structured is not None
     [entry] = result.structured["repositories"]
-    assert entry["completedSteps"] == ["toolchain", "clone", "build-toolchain"]
+    assert entry["completedSteps"] == ["toolchain", "clone"]
     assert entry["failure"].startswith("check-adopted: ")
     assert result.text.startswith("# Verification report\n\n0 of 1 repositories verified.")
 
@@ -173,7 +173,9 @@ def test_contract_over_the_real_registry(adopt_env: AdoptEnv) -> None:
     # the verification sample must succeed: adopt it and merge the branch first
     tools = build_tools(AllowedPaths([adopt_env.root]))
     adopted = samples["verify_adoption"][0]["repositoryUrl"]
-    first = call(adopt_env, "adopt_repo", {"repositoryUrl": adopted})
+    first = call(
+        adopt_env, "adopt_repo", {"repositoryUrl": adopted, "claudeMdSections": ["## Project"]}
+    )
     assert not first.is_error, first.text
     git(Path(adopted), "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")
     run_contract_checks(tools, samples, min_tools=2)
@@ -216,9 +218,9 @@ def test_protocol_call_reports_progress_per_step_and_repository(adopt_env: Adopt
     assert result.structured_content["repositories"][0]["succeeded"] is True
     assert result_text(result).startswith("# Adoption report\n\n1 of 1 repositories adopted")
     steps = [m for m in messages if ": step " in m]
-    assert len(steps) == 11
-    assert steps[0].startswith("1.0/12.0 ")
-    assert steps[0].endswith("step 1/11 toolchain")
+    assert len(steps) == 12
+    assert steps[0].startswith("1.0/13.0 ")
+    assert steps[0].endswith("step 1/12 toolchain")
     assert messages[-1].endswith("done (1 of 1 repositories)")
     assert str(adopt_env.root) not in "\n".join(messages)
 

@@ -1,6 +1,6 @@
 """Print the public top-level type names of ``java.lang`` from an installed JDK, one a line.
 
-Run once per JDK upgrade and paste the output into ``context_server/core/implicit.py``:
+Run once per JDK upgrade and paste the output into ``context_server/core/languages/implicit.py``:
 ``uv run python packages/context-server/scripts/java_lang_names.py /usr/lib/jvm/<jdk>``.
 It lists the classes of the ``java.base`` module image with ``jimage`` and keeps those that
 ``javap`` reports as public.

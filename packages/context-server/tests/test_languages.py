@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import direct, service_for
-from context_server.core.lang_script import ScriptProject
+from context_server.core.facts import SourceFacts
+from context_server.core.languages.script import ScriptProject
 from context_server.server import APP
 from mcp_common.testing import in_process_client, result_text
 
@@ -115,8 +116,10 @@ def test_one_language_indexes_only_its_own_extensions() -> None:
 
 # --- TypeScript / JavaScript module resolution ------------------------------------------------
 def _scripts(files: list[str], configs: Mapping[str, str] | None = None) -> ScriptProject:
+    facts = SourceFacts("typescript", "", (), (), frozenset(), ())
     return ScriptProject(
-        frozenset(files), {path: text.encode() for path, text in (configs or {}).items()}
+        dict.fromkeys(files, facts),
+        {path: text.encode() for path, text in (configs or {}).items()},
     )
 
 

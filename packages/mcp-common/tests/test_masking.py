@@ -7,6 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_common import FailureMessage, mask_arguments, mask_credentials, redact
+from mcp_common.masking import mask_structured
 
 
 @pytest.mark.parametrize(
@@ -260,3 +261,49 @@ def test_redact_is_idempotent(text: str) -> None:
 def test_log_masking_is_idempotent(text: str) -> None:
     once = mask_credentials(text)
     assert mask_credentials(once) == once
+
+
+def _mask_each_string(value: object) -> object:
+    """The reference: every string masked on its own."""
+    if isinstance(value, str):
+        return mask_credentials(value)
+    if isinstance(value, dict):
+        return {key: _mask_each_string(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mask_each_string(item) for item in value]
+    return value
+
+
+# pieces of every shape the patterns look for, so that strings start, end or break inside a
+# credential, a key, a URL or a private key
+_PIECES = st.sampled_from(
+    [
+        "password", "=", ": ", "token", "Bearer ", "authorization: ", "https://", "u:p",
+        "@host", "@", "ghp_", "abcXYZ0123456789abcXYZ0123456789abcd", "AKIA", "ABCDEFGH23456789",
+        "-----BEGIN PRIVATE KEY-----", "MIIEv", "-----END PRIVATE KEY-----", "***", " ", "\n",
+        "\t", "'", '"', "secret", "pass=", "x", "/srv/a", "8080", ",", ";", "}", "sk-",
+    ]
+)  # fmt: skip
+_PIECE_STRINGS = st.lists(_PIECES, max_size=6).map("".join)
+_STRUCTURES = st.recursive(
+    st.one_of(_PIECE_STRINGS, st.text(max_size=12), st.integers(), st.none()),
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(st.sampled_from(["path", "name", "token", "x"]), children, max_size=4),
+    ),
+    max_leaves=30,
+)
+
+
+@given(_STRUCTURES)
+def test_structured_answers_are_masked_string_by_string(value: object) -> None:
+    """Masking all strings at once is only a shortcut: the result is every string masked."""
+    assert mask_structured(value) == _mask_each_string(value)
+
+
+def test_a_structured_answer_without_credentials_comes_back_as_it_is() -> None:
+    value = {"nodes": [{"path": f"src/a/F{n}.java", "dependencies": ["src/b/G.java"]}
+                       for n in range(100)], "count": 100}  # fmt: skip
+    assert mask_structured(value) is value
+    secret = {"nodes": [{"path": "a"}, {"path": "password=hunter22"}]}
+    assert mask_structured(secret) == {"nodes": [{"path": "a"}, {"path": "password=***"}]}

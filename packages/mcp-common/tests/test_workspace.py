@@ -138,7 +138,72 @@ def test_contracts_name_every_root_core_and_sdk_package(tmp_path: Path) -> None:
     assert "forbidden_modules = \n\ta_lib.adapter\n\tb_server.tools\n\tmcp\n\tmcp_types\n" in core
 
 
+def test_an_acyclic_declaration_adds_its_contract_and_only_then(tmp_path: Path) -> None:
+    root = _workspace(
+        tmp_path,
+        ROOT_TEXT,
+        {"a-lib": '[tool.mcp-tools]\ncore = ["engine"]\nacyclic = ["engine"]\n'},
+    )
+    (root / "packages" / "a-lib" / "src" / "a_lib" / "engine").mkdir()
+    (root / "packages" / "a-lib" / "src" / "a_lib" / "engine" / "__init__.py").touch()
+    config = import_contracts(workspace_packages(root))
+    acyclic = config.split("[importlinter:contract:acyclic]", 1)[1]
+    assert "type = acyclic_siblings\n" in acyclic
+    assert "ancestors = \n\ta_lib.engine\n" in acyclic
+    (root / "packages" / "a-lib" / "pyproject.toml").write_text(
+        '[project]\nname = "a-lib"\nversion = "0"\n[tool.mcp-tools]\ncore = ["engine"]\n'
+    )
+    assert "acyclic" not in import_contracts(workspace_packages(root))
+
+
+def test_a_declared_acyclic_package_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": '[tool.mcp-tools]\nacyclic = ["parts"]\n'})
+    with pytest.raises(WorkspaceError, match=r"a_lib\.parts, which does not exist"):
+        workspace_packages(root)
+
+
 def test_contracts_need_a_core_to_protect(tmp_path: Path) -> None:
     root = _workspace(tmp_path, ROOT_TEXT, {"a-lib": ""})
     with pytest.raises(WorkspaceError, match="no package declares a core"):
         import_contracts(workspace_packages(root))
+
+
+def test_a_plugin_package_gets_a_contract_over_its_siblings(tmp_path: Path) -> None:
+    body = (
+        '[tool.mcp-tools]\ncore = ["engine"]\n'
+        '[tool.mcp-tools.plugins]\n"engine.backends" = ["engine.files"]\n'
+    )
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    engine = root / "packages" / "b-server" / "src" / "b_server" / "engine"
+    (engine / "backends").mkdir(parents=True)
+    for module in ("__init__.py", "files.py", "backends/__init__.py"):
+        (engine / module).touch()
+    packages = workspace_packages(root)
+    assert packages[0].plugins == (("engine.backends", ("engine.files",)),)
+    config = import_contracts(packages)
+    plugin = config.split("[importlinter:contract:plugin:b_server.engine.backends]", 1)[1]
+    assert "name = b_server.engine.backends is reached only through its protocol\n" in plugin
+    assert "source_modules = \n\tb_server.engine.*\n" in plugin
+    assert "forbidden_modules = \n\tb_server.engine.backends\n" in plugin
+    assert "\tb_server.engine.files -> b_server.engine.backends.**\n" in plugin
+
+
+@pytest.mark.parametrize(
+    ("plugins", "message"),
+    [
+        ('"engine.backends" = ["engine.missing"]', r"b_server\.engine\.missing, which does not"),
+        ('"backends" = []', "must be a sub-package of a sub-package"),
+        ('"engine.backends" = "engine.files"', "must be a list of strings"),
+    ],
+)
+def test_a_plugin_declaration_names_what_exists(tmp_path: Path, plugins: str, message: str) -> None:
+    body = f'[tool.mcp-tools]\ncore = ["engine"]\n[tool.mcp-tools.plugins]\n{plugins}\n'
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    engine = root / "packages" / "b-server" / "src" / "b_server" / "engine"
+    (engine / "backends").mkdir(parents=True)
+    for module in ("__init__.py", "files.py", "backends/__init__.py"):
+        (engine / module).touch()
+    (engine.parent / "backends").mkdir()
+    (engine.parent / "backends" / "__init__.py").touch()
+    with pytest.raises(WorkspaceError, match=message):
+        workspace_packages(root)

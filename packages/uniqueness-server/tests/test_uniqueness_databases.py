@@ -20,8 +20,8 @@ from uniqueness_server.engine import (
     check_uniqueness,
     find_keys,
     profile_columns,
-    read_only_query,
 )
+from uniqueness_server.engine.backends.sql_database import read_only_query
 
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 ROWS = [(1, "Ann", "PL"), (2, "Bob", "US"), (3, "Cid", "PL"), (4, "Ann", None), (5, "Eve", None)]

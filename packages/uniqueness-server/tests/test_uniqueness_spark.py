@@ -37,7 +37,7 @@ from uniqueness_server.engine import (
     open_file,
     profile_columns,
 )
-from uniqueness_server.engine.spark import read_only_spark_query
+from uniqueness_server.engine.backends.spark import read_only_spark_query
 from uniqueness_testkit import call, household_csv, tools_for, write
 
 Row = tuple[str | None, ...]

@@ -6,10 +6,11 @@ import pytest
 from adopt_server.conformance import (
     AGENTS_MD_SECTIONS,
     JAVA_SECTIONS,
-    agents_md_text,
+    agents_md_draft,
     check_agents_md,
     check_claude_md,
     rules_for,
+    unwritten_sections,
 )
 
 GOOD = "# CLAUDE.md\n\nSee [AGENTS.md](AGENTS.md).\n\n## Testing\n\nRun pytest.\n"
@@ -126,11 +127,29 @@ def test_crlf_document_is_checked_like_lf() -> None:
     assert check_claude_md(GOOD.replace("\n", "\r\n"), rules_for(sections=["## Testing"])) == []
 
 
-def test_written_agents_md_passes_the_default_rules() -> None:
-    text = agents_md_text()
-    assert check_agents_md(text) == []
-    assert "[CLAUDE.md](CLAUDE.md)" in text
-    assert all(section in text for section in AGENTS_MD_SECTIONS)
+def test_the_drafted_agents_md_has_every_section_still_to_be_written() -> None:
+    text = agents_md_draft()
+    assert check_agents_md(text) == [], "structurally complete"
+    assert [(g.heading, g.problem) for g in unwritten_sections(text, AGENTS_MD_SECTIONS)] == [
+        (section, "placeholder") for section in AGENTS_MD_SECTIONS
+    ]
+
+
+def test_unwritten_sections_are_named_with_why() -> None:
+    text = (
+        "# AGENTS.md\n\n## Project overview\n\nA tool.\n\n## Releasing\n\nTBD\n\n## Module layout\n"
+    )
+    sections = [
+        "## Project overview",
+        "## Releasing",
+        "## Module layout",
+        "## Build, test, and run",
+    ]
+    assert [(g.heading, g.problem, g.line) for g in unwritten_sections(text, sections)] == [
+        ("## Releasing", "placeholder", 7),
+        ("## Module layout", "empty", 11),
+        ("## Build, test, and run", "missing", 0),
+    ]
 
 
 def test_anchor_style_agents_md_fails_with_named_sections() -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 from adopt_server.assets import install_assets
-from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md, rules_for
+from adopt_server.conformance import claude_md_importing_agents_md, rules_for
 from adopt_server.conformance.check_command import run_check
 from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
+from adopt_testkit import GOOD_AGENTS_MD
 
 
 @pytest.mark.parametrize(
@@ -85,7 +86,7 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
     assert install_assets(tmp_path) == []
     # The starter configuration passes the checker the guards run (mcpServersValid, noSecrets).
-    (tmp_path / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
     (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
     outcome = run_check(tmp_path)
     assert "mcpServersValid" in outcome.checked

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 from adopt_server.conformance import (
-    agents_md_text,
     claude_md_importing_agents_md,
     rules_for,
 )
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.checker_script import script_text
 from adopt_server.guards.fallback import MARKER, SCRIPT, WORKFLOW
+from adopt_testkit import GOOD_AGENTS_MD
 
 RULES = rules_for()
 
@@ -60,7 +60,7 @@ def test_a_section_with_a_hash_stays_one_argument_in_the_workflow(tmp_path: Path
 def test_script_passes_on_a_good_configuration(tmp_path: Path) -> None:
     install(tmp_path)
     (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
-    (tmp_path / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
     result = run_script(tmp_path, "--rules", "project")
     assert (result.returncode, result.stdout) == (0, ""), result.stderr
 
@@ -70,8 +70,8 @@ def test_script_fails_on_a_missing_claude_md_and_on_placeholders(tmp_path: Path)
     missing = run_script(tmp_path)
     assert missing.returncode == 1
     assert "CLAUDE.md is missing" in missing.stdout
-    agents = agents_md_text().replace(
-        "How releases are cut is up to the maintainers; see CLAUDE.md.",
+    agents = GOOD_AGENTS_MD.replace(
+        "Tags on `main` are released to PyPI by the release workflow.",
         "_Not documented yet — replace this line with the project's own guidance._",
     )
     (tmp_path / "AGENTS.md").write_text(agents, encoding="utf-8")

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import yaml
 from adopt_server.conformance import (
-    agents_md_text,
     claude_md_importing_agents_md,
     reshape,
     rules_for,
@@ -22,6 +21,7 @@ from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.fallback import WORKFLOW
 from adopt_server.guards.python import HOOK_ID, PRE_COMMIT_CONFIG
+from adopt_testkit import GOOD_AGENTS_MD
 
 RULES = rules_for("minimal", "python", ["## Testing", "## Build & run"])
 
@@ -167,7 +167,7 @@ def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Pa
     (origin / "pyproject.toml").write_text("[project]\nname = 'demo'\n", encoding="utf-8")
     project_rules = rules_for("project", "python", RULES.sections)
     install_guard(origin, "python", project_rules, None)
-    (origin / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    (origin / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
     claude_md = reshape(claude_md_importing_agents_md(), RULES)
     for section, body in (("## Testing", "Run pytest."), ("## Build & run", "Run make.")):
         claude_md = claude_md.replace(f"{section}\n\n{STUB_BODY}", f"{section}\n\n{body}")
@@ -215,7 +215,7 @@ def test_installed_hook_runs_under_real_pre_commit_in_a_fresh_clone(tmp_path: Pa
     agents = clone / "AGENTS.md"
     agents.write_text(
         agents.read_text(encoding="utf-8").replace(
-            "Keep pull requests focused; CLAUDE.md holds any extra rules.", "TODO"
+            "One change per pull request; the subject says what changed.", "TODO"
         ),
         encoding="utf-8",
     )

@@ -247,3 +247,57 @@ def test_claude_json_is_byte_for_byte_unchanged_after_runs(
     assert any(p.endswith("/failing") for p in trusted_while_running), "claude ran trusted"
     assert config.read_bytes() == original, "~/.claude.json changed"
     assert sorted(p.name for p in adopt_env.home.iterdir()) == home_before, "HOME changed"
+
+
+SECRETS = {
+    "GH_TOKEN": "ghp_wrapperMustNeverSeeThis0000000000000",
+    "GITHUB_TOKEN": "ghs_wrapperMustNeverSeeThisEither000000",
+    "ANTHROPIC_API_KEY": "sk-ant-wrapper-must-never-see-this",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/wrapperMustNotSeeIt",
+    "https_proxy": "http://proxyuser:proxy-password-for-the-wrapper@proxy.example:3128",
+}
+
+
+def test_a_hostile_build_wrapper_sees_no_credential_and_verification_runs_it_not_at_all(
+    adopt_env: AdoptEnv, world: tuple[Path, Path]
+) -> None:
+    root, outside = world
+    marker = outside / "wrapper-environment.txt"
+    # the project's own Maven wrapper: dumps its whole environment, then passes every check
+    wrapper = f'#!/bin/sh\nenv >> "{marker}"\nexit 0\n'
+    remote = repository(root / "repos", "hostile", {"pom.xml": POM, "mvnw": wrapper}, {})
+    for name, value in SECRETS.items():
+        adopt_env.monkeypatch.setenv(name, value)
+    adopt_env.monkeypatch.setenv("LC_ALL", "C.UTF-8")
+
+    async def adopt() -> Any:
+        async with server(adopt_env, root) as client:
+            return await client.call_tool("adopt_repo", {"repositoryUrl": str(remote)})
+
+    adopted = anyio.run(adopt)
+    assert not adopted.is_error, result_text(adopted)
+    seen = marker.read_text(encoding="utf-8")
+    assert "PATH=" in seen, "the wrapper ran"
+    assert "LC_ALL=C.UTF-8" in seen, "the locale is on the allow-list"
+    for name, value in SECRETS.items():
+        assert value not in seen, f"{name} reached the repository's build"
+        assert f"{name}=" not in seen
+    assert "FAKE_LOG=" not in seen
+    assert "GIT_CONFIG_GLOBAL=" not in seen
+
+    git(remote, "update-ref", "refs/heads/main", "refs/heads/claude/adopt-claude-code")
+    marker.unlink()
+
+    async def verify() -> Any:
+        async with server(adopt_env, root) as client:
+            return await client.call_tool("verify_adoption", {"repositoryUrl": str(remote)})
+
+    verified = anyio.run(verify)
+    assert not verified.is_error, result_text(verified)
+    assert verified.structured_content["repositories"][0]["completedSteps"] == [
+        "toolchain",
+        "clone",
+        "check-adopted",
+        "verify",
+    ]
+    assert not marker.exists(), "verify_adoption ran the repository's wrapper"

@@ -10,6 +10,15 @@ What a package declares for the checks, in its own pyproject::
     [tool.mcp-tools]
     core = ["engine"]            # sub-packages that know nothing of MCP, the tools or the SDK
     mcp-sdk = ["adapter"]        # sub-packages allowed to import the mcp SDK (mcp-common only)
+    acyclic = ["engine"]         # sub-packages whose parts import each other without cycles
+
+    [tool.mcp-tools.plugins]     # plugin packages, each with the only modules importing it
+    "engine.backends" = ["engine.files", "engine.database"]
+
+A plugin package holds the variants of one protocol (one module each, plus the registry in its
+``__init__``). Its sibling modules reach a variant only through the protocol: none of them may
+import the plugin package, directly or indirectly, except the listed registry users (which
+open a variant by name). So calling code cannot switch on a variant's type.
 """
 
 from __future__ import annotations
@@ -28,6 +37,9 @@ SDK_MODULES = ("mcp", "mcp_types")
 
 SDK_CONTRACT = "Only the declared SDK sub-packages import the mcp SDK"
 CORE_CONTRACT = "Server cores know nothing of MCP or tools"
+ACYCLIC_CONTRACT = "Declared sub-packages hold no import cycle among their parts"
+PLUGIN_CONTRACT = "{package} is reached only through its protocol"
+"""The name of the contract generated for each plugin package (``package`` its dotted name)."""
 
 
 class WorkspaceError(Exception):
@@ -56,6 +68,12 @@ class WorkspacePackage:
     """Sub-packages (of ``import_name``) the core-layering contract applies to."""
     mcp_sdk: tuple[str, ...]
     """Sub-packages (of ``import_name``) allowed to import the mcp SDK."""
+    acyclic: tuple[str, ...] = ()
+    """Sub-packages (of ``import_name``) whose modules and sub-packages, at every level,
+    import one another without a cycle."""
+    plugins: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Plugin packages (dotted, under ``import_name``), each with the sibling modules allowed to
+    import it (its registry users)."""
 
     @property
     def folder(self) -> str:
@@ -88,7 +106,7 @@ class WorkspacePackage:
 
     def has_subpackage(self, name: str) -> bool:
         """Whether ``<import_name>.<name>`` exists as a module or package in the sources."""
-        base = self.source / self.import_name / name
+        base = self.source / self.import_name / name.replace(".", "/")
         return (base / "__init__.py").is_file() or base.with_suffix(".py").is_file()
 
 
@@ -121,6 +139,20 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise WorkspaceError(f"{where} must be a list of strings")
     return tuple(value)
+
+
+def _plugins(value: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise WorkspaceError(f"{where} must be a table of plugin package = [importing modules]")
+    plugins = []
+    for package, users in value.items():
+        if "." not in package:
+            raise WorkspaceError(
+                f"{where}: {package!r} must be a sub-package of a sub-package (e.g. "
+                "engine.backends): its siblings are the modules the contract covers"
+            )
+        plugins.append((str(package), _strings(users, f"{where} {package}")))
+    return tuple(plugins)
 
 
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -197,8 +229,15 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[tuple[str, st
         workspace_requirements=(),
         core=_strings(declared.get("core", []), f"{pyproject} [tool.mcp-tools] core"),
         mcp_sdk=_strings(declared.get("mcp-sdk", []), f"{pyproject} [tool.mcp-tools] mcp-sdk"),
+        acyclic=_strings(declared.get("acyclic", []), f"{pyproject} [tool.mcp-tools] acyclic"),
+        plugins=_plugins(declared.get("plugins", {}), f"{pyproject} [tool.mcp-tools.plugins]"),
     )
-    for sub in (*package.core, *package.mcp_sdk):
+    for sub in (
+        *package.core,
+        *package.mcp_sdk,
+        *package.acyclic,
+        *(name for plugin, users in package.plugins for name in (plugin, *users)),
+    ):
         if not package.has_subpackage(sub):
             raise WorkspaceError(
                 f"{pyproject}: [tool.mcp-tools] names {package.import_name}.{sub}, "
@@ -268,7 +307,10 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
     Two forbidden contracts: the mcp SDK is imported only by the sub-packages declared as
     ``mcp-sdk`` (``mcp_common.adapter`` and ``mcp_common.testing``), and no declared ``core``
     sub-package imports an SDK sub-package, any package's ``tools`` or the SDK, directly or
-    indirectly.
+    indirectly. Then one per declared plugin package: no sibling module imports it, directly
+    or indirectly, except its declared registry users. When a package declares ``acyclic``
+    sub-packages, one more contract keeps their parts free of import cycles (at every level
+    below them).
     """
     roots = [package.import_name for package in packages]
     sdk_subpackages = [
@@ -305,6 +347,30 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
         "source_modules": _lines(cores),
         "forbidden_modules": _lines([*sdk_subpackages, *tools, *SDK_MODULES]),
     }
+    for package in packages:
+        for plugin, users in package.plugins:
+            dotted = f"{package.import_name}.{plugin}"
+            parent = dotted.rpartition(".")[0]
+            config[f"importlinter:contract:plugin:{dotted}"] = {
+                "name": PLUGIN_CONTRACT.format(package=dotted),
+                "type": "forbidden",
+                # every module beside the plugin package (one added later too)
+                "source_modules": _lines([f"{parent}.*"]),
+                "forbidden_modules": _lines([dotted]),
+                "unmatched_ignore_imports_alerting": "none",
+                "ignore_imports": _lines(
+                    f"{package.import_name}.{user} -> {dotted}{suffix}"
+                    for user in users
+                    for suffix in ("", ".**")
+                ),
+            }
+    acyclic = [f"{package.import_name}.{sub}" for package in packages for sub in package.acyclic]
+    if acyclic:
+        config["importlinter:contract:acyclic"] = {
+            "name": ACYCLIC_CONTRACT,
+            "type": "acyclic_siblings",
+            "ancestors": _lines(acyclic),
+        }
     text = io.StringIO()
     config.write(text)
     return text.getvalue()

@@ -18,15 +18,14 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_common import AllowedPaths, ToolContext, ToolError
+from mcp_common import AllowedPaths, ToolError
 from uniqueness_server.engine import (
     DatabaseRegistry,
     check_uniqueness,
     open_file,
     profile_columns,
-    read_only_query,
 )
-from uniqueness_server.engine.database import SqlRunner
+from uniqueness_server.engine.backends.sql_database import SqlBackend, read_only_query
 
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 
@@ -46,10 +45,11 @@ def _tables(path: Path) -> list[str]:
     return names
 
 
-def _runner(url: str, timeout: str = "60s") -> SqlRunner:
+def _runner(url: str, timeout: str = "60s") -> SqlBackend:
     registry = DatabaseRegistry.from_options([f"db={url}?statement_timeout={timeout}"])
-    connection = registry._connections["db"]
-    return SqlRunner(connection.engine, ToolContext(), "db:query", connection.timeout)
+    backend = registry.open("db", query="SELECT 1").backend
+    assert isinstance(backend, SqlBackend)
+    return backend
 
 
 def test_sqlite_driver_runs_one_statement_only(tmp_path: Path) -> None:

@@ -116,7 +116,7 @@ def postgres() -> tuple[str, str]:
     """A database URL and a table name nobody has created."""
     if not POSTGRES_URL:
         pytest.skip("MCP_TOOLS_TEST_POSTGRES_URL is not set: no PostgreSQL server")
-    return POSTGRES_URL, f"pwned_{uuid.uuid4().hex[:10]}"
+    return POSTGRES_URL, f"written_{uuid.uuid4().hex[:10]}"
 
 
 def postgres_has(url: str, table: str) -> bool:

@@ -1,13 +1,19 @@
 """CLAUDE.md/AGENTS.md conformance: one Markdown reader shared by the checker and the reshaper."""
 
 from adopt_server.conformance.agents_md import (
+    agents_md_draft,
     agents_md_from_guidance,
-    agents_md_text,
     claude_md_importing_agents_md,
     imports_agents_md,
     with_agents_md_import,
 )
-from adopt_server.conformance.checker import check_agents_md, check_claude_md
+from adopt_server.conformance.checker import (
+    SectionGap,
+    check_agents_md,
+    check_claude_md,
+    section_lines,
+    unwritten_sections,
+)
 from adopt_server.conformance.reshaper import reshape
 from adopt_server.conformance.rules import (
     AGENTS_MD_RULES,
@@ -27,8 +33,9 @@ __all__ = [
     "JAVA_SECTIONS",
     "RULE_SET_NAMES",
     "RuleSet",
+    "SectionGap",
+    "agents_md_draft",
     "agents_md_from_guidance",
-    "agents_md_text",
     "canonical_sections",
     "check_agents_md",
     "check_claude_md",
@@ -36,5 +43,7 @@ __all__ = [
     "imports_agents_md",
     "reshape",
     "rules_for",
+    "section_lines",
+    "unwritten_sections",
     "with_agents_md_import",
 ]

@@ -6,7 +6,6 @@ from adopt_server.conformance.markdown_reader import BOM, MarkdownDocument, norm
 from adopt_server.conformance.reshaper import reshape
 from adopt_server.conformance.rules import (
     AGENTS_MD_RULES,
-    AGENTS_MD_SECTIONS,
     AGENTS_MD_TITLE,
     CLAUDE_MD_TITLE,
 )
@@ -17,30 +16,12 @@ _IMPORT_INTRO = (
     "for every coding agent. Claude Code loads it into each session through this import:"
 )
 
-# The companion AGENTS.md written beside a CLAUDE.md that must keep its own sections (the
-# Maven guard's Java sections): each section points at CLAUDE.md rather than staying empty.
-_COMPANION_BODIES = {
-    "## Project overview": "What this repository is for is described in CLAUDE.md.",
-    "## Module layout": "CLAUDE.md lists the modules and where the code lives.",
-    "## Environment & toolchain": "CLAUDE.md names the language versions and tools to install.",
-    "## Build, test, and run": "The build, test and run commands are listed in CLAUDE.md.",
-    "## Code style & conventions": "CLAUDE.md records the conventions the code follows.",
-    "## Releasing": "How releases are cut is up to the maintainers; see CLAUDE.md.",
-    "## Pull requests & commits": "Keep pull requests focused; CLAUDE.md holds any extra rules.",
-}
 
-
-def agents_md_text() -> str:
-    """The companion AGENTS.md for a CLAUDE.md that keeps the guidance itself."""
-    parts = [
-        AGENTS_MD_TITLE,
-        "",
-        "[CLAUDE.md](CLAUDE.md) holds this repository's agent instructions. This file exists "
-        "for tools that follow the AGENTS.md convention.",
-    ]
-    for section in AGENTS_MD_SECTIONS:
-        parts += ["", section, "", _COMPANION_BODIES[section]]
-    return "\n".join(parts) + "\n"
+def agents_md_draft() -> str:
+    """The AGENTS.md drafted beside a CLAUDE.md that keeps sections of its own (the Maven
+    guard's Java sections): its title and the guide's sections, each holding the adoption's
+    placeholder until the guidance is written there."""
+    return agents_md_from_guidance("")
 
 
 def claude_md_importing_agents_md() -> str:

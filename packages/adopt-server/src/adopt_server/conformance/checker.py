@@ -98,6 +98,45 @@ def format_findings(
     return found
 
 
+MISSING = "missing"
+EMPTY = "empty"
+PLACEHOLDER = "placeholder"
+
+
+@dataclass(frozen=True)
+class SectionGap:
+    """A required section a document does not really have yet: ``problem`` is
+    :data:`MISSING`, :data:`EMPTY` or :data:`PLACEHOLDER`; ``line`` is the heading's 1-based
+    line, 0 when it is missing."""
+
+    heading: str
+    problem: str
+    line: int
+
+
+def unwritten_sections(text: str, sections: Sequence[str]) -> list[SectionGap]:
+    """The required ``sections`` of ``text`` that are missing, empty or only placeholder text
+    (the same judgement the format rules make), in the order of ``sections``."""
+    document = MarkdownDocument.read(text)
+    gaps: list[SectionGap] = []
+    for section in sections:
+        index = document.find_section(section)
+        if index is None:
+            gaps.append(SectionGap(section, MISSING, 0))
+        elif not document.has_body(index):
+            gaps.append(SectionGap(section, EMPTY, index + 1))
+        elif only_placeholders(document, index):
+            gaps.append(SectionGap(section, PLACEHOLDER, index + 1))
+    return gaps
+
+
+def section_lines(text: str, section: str) -> list[str]:
+    """The prose and code lines of ``section`` in ``text`` (empty when it is missing)."""
+    document = MarkdownDocument.read(text)
+    index = document.find_section(section)
+    return [] if index is None else section_content(document, index)
+
+
 def section_content(document: MarkdownDocument, index: int) -> list[str]:
     """The prose and code lines of the section whose heading is at ``index`` (subsections
     included), comments left out."""

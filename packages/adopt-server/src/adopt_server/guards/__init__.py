@@ -12,7 +12,8 @@ from pathlib import Path
 from adopt_server.assets import asset_texts
 from adopt_server.conformance import RuleSet
 from adopt_server.guards import checker_script, fallback, gitignore, gradle, maven, python
-from adopt_server.guards.detection import detect_build
+from adopt_server.guards.commands import BuildCommand, build_command
+from adopt_server.guards.detection import BUILD_DESCRIPTIONS, detect_build
 from adopt_server.guards.maven import checked_rule_version
 
 _GUARD_PATHS: dict[str, tuple[str, ...]] = {
@@ -25,6 +26,19 @@ _GUARD_PATHS: dict[str, tuple[str, ...]] = {
         gitignore.GITIGNORE,
     ),
     "github-actions": (fallback.WORKFLOW, checker_script.SCRIPT, gitignore.GITIGNORE),
+}
+_GUARD_SUMMARIES = {
+    "maven": "the Maven enforcer plugin checks CLAUDE.md and AGENTS.md in the validate phase, "
+    "so the build fails while a required section is missing or holds placeholder text",
+    "gradle": f"the enforceClaudeMd task, run by `check`, runs {checker_script.SCRIPT}, which "
+    "fails while a required section of CLAUDE.md or AGENTS.md is missing or holds placeholder "
+    "text",
+    "python": f"a pre-commit hook and a GitHub Actions workflow run {checker_script.SCRIPT}, "
+    "which fails while a required section of CLAUDE.md or AGENTS.md is missing or holds "
+    "placeholder text",
+    "github-actions": f"a GitHub Actions workflow runs {checker_script.SCRIPT} on every push "
+    "and pull request; it fails while a required section of CLAUDE.md or AGENTS.md is missing "
+    "or holds placeholder text",
 }
 ASSET_PATHS = tuple(asset_texts())
 WRITTEN_PATHS: tuple[str, ...] = tuple(
@@ -81,6 +95,11 @@ def is_guard_installed(checkout: Path, build: str) -> bool:
     return fallback.is_installed(checkout)
 
 
+def guard_summary(build: str) -> str:
+    """What the guard of ``build`` runs and when it fails, in one sentence."""
+    return _GUARD_SUMMARIES[_known(build)]
+
+
 def guard_notes(checkout: Path, build: str) -> list[str]:
     """What a report should say about the guard of ``build`` beyond installed or not (a
     Maven enforcer whose version this POM cannot show to be recent enough)."""
@@ -94,11 +113,15 @@ def _known(build: str) -> str:
 
 
 __all__ = [
+    "BUILD_DESCRIPTIONS",
     "WRITTEN_PATHS",
+    "BuildCommand",
+    "build_command",
     "checked_rule_version",
     "detect_build",
     "guard_notes",
     "guard_paths",
+    "guard_summary",
     "install_guard",
     "is_guard_installed",
 ]

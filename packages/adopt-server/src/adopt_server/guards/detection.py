@@ -7,6 +7,13 @@ from pathlib import Path
 from adopt_server.checkout_files import CheckoutFiles
 
 _PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+BUILD_DESCRIPTIONS = {
+    "maven": "Maven (pom.xml)",
+    "gradle": "Gradle (build.gradle or build.gradle.kts)",
+    "python": "Python (pyproject.toml, setup.py or setup.cfg)",
+    "github-actions": "none found (no Maven, Gradle or Python build file)",
+}
+"""How a prompt or a message names each build system ``detect_build`` answers."""
 
 
 def detect_build(checkout: Path) -> str:

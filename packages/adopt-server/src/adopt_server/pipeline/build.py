@@ -60,7 +60,7 @@ def build_toolchain(ctx: RepoContext) -> None:
     probe = [*launcher(ctx.checkout, build), "--version"]
     advice = "Install it on the PATH, or commit the project's build wrapper."
     try:
-        result: CommandResult | str = ctx.runner.run(ctx.checkout, probe)
+        result: CommandResult | str = ctx.runner.run(ctx.checkout, probe, repository_code=True)
     except CommandError as error:
         result = str(error)
     if isinstance(result, str) or not result.ok:
@@ -106,7 +106,7 @@ def format_written(ctx: RepoContext, written: list[str]) -> None:
             ctx.warn(formatter.advice)
             continue
         try:
-            result = ctx.runner.run(ctx.checkout, list(formatter.command))
+            result = ctx.runner.run(ctx.checkout, list(formatter.command), repository_code=True)
         except CommandError:
             ctx.warn(f"{formatter.name} is not on the PATH here. {formatter.advice}")
             continue
@@ -120,27 +120,23 @@ def format_written(ctx: RepoContext, written: list[str]) -> None:
 
 
 def verify(ctx: RepoContext) -> None:
-    """Run the guard as the project's build will: Maven and Gradle through the build tool;
-    every other guard's check in process — the same checker the committed script is built
-    from, so no file of the repository is ever executed here — after confirming the
-    committed script is one an adoption wrote (an adoption refreshes it to this version)."""
+    """Check the adoption with the guard's rules, then (adopting only) run the guard as the
+    project's build will.
+
+    The check reads files only: the same checker the committed script is built from runs in
+    process, for every build system (one rule set: no required section of CLAUDE.md or
+    AGENTS.md may be missing, empty or placeholder), after confirming the committed script is
+    one an adoption wrote (an adoption refreshes it to this version). Verification stops
+    there: it never runs anything of the repository. An adoption then runs the Maven or
+    Gradle guard through the project's own wrapper or build tool, with only
+    :func:`build_environment` of the server's environment (no token, no API key).
+    """
     build = detect_build(ctx.checkout)
-    if build in _VERIFY_ARGS:
-        argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
-        result = ctx.runner.run(ctx.checkout, argv)
-        if not result.ok:
-            raise StepError(
-                f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"
-                f"{excerpt(result.transcript)}\nThe CLAUDE.md guard did not pass in the "
-                "project's own build: read its output above, fix CLAUDE.md or the build, then "
-                "adopt again."
-            )
-        return
     problems = []
-    if not script_is_ours(ctx.checkout):
+    if build != "maven" and not script_is_ours(ctx.checkout):
         problems.append(
-            f"{SCRIPT} is missing or was not written by an adoption, so CI does not run this "
-            "checker; re-run the adoption to install it"
+            f"{SCRIPT} is missing or was not written by an adoption, so the guard does not run "
+            "this checker; re-run the adoption to install it"
         )
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
     try:
@@ -150,6 +146,17 @@ def verify(ctx: RepoContext) -> None:
     problems += [v.text() for v in outcome.violations if v.severity == "error"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
+    if build not in _VERIFY_ARGS or ctx.options.verify_only:
+        return
+    argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
+    result = ctx.runner.run(ctx.checkout, argv, repository_code=True)
+    if not result.ok:
+        raise StepError(
+            f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"
+            f"{excerpt(result.transcript)}\nThe CLAUDE.md guard did not pass in the "
+            "project's own build: read its output above, fix CLAUDE.md or the build, then "
+            "adopt again."
+        )
 
 
 def check_adopted(ctx: RepoContext) -> None:

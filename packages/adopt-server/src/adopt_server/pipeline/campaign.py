@@ -12,26 +12,30 @@ import datetime
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from mcp_common import mask_credentials
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from adopt_server.pipeline.batch import Observer, SilentObserver, adopt_repositories, unique_urls
 from adopt_server.pipeline.options import AdoptionOptions
 from adopt_server.pipeline.report import RepositoryReport
 from adopt_server.pipeline.runner import CommandError, CommandRunner, excerpt
-from adopt_server.pipeline.urls import RepositoryUrlError, parse_repository_url
+from adopt_server.pipeline.urls import RepositoryUrlError, one_line, parse_repository_url
 
 MAX_PRS_PER_HOUR = 100_000
 MAX_ORG_REPOSITORIES = 1000
+MAX_STATE_BYTES = 16 * 1024 * 1024
+"""The largest campaign state file read (a repository takes a few hundred bytes)."""
+_CLOCK_SKEW_SECONDS = 300.0
 _OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})")
 
 
@@ -60,7 +64,10 @@ def list_org_repositories(owner: str, runner: CommandRunner, cwd: Path) -> list[
     """The URLs of ``owner``'s repositories that are neither archived nor forks, sorted, as
     ``gh repo list`` reports them; raises :class:`CampaignError` naming the owner."""
     if not _OWNER.fullmatch(owner):
-        raise CampaignError(f"--org takes a GitHub user or organisation name, not {owner!r}")
+        raise CampaignError(
+            f"--org takes a GitHub user or organisation name, not {one_line(repr(owner))}: "
+            "letters, digits and '-', starting with a letter or digit, at most 39"
+        )
     argv = [
         "gh",
         "repo",
@@ -94,11 +101,26 @@ def list_org_repositories(owner: str, runner: CommandRunner, cwd: Path) -> list[
         for entry in listed
         if isinstance(entry, dict) and isinstance(entry.get("url"), str)
     )
+    foreign = [url for url in urls if not _owned_by(url, owner)]
+    if foreign:
+        raise CampaignError(
+            f"--org {owner}: gh listed repositories that are not https URLs of {owner}'s "
+            f"repositories, so none is adopted: {', '.join(one_line(u) for u in foreign[:5])}"
+        )
     if not urls:
         raise CampaignError(
             f"--org {owner} has no repositories that are neither archived nor forks"
         )
     return urls
+
+
+def _owned_by(url: str, owner: str) -> bool:
+    try:
+        parsed = parse_repository_url(url)
+    except RepositoryUrlError:
+        return False
+    slug_owner = (parsed.slug or "").partition("/")[0]
+    return parsed.kind == "https" and slug_owner.lower() == owner.lower()
 
 
 class PullRequestRateLimit:
@@ -145,17 +167,31 @@ RepositoryStatus = Literal["succeeded", "failed", "skipped"]
 
 
 class StateEntry(BaseModel):
-    """One repository's last outcome in a campaign."""
+    """One repository's last outcome in a campaign. A state file is read back into runs,
+    reports and logs, so every value that reaches them is checked: a repository URL the
+    adoption accepts, a branch and a pull request URL without whitespace or control
+    characters, a real timestamp."""
 
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
 
     repository_url: str
     status: RepositoryStatus
-    branch: str
+    branch: Annotated[str, Field(pattern=r"^[^\s\x00-\x1f\x7f]+$", max_length=255)]
     mode: Literal["adopt", "dry-run", "verify"]
-    pull_request_url: str | None = None
+    pull_request_url: Annotated[
+        str | None, Field(pattern=r"^https://[^\s\x00-\x1f\x7f]+$", max_length=2048)
+    ] = None
     failure: str | None = None
-    updated_at: str
+    updated_at: AwareDatetime
+
+    @field_validator("repository_url")
+    @classmethod
+    def _accepted_url(cls, value: str) -> str:
+        try:
+            parse_repository_url(value)
+        except RepositoryUrlError as error:
+            raise ValueError(str(error)) from None
+        return value
 
 
 class StateDocument(BaseModel):
@@ -164,8 +200,17 @@ class StateDocument(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
 
     version: Literal[1]
-    last_pull_request_at: float = 0.0
+    last_pull_request_at: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 0.0
     repositories: list[StateEntry]
+
+    @field_validator("last_pull_request_at")
+    @classmethod
+    def _not_in_the_future(cls, value: float) -> float:
+        # a resumed campaign waits until this moment plus one interval before its next pull
+        # request: a time in the future would stall it for as long
+        if value > time.time() + _CLOCK_SKEW_SECONDS:
+            raise ValueError("lies in the future; a resumed campaign would wait until then")
+        return value
 
 
 def _mode(options: AdoptionOptions) -> Literal["adopt", "dry-run", "verify"]:
@@ -193,7 +238,7 @@ class CampaignState:
         """Read ``path`` (a missing file is a new campaign); :class:`CampaignError` names the
         file and what is wrong with it."""
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_state(path)
         except FileNotFoundError:
             return cls(path)
         except (OSError, UnicodeDecodeError) as error:
@@ -205,6 +250,11 @@ class CampaignState:
                 f"The campaign state {path} is not JSON (line {error.lineno}, column "
                 f"{error.colno}: {error.msg}). Fix it, or remove it to start the campaign over."
             ) from None
+        except RecursionError:
+            raise CampaignError(
+                f"The campaign state {path} nests its JSON too deeply to be a claude-adopt "
+                "state file. Fix it, or remove it to start the campaign over."
+            ) from None
         try:
             document = StateDocument.model_validate(raw, by_alias=True)
         except ValidationError as error:
@@ -212,7 +262,7 @@ class CampaignState:
             where = ".".join(str(part) for part in first["loc"]) or "the document"
             raise CampaignError(
                 f"The campaign state {path} is not a claude-adopt state file: {where}: "
-                f"{first['msg']}. Fix it, or remove it to start the campaign over."
+                f"{one_line(first['msg'])}. Fix it, or remove it to start the campaign over."
             ) from None
         return cls(path, document)
 
@@ -244,7 +294,7 @@ class CampaignState:
             mode=_mode(options),
             pull_request_url=report.pull_request_url,
             failure=report.failure,
-            updated_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            updated_at=datetime.datetime.now(datetime.UTC).replace(microsecond=0),
         )
         with self._lock:
             kept = [
@@ -270,6 +320,20 @@ class CampaignState:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _read_state(path: Path) -> str:
+    """The text of a state file: a regular file (opened without blocking, so a FIFO or a
+    device named by mistake or by someone else is refused, not waited on or read forever)
+    of at most :data:`MAX_STATE_BYTES`."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        data = stream.read(MAX_STATE_BYTES + 1)
+    if len(data) > MAX_STATE_BYTES:
+        raise OSError(f"{path} is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")
+    return data.decode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +409,7 @@ def run_campaign(
             continue
         report = RepositoryReport(repository_url=text, branch=options.branch)
         report.pull_request_url = done.pull_request_url
-        report.skipped = f"done in an earlier run of this campaign ({done.updated_at})"
+        report.skipped = f"done in an earlier run of this campaign ({done.updated_at.isoformat()})"
         reports[text] = report
     canaries, rest = pending[: controls.canary], pending[controls.canary :]
     if canaries:

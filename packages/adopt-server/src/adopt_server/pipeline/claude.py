@@ -5,8 +5,8 @@ from __future__ import annotations
 from mcp_common import ToolError
 
 from adopt_server.conformance import (
+    agents_md_draft,
     agents_md_from_guidance,
-    agents_md_text,
     claude_md_importing_agents_md,
     reshape,
     rules_for,
@@ -79,8 +79,9 @@ def conform(ctx: RepoContext) -> None:
     ``@AGENTS.md`` import when it lacks one. Without one, the guidance CLAUDE.md holds moves
     into AGENTS.md (reshaped to its sections) and CLAUDE.md becomes a short file importing
     it. Only when the rules demand sections of CLAUDE.md itself (the Maven guard's Java
-    sections) does CLAUDE.md keep the guidance, reshaped, with a companion AGENTS.md. CRLF
-    files keep their line endings.
+    sections) does CLAUDE.md keep the guidance, reshaped, beside a drafted AGENTS.md. A
+    required section the guidance lacks holds the adoption's placeholder, which the
+    ``guidance`` step then has ``claude`` replace. CRLF files keep their line endings.
     """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
     has_agents = ctx.files.exists("AGENTS.md")
@@ -98,7 +99,7 @@ def conform(ctx: RepoContext) -> None:
         )
         return
     if not has_agents:
-        ctx.files.create_text("AGENTS.md", agents_md_text())
+        ctx.files.create_text("AGENTS.md", agents_md_draft())
     shaped = reshape(original, rules)
     if not rules.sections:
         shaped = with_agents_md_import(shaped)

@@ -91,6 +91,45 @@ def excerpt(transcript: str, lines: int = EXCERPT_LINES, chars: int = EXCERPT_CH
     return mask_credentials(head + body)
 
 
+# What a repository's own build (its wrapper, its build tool, a formatter it configures) may
+# see of this process's environment: an allow-list, so a token, an API key or a cloud
+# credential never reaches code the repository controls, whatever it is called.
+BUILD_ENVIRONMENT = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TERM",
+        "TZ",
+        "TMPDIR",
+        "JAVA_HOME",
+        "MAVEN_HOME",
+        "M2_HOME",
+        "GRADLE_HOME",
+        "GRADLE_USER_HOME",
+    }
+)
+_PROXIES = frozenset({"http_proxy", "https_proxy", "no_proxy", "all_proxy"})
+_USERINFO = re.compile(r"//[^/@]*@")
+
+
+def build_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The part of ``environ`` a repository's own build runs with: the names in
+    :data:`BUILD_ENVIRONMENT`, the locale (``LC_*``) and proxy settings that carry no
+    credentials; everything else (tokens, ``*_API_KEY``, cloud credentials) is left out."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name in BUILD_ENVIRONMENT
+        or name.startswith("LC_")
+        or (name.lower() in _PROXIES and not _USERINFO.search(value))
+    }
+
+
 class CommandError(Exception):
     """A command could not be started, timed out, or failed; the message is already masked."""
 
@@ -240,16 +279,25 @@ class CommandRunner:
         self._sleep(units * self.backoff_unit)
 
     def run(
-        self, cwd: Path, argv: Sequence[str], *, env: Mapping[str, str] | None = None
+        self,
+        cwd: Path,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        repository_code: bool = False,
     ) -> CommandResult:
         """Run ``argv`` in ``cwd``, retrying transient git/gh network failures.
+
+        ``repository_code`` says the command runs code the repository controls (its build
+        wrapper, its build tool, a formatter it configures): it then sees only
+        :func:`build_environment` of this process's environment.
 
         Raises :class:`CommandError` when the program cannot start and
         :class:`CommandTimeoutError` when it outlives the timeout (neither is retried).
         """
         attempt = 0
         while True:
-            result = self.run_once(cwd, argv, env=env)
+            result = self.run_once(cwd, argv, env=env, repository_code=repository_code)
             if attempt >= self.retries or not is_transient(argv, result):
                 if attempt and result.ok:
                     _log.info("%s succeeded after %d retries", render(argv), attempt)
@@ -276,11 +324,18 @@ class CommandRunner:
         return result
 
     def run_once(
-        self, cwd: Path, argv: Sequence[str], *, env: Mapping[str, str] | None = None
+        self,
+        cwd: Path,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        repository_code: bool = False,
     ) -> CommandResult:
         """One attempt, no retry."""
         command = tuple(argv)
         environment = dict(os.environ if self._env is None else self._env)
+        if repository_code:
+            environment = build_environment(environment)
         environment.setdefault("GIT_TERMINAL_PROMPT", "0")
         if env:
             environment.update(env)

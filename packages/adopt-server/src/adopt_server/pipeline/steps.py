@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adopt_server.pipeline import build, checkout, claude, publish
+from adopt_server.pipeline import build, checkout, claude, guidance, publish
 from adopt_server.pipeline.commit import commit_step
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.options import AdoptionOptions
@@ -26,7 +26,6 @@ def steps_for(options: AdoptionOptions) -> tuple[Step, ...]:
         return (
             Step("toolchain", toolchain),
             Step("clone", checkout.clone),
-            Step("build-toolchain", build.build_toolchain),
             Step("check-adopted", build.check_adopted),
             Step("verify", build.verify),
         )
@@ -38,6 +37,7 @@ def steps_for(options: AdoptionOptions) -> tuple[Step, ...]:
         Step("trust", claude.trust),
         Step("claude-init", claude.claude_init),
         Step("conform", claude.conform),
+        Step("guidance", guidance.guidance),
         Step("commit:claude-md", commit_step("claude-md")),
         Step("enforcer", build.enforcer),
         Step("commit:guard", commit_step("guard")),

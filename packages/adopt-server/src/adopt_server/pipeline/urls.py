@@ -26,6 +26,14 @@ _PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
 _FILE_HOSTS = ("", "localhost")
 
 
+def one_line(text: str) -> str:
+    """``text`` as one line a message can quote: every control character (a newline, an
+    escape sequence's ESC) written as its escape, so an echoed value cannot forge a line."""
+    return "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text
+    )
+
+
 class RepositoryUrlError(ValueError):
     """A repository URL that cannot be adopted; the message is credential-masked."""
 
@@ -59,7 +67,7 @@ def parse_repository_url(value: str) -> RepositoryUrl:
     text = value.strip() if isinstance(value, str) else ""
     if not text:
         raise RepositoryUrlError("repositoryUrl must not be blank")
-    masked = mask_credentials(text)
+    masked = one_line(mask_credentials(text))
     if text.startswith("-"):
         raise RepositoryUrlError(
             f"repositoryUrl must not start with '-' (it would be read as an option): {masked}"

@@ -20,10 +20,11 @@ from adopt_server.tools.summary import client_report, markdown_summary
 DEFINITION = ToolDefinition(
     name="adopt_repo",
     description=(
-        "Adopt Claude Code into one or more GitHub repositories: clone, branch, generate and "
-        "conform CLAUDE.md, wire a CLAUDE.md guard into the build, verify, push and open a "
-        "pull request. Needs git, claude and gh on the server's PATH; use dryRun to review "
-        "first."
+        "Adopt Claude Code into one or more GitHub repositories: clone, branch, have claude "
+        "write AGENTS.md section by section (CLAUDE.md imports it), wire a guard into the "
+        "build, verify, push and open a pull request. Runs the repository's build wrapper with "
+        "an allow-listed environment (no tokens or API keys). Needs git, claude and gh on the "
+        "server's PATH; use dryRun to review first."
     ),
     arguments=AdoptArguments,
     annotations=ToolAnnotations(

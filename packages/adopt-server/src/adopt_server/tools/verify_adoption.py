@@ -17,9 +17,10 @@ from adopt_server.tools.request import VerifyArguments
 DEFINITION = ToolDefinition(
     name="verify_adoption",
     description=(
-        "Verify that repositories are adopted: their default branch has a root CLAUDE.md and "
-        "a CLAUDE.md guard wired into the build, and the guard passes. Pushes nothing; needs "
-        "only git (and the build tool) on the server's PATH."
+        "Verify that repositories are adopted: their default branch has a root CLAUDE.md, a "
+        "guard wired into the build, and guidance that passes the guard's rules. Reads files "
+        "only: runs nothing of the repository and pushes nothing; needs only git on the "
+        "server's PATH."
     ),
     arguments=VerifyArguments,
     annotations=ToolAnnotations.read_only_tool(open_world=True, title="Verify adoption"),

@@ -11,12 +11,13 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar, cast
 
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.extraction import SourceFacts, extract
-from context_server.core.languages import SourceLanguage, language_of
+from context_server.core.facts import SourceFacts
+from context_server.core.languages import SourceLanguage, families, family_of, language_of
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import (
@@ -36,6 +37,8 @@ PROGRESS_EVERY = 200
 ProgressCallback = Callable[[int, int], None]
 
 _log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_MISSING = object()
 
 
 @dataclass(slots=True)
@@ -69,10 +72,21 @@ class ProjectIndex:
     resolver: Resolver
     problems: list[Problem]
     statistics: IndexStatistics = field(default_factory=IndexStatistics)
+    # what answers derive from this index (lookup tables, reverse edges, the tree), kept
+    # with it and shared by the copies a warm call gets: computed once per index
+    _derived: dict[str, object] = field(default_factory=dict)
 
     def entry(self, relative: str) -> FileEntry | None:
         """The listed file at ``relative``, if any."""
         return self.listing.entry(relative)
+
+    def derived(self, key: str, compute: Callable[[], _T]) -> _T:
+        """What ``compute`` derives from this index, computed on the first call for
+        ``key`` and kept as long as the index is current."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._derived[key] = compute()
+        return cast(_T, found)
 
 
 VERIFY_SECONDS = 300.0
@@ -113,6 +127,8 @@ class _RootCache:
     logged: set[str] = field(default_factory=set)
     # what confines the root (for a verification walk between calls)
     allowed: AllowedPaths | None = None
+    # stored rows of files not listed when the store was opened (to be removed)
+    unlisted: list[str] = field(default_factory=list)
 
 
 class IndexCache:
@@ -297,18 +313,19 @@ class IndexCache:
                 cache.opened = True
                 cache.disk = self._store.open(root) if self._store is not None else None
                 if cache.disk is not None:
-                    stored = cache.disk.files()
+                    stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        packages = _python_packages(listing)
         selected = [
             (item, language)
             for item in listing.files
             if (language := language_of(item.name, languages)) is not None
         ]
+        modules = module_names([(item.relative, language) for item, language in selected])
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
@@ -319,11 +336,7 @@ class IndexCache:
                 check_cancelled()
                 if progress is not None:
                     progress(number, len(selected))
-            module = (
-                _python_module(item.relative, packages)
-                if language.name == "python"
-                else (item.relative if language.path_modules else "")
-            )
+            module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
                 cached.module != module
@@ -334,6 +347,7 @@ class IndexCache:
                 cached is None
                 or cached.size != item.size
                 or cached.mtime_ns != item.mtime_ns
+                or cached.ctime_ns != item.ctime_ns
                 or item.relative in touched
             ):
                 cached, parsed = _parse(item, language, module, allowed, cached)
@@ -354,7 +368,7 @@ class IndexCache:
                 problems.append(Problem(item.relative, cached.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        wanted = {name for language in languages for name in language.config_files}
+        wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
         # is caught by the digest) and each config's stat (one touched is read again)
@@ -371,6 +385,9 @@ class IndexCache:
             gone = [path for path in cache.files if path not in listed]
             for path in gone:
                 del cache.files[path]
+            # rows of files gone before this process started (never loaded) go too
+            gone += [path for path in cache.unlisted if path not in listed]
+            cache.unlisted = []
             cache.from_disk.difference_update(fresh)
             cache.from_disk.difference_update(gone)
             previous = cache.graphs.get(key)
@@ -425,9 +442,9 @@ def _differences(watched: Listing, walked: Listing) -> Changes:
     def parent(relative: str) -> str:
         return relative.rpartition("/")[0]
 
-    old = {(item.relative, item.size, item.mtime_ns) for item in watched.files}
-    new = {(item.relative, item.size, item.mtime_ns) for item in walked.files}
-    for relative, _, _ in old ^ new:
+    old = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in watched.files}
+    new = {(item.relative, item.size, item.mtime_ns, item.ctime_ns) for item in walked.files}
+    for relative, *_ in old ^ new:
         found.directory(parent(relative))
     for relative in watched.directories.keys() ^ walked.directories.keys():
         found.directory(parent(relative) if relative else "", whole=True)
@@ -496,7 +513,8 @@ def _parse(
     content hash is ``previous``'s keeps its facts under the new stat."""
 
     def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        return FileRecord(item.size, item.mtime_ns, digest, module, None, reason), True
+        record = FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, None, reason)
+        return record, True
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -509,16 +527,16 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        return replace(previous, size=item.size, mtime_ns=item.mtime_ns), False
+        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    is_package = item.name in {"__init__.py", "__init__.pyi"}
-    facts = extract(language, text, module, is_package)
-    return FileRecord(item.size, item.mtime_ns, digest, module, facts, None), True
+    facts = family_of(language.name).extract(language, text, item.relative, module)
+    return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:
@@ -548,21 +566,16 @@ def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _python_packages(listing: Listing) -> frozenset[str]:
-    return frozenset(
-        item.relative.rsplit("/", 1)[0] if "/" in item.relative else ""
-        for item in listing.files
-        if item.name in {"__init__.py", "__init__.pyi"}
-    )
-
-
-def _python_module(relative: str, packages: frozenset[str]) -> str:
-    """The dotted module name: the file's path from the topmost directory of its package."""
-    parts = relative.split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    directories = parts[:-1]
-    names = [] if stem == "__init__" else [stem]
-    while directories and "/".join(directories) in packages:
-        names.insert(0, directories[-1])
-        directories = directories[:-1]
-    return ".".join(names) if names else (directories[-1] if directories else stem)
+def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:
+    """The module name of each source file (root-relative path, dialect), as its language
+    names it."""
+    grouped: dict[str, list[str]] = {}
+    plugins = {}
+    for relative, language in files:
+        family = family_of(language.name)
+        plugins[family.name] = family
+        grouped.setdefault(family.name, []).append(relative)
+    names: dict[str, str] = {}
+    for name, paths in grouped.items():
+        names.update(plugins[name].modules(paths))
+    return names

@@ -138,7 +138,7 @@ def render_signatures(language: SourceLanguage, text: str) -> str:
     and every declaration's signature with its documentation's first sentence, indented by
     nesting. Bodies, licence headers and other comments are dropped."""
     facts = outline(language, text)
-    note = "#" if language.name == "python" else "//"
+    note = language.line_comment
     lines: list[str] = []
     if facts.package:
         lines.append(facts.package)

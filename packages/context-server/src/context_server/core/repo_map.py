@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from mcp_common import AllowedPaths, ErrorCode, ToolError, code_block
 
-from context_server.core.extraction import Declaration
+from context_server.core.facts import Declaration
 from context_server.core.index import ProjectIndex, read_source
-from context_server.core.languages import LANGUAGES, unsupported_language
+from context_server.core.languages import dialect, unsupported_language
 from context_server.core.outline import render_signatures
 from context_server.core.resolution import Resolver
 from context_server.core.tokens import TokenCounter
@@ -303,15 +303,14 @@ class RepoMapper:
     ) -> MapEntry:
         facts = index.sources[path]
         item = index.entry(path)
-        version = (item.size, item.mtime_ns) if item is not None else (0, 0)
+        version = (item.size, item.mtime_ns, item.ctime_ns) if item is not None else (0, 0, 0)
         key = (str(index.root), path, detail)
         cached = self._entries.get(key)
         if cached is None or cached.version != version:
             text = read_source(item, self._allowed) if item is not None else ""
+            language = dialect(facts.language)
             symbols = tuple(
-                _signature(text, d, facts.language == "python")
-                for d in facts.declarations
-                if not d.nested
+                _signature(text, d, language.colon_body) for d in facts.declarations if not d.nested
             )
             lines = [f"## `{path}`\n"]
             if detail == "declarations":
@@ -321,7 +320,6 @@ class RepoMapper:
                     lines.append(f"- … {len(symbols) - len(shown)} more\n")
             else:
                 if detail == "signatures":
-                    language = next(lang for lang in LANGUAGES if lang.name == facts.language)
                     text = render_signatures(language, text)
                 if text.strip():
                     lines.append("\n" + code_block(text, facts.language))
@@ -335,7 +333,7 @@ class RepoMapper:
 
 @dataclass(slots=True)
 class _CachedEntry:
-    version: tuple[int, int]
+    version: tuple[int, int, int]
     symbols: tuple[str, ...]
     text: str
     tokens: dict[str, int]
@@ -344,15 +342,19 @@ class _CachedEntry:
 def other_languages(index: ProjectIndex) -> tuple[OtherLanguage, ...]:
     """The project's files in programming languages without a grammar here, per language
     (most files first, then by name), each with its first three paths in walk order."""
-    found: dict[str, list[str]] = {}
-    for item in index.listing.files:
-        language = unsupported_language(item.name)
-        if language is not None:
-            found.setdefault(language, []).append(item.relative)
-    return tuple(
-        OtherLanguage(language, len(paths), tuple(paths[:3]))
-        for language, paths in sorted(found.items(), key=lambda pair: (-len(pair[1]), pair[0]))
-    )
+
+    def build() -> tuple[OtherLanguage, ...]:
+        found: dict[str, list[str]] = {}
+        for item in index.listing.files:
+            language = unsupported_language(item.name)
+            if language is not None:
+                found.setdefault(language, []).append(item.relative)
+        ordered = sorted(found.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+        return tuple(
+            OtherLanguage(language, len(paths), tuple(paths[:3])) for language, paths in ordered
+        )
+
+    return index.derived("other languages", build)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,9 +392,9 @@ class _Heading:
         )
 
 
-def _signature(text: str, declaration: Declaration, python: bool) -> str:
+def _signature(text: str, declaration: Declaration, colon_body: bool) -> str:
     """The declaration's head on one line: annotations dropped, cut where its body starts
-    (``{``, `` = `` or, in Python, a ``:``, outside brackets)."""
+    (``{``, `` = `` or, with ``colon_body`` (Python), a ``:``, outside brackets)."""
     encoded = text.encode("utf-8")
     head = encoded[declaration.span[0] : declaration.span[1]].decode("utf-8", "replace")
     lines = [line for line in head.splitlines()[:12] if not _ANNOTATION_LINE.match(line)]
@@ -405,7 +407,7 @@ def _signature(text: str, declaration: Declaration, python: bool) -> str:
         elif char in ")]" and depth:
             depth -= 1
         elif depth == 0 and (
-            char == "{" or joined.startswith(" = ", position) or (python and char == ":")
+            char == "{" or joined.startswith(" = ", position) or (colon_body and char == ":")
         ):
             end = position
             break

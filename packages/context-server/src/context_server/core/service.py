@@ -11,16 +11,16 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
-from context_server.core.extraction import Declaration, extract
+from context_server.core.facts import Ambiguity, Declaration, Edge, FileDependencies
 from context_server.core.index import IndexCache, ProjectIndex, read_source
-from context_server.core.languages import LANGUAGES, select_languages
+from context_server.core.languages import LANGUAGES, dialect, family_of, select_languages
 from context_server.core.outline import outline, render_signatures
 from context_server.core.repo_map import RepoMap, RepoMapper
-from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 from context_server.core.tokens import budget_fill, counter
 from context_server.core.usages import Usage, occurrences, target_names, users
 from context_server.core.walk import is_test_source, sort_key
@@ -205,8 +205,7 @@ class ContextService:
         others, e.g. overloads, as other matches) or ``not_found`` with close member names."""
         match = self.find_target(index, owner)
         facts = index.sources[match.path]
-        language = next(lang for lang in LANGUAGES if lang.name == facts.language)
-        items = outline(language, self.text(index, match.path)).items
+        items = outline(dialect(facts.language), self.text(index, match.path)).items
         scope = match.declaration.span if match.declaration is not None else None
         inside = [
             item
@@ -263,8 +262,8 @@ class ContextService:
         self, index: ProjectIndex, selection: UsageSelection, path: str
     ) -> tuple[int, ...]:
         """The lines of ``path`` where code names the target of ``selection``."""
-        text = self.text(index, path)
-        return tuple(sorted(set(occurrences(index, path, selection.names, text))))
+        read = partial(self.text, index)
+        return tuple(sorted(set(occurrences(index, path, selection.names, read))))
 
     def text(self, index: ProjectIndex, path: str) -> str:
         """The text of the indexed file ``path``, read confined ("" if it is not listed)."""
@@ -301,43 +300,51 @@ class ContextService:
         match = self.find_target(index, name)
         target, symbol = match.path, match.declaration
         facts = index.sources[target]
-        entry = index.entry(target)
-        target_text = read_source(entry, self.allowed) if entry is not None else ""
         narrowed = symbol is not None and (
             match.member or symbol.nested or sum(not d.nested for d in facts.declarations) > 1
         )
-        first: FileDependencies | None = None
-        if narrowed and symbol is not None:
-            # One declaration of a module of several: what that declaration alone needs.
-            language = next(lang for lang in LANGUAGES if lang.name == facts.language)
-            part = extract(language, target_text, facts.module, span=symbol.span)
-            first = index.resolver.resolve(target, part, whole=False)
-        reached = index.resolver.reach(target, depth, first)
-
         if detail not in DETAILS:
             raise ToolError(
                 f"detail must be one of {', '.join(DETAILS)} but was {detail!r}",
                 ErrorCode.INVALID_ARGUMENT,
             )
+        # Token counts and a declaration's own dependencies are kept with the index: a warm
+        # question reads and counts only what it returns as source.
+        costs = index.derived("token counts", dict[tuple[object, ...], int])
+        parts = index.derived("declaration dependencies", dict[tuple[str, str], FileDependencies])
+        span = symbol.span if narrowed and symbol is not None else None
+        first: FileDependencies | None = None
+        if span is not None:
+            # One declaration of a module of several: what that declaration alone needs.
+            first = parts.get((target, str(span)))
+            if first is None:
+                language = dialect(facts.language)
+                part = family_of(language.name).extract(
+                    language, self.text(index, target), target, facts.module, span
+                )
+                first = parts[(target, str(span))] = index.resolver.resolve(
+                    target, part, whole=False
+                )
+        reached = index.resolver.reach(target, depth, first)
 
         def shown(language_name: str, text: str) -> str:
             if detail == "full":
                 return text
-            language = next(lang for lang in LANGUAGES if lang.name == language_name)
-            return render_signatures(language, text)
+            return render_signatures(dialect(language_name), text)
 
         def describe(path: str, level: int, edge: Edge) -> SelectedFile:
-            entry = index.entry(path)
-            text = shown(
-                index.sources[path].language,
-                read_source(entry, self.allowed) if entry is not None else "",
-            )
+            language = index.sources[path].language
+            tokens = costs.get((path, detail, tokenizer))
+            text = None
+            if tokens is None or include_source:
+                text = shown(language, self.text(index, path))
+                tokens = costs[(path, detail, tokenizer)] = count(text)
             return SelectedFile(
                 path=path,
-                language=index.sources[path].language,
+                language=language,
                 level=level,
                 declarations=tuple(d.qualified_name for d in index.sources[path].declarations),
-                tokens=count(text),
+                tokens=tokens,
                 source=text if include_source else None,
                 rule=edge.rule,
                 uses=edge.uses,
@@ -352,17 +359,20 @@ class ContextService:
         omitted: list[SelectedFile] = []
         if token_budget is not None:
             chosen, omitted = budget_fill([(item, item.tokens) for item in chosen], token_budget)
-        whole = target_text
-        if narrowed and symbol is not None:
-            encoded = target_text.encode("utf-8")
-            whole = encoded[symbol.span[0] : symbol.span[1]].decode("utf-8", "replace")
-        whole = shown(facts.language, whole)
+        key = ("target", target, str(span), detail, tokenizer)
+        tokens = costs.get(key)
+        if tokens is None:
+            whole = self.text(index, target)
+            if span is not None:
+                encoded = whole.encode("utf-8")
+                whole = encoded[span[0] : span[1]].decode("utf-8", "replace")
+            tokens = costs[key] = count(shown(facts.language, whole))
         target_file = SelectedFile(
             path=target,
             language=facts.language,
             level=0,
             declarations=tuple(d.qualified_name for d in facts.declarations),
-            tokens=count(whole),
+            tokens=tokens,
             symbol=symbol.qualified_name if symbol is not None else None,
             lines=symbol.lines if narrowed and symbol is not None else None,
         )
@@ -382,6 +392,36 @@ def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes
     return nested, is_test_source(path), length, sort_key(path)
 
 
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """What a target name is looked up in, built once per index (each list in the order of
+    the index's sources, then of each file's declarations)."""
+
+    by_file: dict[str, list[str]]
+    by_stem: dict[str, list[str]]
+    # type declarations by their simple name, and by the last dotted segment of their
+    # qualified name (for ``Outer.Inner``)
+    types: dict[str, list[tuple[str, Declaration]]]
+    types_by_last: dict[str, list[tuple[str, Declaration]]]
+
+
+def _names(index: ProjectIndex) -> _Names:
+    def build() -> _Names:
+        names = _Names({}, {}, {}, {})
+        for rel, facts in index.sources.items():
+            base = rel.rsplit("/", 1)[-1]
+            names.by_file.setdefault(base, []).append(rel)
+            names.by_stem.setdefault(base.rsplit(".", 1)[0], []).append(rel)
+            for d in facts.declarations:
+                if d.kind == "type":
+                    names.types.setdefault(d.simple_name, []).append((rel, d))
+                    last = d.qualified_name.rsplit(".", 1)[-1]
+                    names.types_by_last.setdefault(last, []).append((rel, d))
+        return names
+
+    return index.derived("target names", build)
+
+
 def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | None]]:
     """Candidates for ``wanted``: a path, a file name, a qualified name, a simple name,
     a file stem; the first kind that matches anything."""
@@ -389,7 +429,8 @@ def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | 
     # A path or a file name means the whole file.
     if wanted in sources:
         return [(wanted, None)]
-    by_file = [rel for rel in sources if rel.rsplit("/", 1)[-1] == wanted]
+    names = _names(index)
+    by_file = names.by_file.get(wanted)
     if by_file:
         return [(rel, None) for rel in by_file]
     declared = index.resolver.declared(wanted)
@@ -403,21 +444,15 @@ def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | 
         suffix = "." + wanted
         by_suffix: list[tuple[str, Declaration | None]] = [
             (rel, d)
-            for rel, facts in sources.items()
-            for d in facts.declarations
-            if d.kind == "type" and d.qualified_name.endswith(suffix)
+            for rel, d in names.types_by_last.get(wanted.rsplit(".", 1)[-1], ())
+            if d.qualified_name.endswith(suffix)
         ]
         if by_suffix:
             return by_suffix
-    by_simple: list[tuple[str, Declaration | None]] = [
-        (rel, d)
-        for rel, facts in sources.items()
-        for d in facts.declarations
-        if d.simple_name == wanted and d.kind == "type"
-    ]
+    by_simple: list[tuple[str, Declaration | None]] = list(names.types.get(wanted, ()))
     if by_simple:
         return by_simple
-    return [(rel, None) for rel in sources if rel.rsplit("/", 1)[-1].rsplit(".", 1)[0] == wanted]
+    return [(rel, None) for rel in names.by_stem.get(wanted, ())]
 
 
 def _not_found(index: ProjectIndex, shown: str, wanted: str) -> str:
@@ -429,14 +464,7 @@ def _not_found(index: ProjectIndex, shown: str, wanted: str) -> str:
         name = problem.path.rsplit("/", 1)[-1]
         if problem.path == wanted or name == base or name.rsplit(".", 1)[0] == simple:
             return f"class not found: {shown}; `{problem.path}` was {problem.reason}"
-    names = sorted(
-        {
-            d.simple_name
-            for facts in index.sources.values()
-            for d in facts.declarations
-            if d.kind == "type"
-        }
-    )
+    names = sorted(_names(index).types)
     close = difflib.get_close_matches(simple, names, n=5, cutoff=0.6)
     if not close:
         lowered = simple.lower()

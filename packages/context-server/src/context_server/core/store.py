@@ -31,7 +31,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +40,18 @@ from urllib.parse import quote
 import msgspec
 import platformdirs
 
-from context_server.core.extraction import SourceFacts
+from context_server.core.facts import Ambiguity, Edge, FileDependencies, SourceFacts
 from context_server.core.languages import LANGUAGES
-from context_server.core.resolution import Ambiguity, Edge, FileDependencies
 
-FORMAT = 1
+FORMAT = 2
 """The layout of a store file; another number in a file means it is rebuilt."""
+MAX_FACTS_BYTES = 16 * 1024 * 1024
+"""A file row whose facts are longer is not read (a source is at most 2 MiB)."""
+GRAPH_BYTES = 16 * 1024 * 1024
+GRAPH_BYTES_PER_FILE = 4096
+"""A stored graph longer than ``GRAPH_BYTES`` plus this per source file is not read."""
+ROWS_PER_FILE = 4
+"""Rows examined per listed file at most: a store holding more is no store of this project."""
 STORE_SUFFIX = ".sqlite3"
 RETENTION_SECONDS = 30 * 24 * 3600
 """A store file not opened for this long (a project gone or no longer served) is removed."""
@@ -54,11 +60,13 @@ _STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
 _MALFORMED = (ValueError, TypeError, IndexError)
 _LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
 _KINDS = frozenset({"type", "member"})
+# a name code spells: no control character (no line break into an answer), bounded
+_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,512}")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL,"
-    " mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, module TEXT NOT NULL,"
-    " facts BLOB, problem TEXT)",
+    " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, digest TEXT NOT NULL,"
+    " module TEXT NOT NULL, facts BLOB, problem TEXT)",
     "CREATE TABLE IF NOT EXISTS graphs (languages TEXT PRIMARY KEY, signature TEXT NOT NULL,"
     " direct BLOB NOT NULL)",
 )
@@ -74,6 +82,7 @@ class FileRecord:
 
     size: int
     mtime_ns: int
+    ctime_ns: int
     digest: str
     module: str
     facts: SourceFacts | None
@@ -98,8 +107,9 @@ def fingerprint() -> str:
     for name in distributions:
         digest.update(f"{name} {importlib.metadata.version(name)}\n".encode())
     core = Path(__file__).parent
-    for module in sorted(core.glob("*.py")):
-        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    for module in sorted(core.rglob("*.py")):
+        name = module.relative_to(core).as_posix()
+        digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -249,13 +259,28 @@ class RootStore:
         _log.warning("index store file %s not used: %s", path, reason)
         return None
 
-    def files(self) -> dict[str, FileRecord]:
-        """Every well-formed stored file record; malformed rows are dropped with a warning."""
-        rows = self._read("SELECT path, size, mtime_ns, digest, module, facts, problem FROM files")
+    def files(self, paths: Collection[str]) -> tuple[dict[str, FileRecord], list[str]]:
+        """The well-formed stored records of ``paths`` (the files listed now), and the
+        stored paths not among them (files gone since). Malformed rows
+        are dropped with a warning; a row longer than :data:`MAX_FACTS_BYTES` is not even
+        read, nor a row of a skipped file (its reason is found again, so no text of the
+        store reaches an answer); a store holding far more rows than the project has files
+        is read no further."""
+        limit = ROWS_PER_FILE * len(paths) + 1000
+        query = (
+            "SELECT path, size, mtime_ns, ctime_ns, digest, module,"
+            " CASE WHEN length(facts) <= ? THEN facts END FROM files"
+            " WHERE problem IS NULL AND length(path) <= 4096 LIMIT ?"
+        )
+        rows = self._read(query, (MAX_FACTS_BYTES, limit + 1))
         found: dict[str, FileRecord] = {}
+        unlisted: list[str] = []
         bad = 0
         with collector_paused():
-            for row in rows:
+            for row in rows[:limit]:
+                if row[0] not in paths:
+                    unlisted.append(row[0])
+                    continue
                 try:
                     path, record = _record(row)
                 except _MALFORMED:
@@ -264,7 +289,14 @@ class RootStore:
                 found[path] = record
         if bad:
             _log.warning("index store %s: %d malformed rows ignored (re-parsed)", self.path, bad)
-        return found
+        if len(rows) > limit:
+            _log.warning(
+                "index store %s: more than %d rows for %d files; the rest is not read",
+                self.path,
+                limit,
+                len(paths),
+            )
+        return found, unlisted
 
     def save(self, changed: Mapping[str, FileRecord], gone: Iterable[str]) -> None:
         """Write ``changed`` records and forget the ``gone`` paths, in one transaction."""
@@ -273,6 +305,7 @@ class RootStore:
                 path,
                 record.size,
                 record.mtime_ns,
+                record.ctime_ns,
                 record.digest,
                 record.module,
                 None if record.facts is None else _encode_facts(record.facts),
@@ -286,7 +319,7 @@ class RootStore:
 
         def write(connection: sqlite3.Connection) -> None:
             connection.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
             connection.executemany("DELETE FROM files WHERE path = ?", removed)
 
@@ -297,7 +330,12 @@ class RootStore:
     ) -> dict[str, FileDependencies] | None:
         """The stored direct dependencies of ``paths`` for the language selection
         ``languages``, if they were resolved from sources with this ``signature``."""
-        rows = self._read("SELECT signature, direct FROM graphs WHERE languages = ?", (languages,))
+        limit = GRAPH_BYTES + GRAPH_BYTES_PER_FILE * len(paths)
+        rows = self._read(
+            "SELECT signature, CASE WHEN length(direct) <= ? THEN direct END FROM graphs"
+            " WHERE languages = ?",
+            (limit, languages),
+        )
         if not rows or rows[0][0] != signature:
             return None
         try:
@@ -397,10 +435,8 @@ def _outdated(
 ) -> tuple[int, str] | None:
     """Why the store cannot serve (with the log level that deserves), or None if it is ours
     and up to date (an empty new file is made so)."""
-    tables = {
-        name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
-    }
-    if not tables:
+    entries = _schema_of(connection)
+    if not entries:
         # One explicit transaction (sqlite3 would commit each CREATE on its own), so another
         # server process never sees half a schema; one making the same new store at this
         # moment waits for it, and its statements then leave what the first one wrote.
@@ -416,14 +452,43 @@ def _outdated(
         except BaseException:
             connection.rollback()
             raise
-        tables = {"meta", "files", "graphs"}
-    if tables != {"meta", "files", "graphs"}:
+        entries = _schema_of(connection)
+    expected = _expected_schema()
+    tables = {name for kind, name, _, _ in entries if kind == "table"}
+    meta_shape = {entry for entry in entries if entry[2] == "meta"}
+    if tables != {"meta", "files", "graphs"} or meta_shape != {
+        entry for entry in expected if entry[2] == "meta"
+    }:
         return logging.WARNING, "its tables are not an index store's"
     meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
-    if meta == {"format": str(FORMAT), "root": str(root), "fingerprint": fingerprint}:
-        return None
-    # an upgrade outdates every store: worth a note, not a warning
-    return logging.INFO, "it was written for another project or version"
+    if meta != {"format": str(FORMAT), "root": str(root), "fingerprint": fingerprint}:
+        # an upgrade outdates every store: worth a note, not a warning
+        return logging.INFO, "it was written for another project or version"
+    if entries != expected:
+        # a trigger would run on the server's own writes, a view or another column shape
+        # would answer what the server did not store
+        return logging.WARNING, "it holds more than an index store's tables"
+    return None
+
+
+_Schema = frozenset[tuple[str, str, str, str | None]]
+_EXPECTED: list[_Schema] = []
+
+
+def _schema_of(connection: sqlite3.Connection) -> _Schema:
+    """Every object of the database: its kind, name, table and SQL."""
+    return frozenset(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+
+
+def _expected_schema() -> _Schema:
+    """The objects of a store as this code makes it (made once in memory, so that SQLite's
+    own spelling of each statement is what a store is compared with)."""
+    if not _EXPECTED:
+        with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            _EXPECTED.append(_schema_of(connection))
+    return _EXPECTED[0]
 
 
 def _remove(path: Path) -> None:
@@ -454,14 +519,15 @@ def _encode_facts(facts: SourceFacts) -> bytes:
 
 
 def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
-    path, size, mtime_ns, digest, module, facts, problem = row
+    path, size, mtime_ns, ctime_ns, digest, module, facts = row
     texts = (path, digest, module)
-    if not (all(type(v) is str for v in texts) and type(size) is int and type(mtime_ns) is int):
+    numbers = (size, mtime_ns, ctime_ns)
+    if not (all(type(v) is str for v in texts) and all(type(v) is int for v in numbers)):
         raise ValueError("bad file row")
-    if (facts is None) == (problem is None) or not (problem is None or type(problem) is str):
-        raise ValueError("a file row holds facts or a problem")
-    decoded = None if facts is None else _decode_facts(facts, module)
-    return path, FileRecord(size, mtime_ns, digest, module, decoded, problem)
+    if facts is None:
+        raise ValueError("a file row without facts (or facts over the size limit)")
+    decoded = _decode_facts(facts, module)
+    return path, FileRecord(size, mtime_ns, ctime_ns, digest, module, decoded, None)
 
 
 def _decode_facts(data: object, module: str) -> SourceFacts:
@@ -505,6 +571,7 @@ def _decode_graph(data: object, paths: Sequence[str]) -> dict[str, FileDependenc
     if stored != list(paths) or len(direct) != len(paths):
         raise ValueError("graph of other files")
     graph: dict[str, FileDependencies] = {}
+    known = frozenset(paths)
     for path, (edges, ambiguous, shadowed) in zip(paths, direct, strict=True):
         targets, kinds, uses = edges[0::3], edges[1::3], edges[2::3]
         if len(edges) % 3:
@@ -520,6 +587,10 @@ def _decode_graph(data: object, paths: Sequence[str]) -> dict[str, FileDependenc
         found = tuple(
             map(Edge, map(paths.__getitem__, targets), map(rules.__getitem__, kinds), uses)
         )
+        if not known.issuperset(c for _, candidates in ambiguous for c in candidates):
+            raise ValueError("an ambiguity names a file outside the project")
+        if not all(_NAME.fullmatch(name) for name in (*shadowed, *(n for n, _ in ambiguous))):
+            raise ValueError("a name that no code spells")
         unresolved = tuple(Ambiguity(name, tuple(candidates)) for name, candidates in ambiguous)
         graph[path] = FileDependencies(found, unresolved, tuple(shadowed))
     return graph

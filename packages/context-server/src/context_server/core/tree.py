@@ -53,3 +53,24 @@ def flatten(root: TreeNode) -> list[tuple[int, TreeNode]]:
         out.append((level, node))
         stack.extend((level + 1, child) for child in reversed(node.children))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTree:
+    """The tree of an index at one depth, flattened for paging, with its edge count."""
+
+    root: TreeNode
+    nodes: list[tuple[int, TreeNode]]
+    edges: int
+
+
+def stored_tree(index: ProjectIndex, depth: int) -> StoredTree:
+    """The tree of ``index`` at ``depth``, built once per index and depth: a warm page is
+    cut from it, never rebuilt."""
+
+    def build() -> StoredTree:
+        root = build_tree(index, depth)
+        nodes = flatten(root)
+        return StoredTree(root, nodes, sum(len(node.dependencies) for _, node in nodes))
+
+    return index.derived(f"tree {depth}", build)

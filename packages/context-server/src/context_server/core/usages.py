@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from context_server.core.extraction import Declaration
+from context_server.core.facts import Declaration, Edge
 from context_server.core.index import ProjectIndex
-from context_server.core.languages import LANGUAGES
+from context_server.core.languages import dialect, family_of
 from context_server.core.walk import sort_key
 
 
@@ -42,15 +42,10 @@ def users(
     identifiers (``read`` gives a file's text).
     """
     found: list[Usage] = []
-    for path in sorted(index.sources, key=sort_key):
-        if path == target:
-            continue
-        edge = next((e for e in index.resolver.direct(path).edges if e.target == target), None)
-        if edge is None:
-            continue
+    for path, edge in reverse_edges(index).get(target, ()):
         uses = edge.uses
         if naming is not None:
-            uses = len(occurrences(index, path, {naming}, read(path)))
+            uses = len(occurrences(index, path, {naming}, read))
             if uses == 0:
                 continue
         found.append(Usage(path, index.sources[path].language, edge.rule, uses))
@@ -58,25 +53,55 @@ def users(
     return found
 
 
+def reverse_edges(index: ProjectIndex) -> dict[str, list[tuple[str, Edge]]]:
+    """Every file's users with the edge each depends on it by, users in path order: the
+    dependency graph reversed once per index, so that a question about users reads only
+    the answer's own edges."""
+
+    def build() -> dict[str, list[tuple[str, Edge]]]:
+        reverse: dict[str, list[tuple[str, Edge]]] = {}
+        for path in sorted(index.sources, key=sort_key):
+            seen: set[str] = set()
+            for edge in index.resolver.direct(path).edges:
+                if edge.target != path and edge.target not in seen:
+                    seen.add(edge.target)
+                    reverse.setdefault(edge.target, []).append((path, edge))
+        return reverse
+
+    return index.derived("reverse edges", build)
+
+
 def target_names(
     index: ProjectIndex, target: str, declaration: Declaration | None
 ) -> tuple[str, ...]:
     """The names a user spells to use the target: the declaration's, or those of every
-    top-level declaration of the file (and, for a Python module, its own last segment)."""
+    top-level declaration of the file (and those its language adds: a Python module's own name)."""
     if declaration is not None:
         return (declaration.simple_name,)
     facts = index.sources[target]
     names = {d.simple_name for d in facts.declarations if not d.nested}
-    if facts.language == "python" and facts.module:
-        names.add(facts.module.rsplit(".", 1)[-1])
+    names.update(family_of(facts.language).user_names(facts))
     return tuple(sorted(names))
 
 
-def occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str) -> list[int]:
-    """The 1-based lines of ``path`` (whose text is ``text``) where code spells one of
-    ``names`` as an identifier, one entry per identifier."""
+def occurrences(
+    index: ProjectIndex, path: str, names: Iterable[str], read: Callable[[str], str]
+) -> list[int]:
+    """The 1-based lines of ``path`` where code spells one of ``names`` as an identifier,
+    one entry per identifier (``read`` gives a file's text). Kept with the index: a warm
+    question about the same names parses nothing again."""
+    wanted = tuple(sorted(set(names)))
+    found = index.derived("occurrences", dict[tuple[str, tuple[str, ...]], list[int]])
+    key = (path, wanted)
+    lines = found.get(key)
+    if lines is None:
+        lines = found[key] = _occurrences(index, path, wanted, read(path))
+    return lines
+
+
+def _occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str) -> list[int]:
     wanted = {name.encode("utf-8") for name in names}
-    language = next(lang for lang in LANGUAGES if lang.name == index.sources[path].language)
+    language = dialect(index.sources[path].language)
     source = text.encode("utf-8")
     tree = language.parser().parse(source)
     lines: list[int] = []

@@ -66,13 +66,16 @@ MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A listed file: its root-relative POSIX path, real path and stat signature."""
+    """A listed file: its root-relative POSIX path, real path and stat signature (the
+    change time too, which no tool can set: a file rewritten with its old size and
+    modification time, e.g. by an archive, still differs there)."""
 
     relative: str
     name: str
     real: str
     size: int
     mtime_ns: int
+    ctime_ns: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +340,14 @@ class _Walker:
                 except OSError:
                     continue  # gone since it was listed
                 node.files.append(
-                    FileEntry(relative, entry.name, real, stat.st_size, stat.st_mtime_ns)
+                    FileEntry(
+                        relative,
+                        entry.name,
+                        real,
+                        stat.st_size,
+                        stat.st_mtime_ns,
+                        stat.st_ctime_ns,
+                    )
                 )
         return pending
 

@@ -22,7 +22,7 @@ from mcp_common import (
 from context_server import DISTRIBUTION
 from context_server.core.okf import OKF_VERSION, build_bundle
 from context_server.core.service import ContextService
-from context_server.core.tree import build_tree
+from context_server.core.tree import stored_tree
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ProjectArguments
@@ -92,7 +92,9 @@ class OkfBundleTool:
         index = self._service.index(
             arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
-        built = build_bundle(build_tree(index, arguments.depth), index.languages, self._producer)
+        built = build_bundle(
+            stored_tree(index, arguments.depth).root, index.languages, self._producer
+        )
         documents = [BundleDocument(path=d.path, content=d.content) for d in built]
         page, text = fit_page(
             Pagination(arguments.limit, arguments.offset).apply(documents), markdown

@@ -25,7 +25,7 @@ from pydantic import Field
 from context_server.core.serializers import FORMATS, serialize
 from context_server.core.service import ContextService
 from context_server.core.tree import TreeNode as CoreNode
-from context_server.core.tree import build_tree, flatten
+from context_server.core.tree import stored_tree
 from context_server.core.walk import Problem as WalkProblem
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
@@ -96,9 +96,8 @@ class ProjectTreeTool:
         index = self._service.index(
             arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
-        tree = build_tree(index, depth)
-        nodes = flatten(tree)
-        edges = sum(len(node.dependencies) for _, node in nodes)
+        stored = stored_tree(index, depth)
+        tree, nodes, edges = stored.root, stored.nodes, stored.edges
         files = len(index.listing.files)
         summary = (
             f"# Project tree of `{tree.name}`\n\n"

@@ -37,7 +37,7 @@ from mcp_common.arguments import parse_arguments
 from mcp_common.context import ToolContext
 from mcp_common.definition import ToolDefinition
 from mcp_common.markdown import guard_output
-from mcp_common.masking import FailureMessage, mask_credentials, redact
+from mcp_common.masking import FailureMessage, mask_credentials, mask_structured, redact
 from mcp_common.result import ErrorCode, ToolError, ToolResult
 from mcp_common.tool import McpTool
 
@@ -178,23 +178,13 @@ def _error_result(
     return _text_result(text, is_error=True, structured=structured)
 
 
-def _mask_structured(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_credentials(value)
-    if isinstance(value, Mapping):
-        return {key: _mask_structured(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_mask_structured(item) for item in value]
-    return value
-
-
 def _to_mcp_result(definition: ToolDefinition, result: ToolResult) -> types.CallToolResult:
     if result.is_error:
         text = redact(result.text)
         return _error_result(definition, text, result.code or ErrorCode.FAILED, result.structured)
     # answers are masked like failures (credentials only: an answer's paths are its content),
     # so a tool that echoes its arguments or a file's text never hands a secret back
-    structured = _mask_structured(result.structured) if result.structured is not None else None
+    structured = mask_structured(result.structured) if result.structured is not None else None
     return _text_result(
         guard_output(mask_credentials(result.text)), is_error=False, structured=structured
     )

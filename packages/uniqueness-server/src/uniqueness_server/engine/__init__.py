@@ -2,12 +2,14 @@
 
 Open a source with :func:`open_file` or :meth:`DatabaseRegistry.open`, then ask
 :func:`check_uniqueness` (or :func:`approximate_check`), :func:`find_keys` or
-:func:`profile_columns`; close the table after.
+:func:`profile_columns`; close the table after. A source's queries run on its backend
+(:mod:`uniqueness_server.engine.backend` describes the interface, :mod:`.backends` holds one
+module per backend).
 """
 
 from uniqueness_server.engine.approximate import approximate_check
 from uniqueness_server.engine.check import check_uniqueness
-from uniqueness_server.engine.database import DatabaseRegistry, read_only_query
+from uniqueness_server.engine.database import DatabaseRegistry
 from uniqueness_server.engine.files import open_file
 from uniqueness_server.engine.formats import FORMAT_CHOICES, Format
 from uniqueness_server.engine.keys import MAX_KEY_COLUMNS, find_keys
@@ -56,5 +58,4 @@ __all__ = [
     "open_file",
     "profile_columns",
     "read_metadata",
-    "read_only_query",
 ]

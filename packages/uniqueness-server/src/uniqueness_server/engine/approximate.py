@@ -37,16 +37,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
-from mcp_common import ErrorCode, ToolContext, ToolError
+from mcp_common import ToolContext
 
+from uniqueness_server.engine.backend import Sketch
 from uniqueness_server.engine.check import check_uniqueness
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.database import SqlRunner
 from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import Approximation, CheckResult, Nulls
-from uniqueness_server.engine.sql import any_missing, column_list, has_duplicates_query, not_missing
+from uniqueness_server.engine.sql import has_duplicates_query
 from uniqueness_server.engine.table import Table
 
 HEAD_ROWS = 20_000
@@ -56,8 +55,6 @@ SKETCH_KEYS = 1 << 16
 SIGMAS = 3
 """Width of the stated bounds in standard deviations (about 99.7 % confidence)."""
 _HASH_RANGE = float(1 << 64)
-_PG_OFFSET = 1 << 63  # hashtextextended is a signed bigint
-_PREFILTER = 1 << 60  # hashes below it enter DuckDB's bounded min first: 1/16 of the range
 
 Exact = Callable[[str], CheckResult]
 """The exact check, labelled with why approximate mode ran it."""
@@ -108,13 +105,7 @@ def approximate_check(
         )
         return replace(result, approximation=Approximation(method=method, exact=True))
 
-    dialect = table.runner.dialect
-    if dialect not in ("duckdb", "postgresql", "sqlite"):
-        raise ToolError(
-            f"approximate mode is not available for {dialect} sources (files, PostgreSQL and "
-            "SQLite only); call again without approximate",
-            ErrorCode.UNSUPPORTED,
-        )
+    sketch = table.backend.sketcher()  # before any scan: a backend may have none
     claim = declared_claim(table, positions, nulls, count=False)
     if claim is not None and nulls in claim.proves:
         # a declared key answers exactly for the price of a count: cheaper than any sketch
@@ -122,138 +113,39 @@ def approximate_check(
     head = f"(SELECT * FROM {table.relation} LIMIT {HEAD_ROWS}) head"
     if table.query(has_duplicates_query(table, positions, nulls, head)):
         return exact(f"the first {HEAD_ROWS:,} rows already repeat a key value; checked exactly")
-    table.runner.progress.report(5.0, "sketching the key values")
-    if dialect == "sqlite":
-        return _sqlite(table, positions, nulls, exact)
-    sketch = _duckdb_sketch if dialect == "duckdb" else _postgres_sketch
-    rows, missing, hashes = sketch(table, positions, nulls)
+    table.backend.progress.report(5.0, "sketching the key values")
+    sketched = sketch(table, positions, nulls)
+    if sketched.exact_because is not None:
+        return exact(sketched.exact_because)
+    return _verdict(table, positions, nulls, sketched, exact)
+
+
+def kmv_sketch(rows: int, missing: int, hashes: Sequence[int], nulls: Nulls, hashed: str) -> Sketch:
+    """The K-minimum-values reading of ``hashes``, the smallest (at most :data:`SKETCH_KEYS`)
+    64-bit key hashes, unsigned, of the comparable rows of a pass over ``rows`` rows (``missing``
+    with a missing key value); ``hashed`` names the hash function for the answer."""
     eligible = rows - missing if nulls is Nulls.DISTINCT else rows
     if eligible <= SKETCH_KEYS or len(hashes) < SKETCH_KEYS:
-        return exact(f"all {eligible:,} comparable rows fit in the sketch; checked exactly")
+        reason = f"all {eligible:,} comparable rows fit in the sketch; checked exactly"
+        return Sketch(rows, missing, exact_because=reason)
     if len(set(hashes)) < len(hashes):
-        return exact("two rows in the sketch share a key hash; checked exactly")
+        return Sketch(
+            rows, missing, exact_because="two rows in the sketch share a key hash; checked exactly"
+        )
     theta = hashes[-1] / _HASH_RANGE
     estimate, low, high = kmv_bounds(SKETCH_KEYS - 1, theta)
-    hashed = "DuckDB hash" if dialect == "duckdb" else "hashtextextended"
     method = (
         f"K-minimum-values sketch of the {SKETCH_KEYS:,} smallest 64-bit key hashes "
         f"({hashed}) in one pass"
     )
-    return _verdict(table, positions, nulls, rows, missing, estimate, low, high, method, exact)
-
-
-def _duckdb_sketch(
-    table: Table, positions: Sequence[int], nulls: Nulls
-) -> tuple[int, int, list[int]]:
-    """Rows, rows with a missing key value and the smallest key hashes, in one aggregate.
-
-    DuckDB's ``min(x, k)`` costs far more per row than hashing, so only hashes in the lowest
-    1/16 of the range enter it. Once that holds ``k`` hashes they are the ``k`` smallest of
-    all; when it does not (up to about ``16 k`` rows), a second pass takes them from every row.
-    """
-    missing = any_missing(table, positions)
-    kept = f"NOT ({missing})" if nulls is Nulls.DISTINCT else "TRUE"
-    cols = column_list(table, positions)
-    hashed = f"SELECT hash({cols}) AS h, {cols} FROM {table.relation}"
-    rows, missing_rows, hashes = table.query(
-        f"SELECT COUNT(*), COUNT(CASE WHEN {missing} THEN 1 END), "
-        f"min(h, {SKETCH_KEYS}) FILTER (WHERE {kept} AND h < {_PREFILTER}::UBIGINT) "
-        f"FROM ({hashed}) s"
-    )[0]
-    eligible = rows - missing_rows if nulls is Nulls.DISTINCT else rows
-    if len(hashes or ()) < SKETCH_KEYS < eligible:
-        (hashes,) = table.query(
-            f"SELECT min(h, {SKETCH_KEYS}) FILTER (WHERE {kept}) FROM ({hashed}) s"
-        )[0]
-    return int(rows), int(missing_rows), sorted(int(h) for h in hashes or ())
-
-
-def _postgres_sketch(
-    table: Table, positions: Sequence[int], nulls: Nulls
-) -> tuple[int, int, list[int]]:
-    """Rows and rows with a missing key value, then the smallest key hashes by a top-N sort
-    in the database (two statements: ``src`` referenced twice in one would be materialized)."""
-    missing = any_missing(table, positions)
-    rows, missing_rows = table.query(
-        f"SELECT COUNT(*), COUNT(CASE WHEN {missing} THEN 1 END) FROM {table.relation}"
-    )[0]
-    where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
-    key = f"hashtextextended(ROW({column_list(table, positions)})::text, 0)"
-    hashes = table.query(
-        f"SELECT {key} AS h FROM {table.relation}{where} ORDER BY h LIMIT {SKETCH_KEYS}"
-    )
-    return int(rows), int(missing_rows), [int(h) + _PG_OFFSET for (h,) in hashes]
-
-
-def _sqlite(
-    table: Table,
-    positions: Sequence[int],
-    nulls: Nulls,
-    exact: Exact,
-) -> CheckResult:
-    """SQLite has no hash function: stream the key values once through a Theta sketch."""
-    # imported here: only SQLite sources need it, and server start-up stays lean
-    from datasketches import update_theta_sketch  # type: ignore[import-untyped]
-
-    assert isinstance(table.runner, SqlRunner)
-    sketch = update_theta_sketch(lg_k=SKETCH_KEYS.bit_length() - 1)
-    counts = [0, 0]  # rows, rows with a missing key value
-
-    def consume(batch: Sequence[tuple[Any, ...]]) -> None:
-        for row in batch:
-            counts[0] += 1
-            if None in row:
-                counts[1] += 1
-                if nulls is Nulls.DISTINCT:
-                    continue
-            sketch.update(repr(tuple(_canonical(v) for v in row)))
-
-    table.runner.stream(
-        table.prefix + f"SELECT {column_list(table, positions)} FROM {table.relation}", consume
-    )
-    rows, missing = counts
-    if not sketch.is_estimation_mode():
-        return exact(
-            f"the sketch kept every distinct key ({sketch.num_retained:,}); checked exactly"
-        )
-    method = (
-        f"Apache DataSketches Theta sketch (k = {SKETCH_KEYS:,}) of the key values' text, "
-        "one pass streaming the rows"
-    )
-    return _verdict(
-        table,
-        positions,
-        nulls,
-        rows,
-        missing,
-        sketch.get_estimate(),
-        sketch.get_lower_bound(SIGMAS),
-        sketch.get_upper_bound(SIGMAS),
-        method,
-        exact,
-    )
-
-
-def _canonical(value: object) -> object:
-    """SQLite compares ``1`` and ``1.0`` as equal: give them one spelling."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+    return Sketch(rows, missing, method, estimate, low, high)
 
 
 def _verdict(
-    table: Table,
-    positions: Sequence[int],
-    nulls: Nulls,
-    rows: int,
-    missing: int,
-    estimate: float,
-    low: float,
-    high: float,
-    method: str,
-    exact: Exact,
+    table: Table, positions: Sequence[int], nulls: Nulls, sketch: Sketch, exact: Exact
 ) -> CheckResult:
     """ "Probably unique" with the bounds, or the exact check when the bounds prove duplicates."""
+    rows, missing, high = sketch.rows, sketch.missing, sketch.upper
     eligible = rows - missing if nulls is Nulls.DISTINCT else rows
     if high < eligible:
         return exact(
@@ -263,10 +155,10 @@ def _verdict(
     # missing-key rows count as their own keys under nulls=distinct, as in the exact answer
     extra = missing if nulls is Nulls.DISTINCT else 0
     approximation = Approximation(
-        method=method,
+        method=sketch.method,
         exact=False,
-        estimate=min(round(estimate), eligible) + extra,
-        lower=min(max(math.ceil(low), SKETCH_KEYS), eligible) + extra,
+        estimate=min(round(sketch.estimate), eligible) + extra,
+        lower=min(max(math.ceil(sketch.lower), SKETCH_KEYS), eligible) + extra,
         upper=eligible + extra,
         sigmas=SIGMAS,
         sketch_keys=SKETCH_KEYS,

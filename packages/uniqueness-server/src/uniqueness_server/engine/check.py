@@ -9,20 +9,12 @@ from collections.abc import Sequence
 
 from mcp_common import ToolContext
 
+from uniqueness_server.engine.backend import GroupCounts
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import CheckResult, DuplicateGroup, Nulls
-from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.sql import (
-    duplicate_page_statement,
-    examples_query,
-    keyed_copy_statement,
-    keyed_totals_query,
-    page_rows_query,
-    repeated_keys_statement,
-    summary_query,
-)
+from uniqueness_server.engine.sql import examples_query, summary_query
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
@@ -38,43 +30,26 @@ def shorten(value: object) -> str | None:
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
-def _embedded_groups(
+def counted_groups(
     table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
-) -> tuple[tuple[int, ...], list[DuplicateGroup]]:
-    """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
-    from one scan of an embedded source: its key columns are copied in source order (see
-    :func:`keyed_copy_statement`), the copy is grouped once, and only a page of duplicates
-    reads the copy again."""
-    table.query(keyed_copy_statement(table, positions))
-    table.query(repeated_keys_statement(table, positions))
-    rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
-        int(v) for v in table.query(keyed_totals_query(table, positions))[0]
+) -> tuple[GroupCounts, list[DuplicateGroup]]:
+    """Group counts from one GROUP BY pass and a page of duplicate groups, largest first,
+    both computed where the rows live (a backend that cannot number rows uses this)."""
+    row = table.query(summary_query(table, positions, nulls, table.relation))[0]
+    counts: GroupCounts = (
+        int(row[0]),
+        int(row[1]),
+        int(row[2]),
+        int(row[3]),
+        int(row[4]),
+        int(row[5]),
     )
-    # keys absent from dup_keys occur once: each is one group of one row
-    groups = rows - multi_rows + multi_groups
-    missing_groups = multi_missing_groups + missing_rows - multi_missing_rows
-    dup_groups, dup_rows = multi_groups, multi_rows
-    if nulls is Nulls.DISTINCT:
-        # a key with a missing value never repeats under nulls=distinct
-        dup_groups -= multi_missing_groups
-        dup_rows -= multi_missing_rows
     examples: list[DuplicateGroup] = []
-    if dup_groups and limit > 0:
-        table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
-        page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first
-        listed = {
-            int(first): tuple(int(n) for n in numbers)
-            for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP))
-        }
-        width = len(positions)
-        for row in page:
-            values = tuple(shorten(v) for v in row[:width])
-            examples.append(DuplicateGroup(values, int(row[width]), listed[int(row[width + 1])]))
-        table.query("DROP TABLE dup_page")
-    table.query("DROP TABLE dup_keys")
-    table.query("DROP TABLE keyed")
-    summary = (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows)
-    return summary, examples
+    if counts[2] and limit > 0:
+        for found in table.query(examples_query(table, positions, nulls, limit, offset)):
+            values = tuple(shorten(v) for v in found[: len(positions)])
+            examples.append(DuplicateGroup(values, int(found[len(positions)]), ()))
+    return counts, examples
 
 
 def check_uniqueness(
@@ -107,22 +82,16 @@ def check_uniqueness(
     if claim is not None and claim.proven:
         missing = claim.rows_with_missing
         summary: tuple[int, ...] = (claim.rows, claim.rows, 0, 0, missing, missing)
-    elif isinstance(table.runner, DuckDbRunner):
-        summary, examples = _embedded_groups(table, positions, nulls, limit, offset)
     else:
-        summary = table.query(summary_query(table, positions, nulls, table.relation))[0]
-        if summary[2] and limit > 0:
-            for row in table.query(examples_query(table, positions, nulls, limit, offset)):
-                values = tuple(shorten(v) for v in row[: len(positions)])
-                examples.append(DuplicateGroup(values, int(row[len(positions)]), ()))
+        summary, examples = table.backend.duplicate_groups(table, positions, nulls, limit, offset)
     groups, rows, dup_groups, dup_rows, missing_groups, missing_rows = summary
     distinct = groups if nulls is Nulls.EQUAL else groups - missing_groups + missing_rows
     unique = dup_groups == 0
     better: list[tuple[str, ...]] = []
     minimal: bool | None = None
     if unique and better_options and 1 < len(positions) <= MAX_BETTER_OPTION_COLUMNS and rows:
-        table.runner.progress.report(50.0, "searching smaller keys inside the columns")
-        table.runner.progress.scan_reports = False
+        table.backend.progress.report(50.0, "searching smaller keys inside the columns")
+        table.backend.progress.scan_reports = False
         # no statistics pass up front: most subsets of a key already repeat within the first
         # rows, and the data is copied into memory only if a subset needs a full check
         oracle = UniquenessOracle(table, nulls, context, rows=int(rows), columns=positions)

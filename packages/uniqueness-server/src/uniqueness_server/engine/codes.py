@@ -36,7 +36,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from uniqueness_server.engine.model import Nulls
-from uniqueness_server.engine.runner import DuckDbRunner
 from uniqueness_server.engine.table import Table
 
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
@@ -483,7 +482,6 @@ def _each_group(
     """``work`` of each group of rows of ``positions`` of ``source``, in order, from one
     streamed pass. Raises :class:`TooManyCellsError` past ``max_cells`` cells (default
     :data:`MAX_CELLS`)."""
-    assert isinstance(table.runner, DuckDbRunner)
     limit = MAX_CELLS if max_cells is None else max_cells
     query = f"SELECT {', '.join(table.column(p) for p in positions)} FROM {source}"
     cells = 0
@@ -492,7 +490,7 @@ def _each_group(
     # read (one more waiting raised the pass's peak from 903 to 967 MB on 1,000 x 100,000)
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
         pending: deque[Future[T]] = deque()
-        for group in _groups(table.runner.batches(query, BATCH_ROWS)):
+        for group in _groups(table.backend.batches(query, BATCH_ROWS)):
             cells += sum(batch.num_rows for batch in group) * len(positions)
             if cells > limit:
                 raise TooManyCellsError

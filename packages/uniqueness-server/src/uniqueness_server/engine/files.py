@@ -26,6 +26,12 @@ import duckdb
 import yaml  # type: ignore[import-untyped]
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server.engine.backends.embedded import (
+    DuckDbBackend,
+    duckdb_error,
+    literal,
+    new_connection,
+)
 from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
 from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
@@ -37,16 +43,11 @@ from uniqueness_server.engine.limits import (
     overlong_line,
 )
 from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
-from uniqueness_server.engine.runner import DuckDbRunner, duckdb_error
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
 from uniqueness_server.engine.yaml12 import load_yaml
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 _GLOB_CHARACTER = re.compile(r"([*?\[])")
@@ -69,19 +70,7 @@ def duckdb_path(path: Path) -> str:
             "literally; rename the file or its directory",
             ErrorCode.UNSUPPORTED,
         )
-    return _literal(_GLOB_CHARACTER.sub(r"[\1]", text))
-
-
-def new_connection() -> duckdb.DuckDBPyConnection:
-    """A private in-memory DuckDB whose spill files (if any) go to the system temp dir."""
-    connection = duckdb.connect(":memory:")
-    # the check reads row numbers from a copy's rowid (sql.keyed_copy_statement): the copy
-    # must keep the source's order, which is DuckDB's default; said here so it stays so
-    connection.execute("SET preserve_insertion_order = true")
-    connection.execute("SET enable_progress_bar = true")
-    connection.execute("SET enable_progress_bar_print = false")
-    connection.execute(f"SET temp_directory = {_literal(tempfile.gettempdir())}")
-    return connection
+    return literal(_GLOB_CHARACTER.sub(r"[\1]", text))
 
 
 def open_file(
@@ -165,21 +154,21 @@ def _open_table(
             ErrorCode.INVALID_ARGUMENT,
         )
     connection = new_connection()
-    runner = DuckDbRunner(connection, context or ToolContext(), label)
+    backend = DuckDbBackend(connection, context or ToolContext(), label)
     try:
         names = _load(
-            runner, source, compressed, kind, header_row, delimiter, label, max_line_bytes
+            backend, source, compressed, kind, header_row, delimiter, label, max_line_bytes
         )
     except BaseException:
-        runner.close()
+        backend.close()
         raise
     if descriptor is not None:
-        runner.hold(descriptor, source)
-    return Table(runner=runner, label=label, names=addressable(names))
+        backend.hold(descriptor, source)
+    return Table(backend=backend, label=label, names=addressable(names))
 
 
 def _load(
-    runner: DuckDbRunner,
+    backend: DuckDbBackend,
     path: Path,
     compressed: bool,
     kind: Format,
@@ -189,24 +178,24 @@ def _load(
     max_line_bytes: int,
 ) -> list[str]:
     if kind in (Format.CSV, Format.TSV):
-        return _csv(runner, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
+        return _csv(backend, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
     if kind in (Format.JSON, Format.JSONL, Format.PARQUET):
-        return _duckdb_document(runner, path, compressed, kind, label)
+        return _duckdb_document(backend, path, compressed, kind, label)
     data = read_all(path, compressed)
     if kind is Format.XLSX:
-        return _xlsx(runner, data, header_row, label)
+        return _xlsx(backend, data, header_row, label)
     text = decode_prefix(data, label, complete=True)
     try:
         document = load_yaml(text) if kind is Format.YAML else parse_toon(text)
     except yaml.YAMLError as exc:
         raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc
     names, rows = flatten_records(find_records(document, label))
-    load_rows(runner.connection, len(names), rows)
+    load_rows(backend.connection, len(names), rows)
     return names
 
 
 def _csv(
-    runner: DuckDbRunner,
+    backend: DuckDbBackend,
     path: Path,
     compressed: bool,
     kind: Format,
@@ -231,16 +220,16 @@ def _csv(
                 path, compressed, layout.delimiter, layout.skip_lines, width, label, max_line_bytes
             )
         )
-        load_rows(runner.connection, width, rows)
+        load_rows(backend.connection, width, rows)
         return list(layout.header)
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(1, width + 1))
     check_last_line(path, compressed, max_line_bytes, label)
-    runner.execute(
+    backend.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
-        f"skip = {layout.skip_records}, delim = {_literal(layout.delimiter)}, quote = '\"', "
+        f"skip = {layout.skip_records}, delim = {literal(layout.delimiter)}, quote = '\"', "
         f"escape = '\"', columns = {{{columns}}}, max_line_size = {max_line_bytes}, "
-        f"compression = {_literal('gzip' if compressed else 'none')})"
+        f"compression = {literal('gzip' if compressed else 'none')})"
     )
     return list(layout.header)
 
@@ -290,7 +279,7 @@ def _struct_columns(expression: str, name: str, kind: Any) -> list[tuple[str, st
         out: list[tuple[str, str]] = []
         for child, child_type in kind.children:
             out += _struct_columns(
-                f"struct_extract({expression}, {_literal(child)})", f"{name}.{child}", child_type
+                f"struct_extract({expression}, {literal(child)})", f"{name}.{child}", child_type
             )
         return out
     return [(f"CAST({expression} AS VARCHAR)", name)]
@@ -325,13 +314,13 @@ def _renamed_keys(names: list[str]) -> bool:
 
 
 def _duckdb_document(
-    runner: DuckDbRunner, path: Path, compressed: bool, kind: Format, label: str
+    backend: DuckDbBackend, path: Path, compressed: bool, kind: Format, label: str
 ) -> list[str]:
-    compression = _literal("gzip" if compressed else "none")
+    compression = literal("gzip" if compressed else "none")
     try:
         if kind is Format.PARQUET:
             source = (
-                _literal(_gunzipped_in_memory(runner, path)) if compressed else duckdb_path(path)
+                literal(_gunzipped_in_memory(backend, path)) if compressed else duckdb_path(path)
             )
             reader = f"read_parquet({source})"
         else:
@@ -340,26 +329,26 @@ def _duckdb_document(
             # the keys and kinds of every record (not a sample): a key first seen late would
             # otherwise be left out silently once the columns are given explicitly below
             reader = f"read_json({duckdb_path(path)}, {options}, sample_size = -1)"
-            detected = runner.connection.sql(f"SELECT * FROM {reader}")
+            detected = backend.connection.sql(f"SELECT * FROM {reader}")
             if not _renamed_keys(detected.columns):
                 columns = ", ".join(
-                    f"{_literal(name)}: {_literal(_as_written(dtype))}"
+                    f"{literal(name)}: {literal(_as_written(dtype))}"
                     for name, dtype in zip(detected.columns, detected.dtypes, strict=True)
                 )
                 reader = f"read_json({duckdb_path(path)}, {options}, columns = {{{columns}}})"
-        relation = runner.connection.sql(f"SELECT * FROM {reader}")
+        relation = backend.connection.sql(f"SELECT * FROM {reader}")
         described = list(zip(relation.columns, relation.dtypes, strict=True))
     except duckdb.Error as exc:
         raise duckdb_error(exc, label) from exc
     selected: list[tuple[str, str]] = []
     for name, dtype in described:
-        selected += _struct_columns(runner.quote(name), name, dtype)
+        selected += _struct_columns(backend.quote(name), name, dtype)
     select = ", ".join(f"{expr} AS c{i}" for i, (expr, _) in enumerate(selected, start=1))
-    runner.execute(f"CREATE TEMP VIEW src AS SELECT {select} FROM {reader}")
+    backend.execute(f"CREATE TEMP VIEW src AS SELECT {select} FROM {reader}")
     return [name for _, name in selected]
 
 
-def _gunzipped_in_memory(runner: DuckDbRunner, path: Path) -> str:
+def _gunzipped_in_memory(backend: DuckDbBackend, path: Path) -> str:
     """A gzip-compressed Parquet file, decompressed into a filesystem private to this
     connection (DuckDB reads Parquet only from a seekable file; nothing is written to disk)."""
     from fsspec.implementations.memory import MemoryFileSystem
@@ -370,11 +359,11 @@ def _gunzipped_in_memory(runner: DuckDbRunner, path: Path) -> str:
     filesystem.pseudo_dirs = [""]
     with filesystem.open("/source.parquet", "wb") as handle:
         handle.write(read_all(path, compressed=True))
-    runner.connection.register_filesystem(filesystem)
+    backend.connection.register_filesystem(filesystem)
     return "memory:///source.parquet"
 
 
-def _xlsx(runner: DuckDbRunner, data: bytes, header_row: int, label: str) -> list[str]:
+def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> list[str]:
     import openpyxl
 
     try:
@@ -407,5 +396,5 @@ def _xlsx(runner: DuckDbRunner, data: bytes, header_row: int, label: str) -> lis
         names = [cell or f"column{i}" for i, cell in enumerate(cells, start=1)]
         body = rows[header_row:]
     body = [row for row in body if any(cell is not None for cell in row)]
-    load_rows(runner.connection, width, body)
+    load_rows(backend.connection, width, body)
     return [str(name) for name in names]

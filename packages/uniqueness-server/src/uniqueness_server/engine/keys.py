@@ -56,8 +56,8 @@ def find_keys(
     scope = metadata_scope_note(table)
     if scope is not None:
         notes.append(scope)
-    table.runner.progress.scan_reports = False
-    table.runner.progress.report(0.0, f"reading {table.label}")
+    table.backend.progress.scan_reports = False
+    table.backend.progress.report(0.0, f"reading {table.label}")
     stats = column_stats(table, positions)
     oracle = UniquenessOracle(
         table, nulls, context, rows=stats.rows, columns=positions, stats=stats
@@ -84,7 +84,7 @@ def find_keys(
     levels = min(max_columns, len(positions))
 
     def progress(size: int, candidates: int) -> None:
-        table.runner.progress.report(
+        table.backend.progress.report(
             5.0 + 95.0 * (size - 1) / levels, f"checking {candidates} sets of {size} columns"
         )
 

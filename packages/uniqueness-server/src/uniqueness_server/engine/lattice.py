@@ -16,28 +16,19 @@ and exactly over integer codes of the columns instead (:mod:`.codes`).
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
 # client values never reach it, so string-built queries are safe.
-# ruff: noqa: S608
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import combinations
+from itertools import combinations, takewhile
 
 import numpy as np
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
-from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.spark import (
-    SparkRunner,
-    duplicated_sets,
-    ranked_sample,
-    searched_columns,
-)
-from uniqueness_server.engine.sql import has_duplicates_query
-from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats
+from uniqueness_server.engine.stats import ColumnStats
 from uniqueness_server.engine.table import Table
 
 SAMPLE_ROWS = (20_000, 200_000)
@@ -80,9 +71,14 @@ class UniquenessOracle:
         # sets are few and kept as bit masks, non-unique ones (most) as their sorted positions
         self._unique: dict[int, list[int]] = {}
         self._non_unique: dict[int, list[tuple[int, ...]]] = {}
-        self._sample_sources: list[str] | None = None
-        self._search: str | None = None
-        self._copied: set[int] = set()
+        self._source = table.backend.search_source(
+            table,
+            self._columns,
+            nulls,
+            context,
+            rows=rows,
+            hash_safe=stats.hash_safe if stats is not None else frozenset(),
+        )
         self._coded: dict[int, CodeMatrix] = {}
         if stats is not None and stats.codes is not None:
             # a wide source was coded whole by the statistics pass: no copy, no SQL checks
@@ -158,69 +154,14 @@ class UniquenessOracle:
         A small sample rejects most non-keys almost for free; a ten times larger one rejects
         the near-keys the small one misses, before any full scan.
         """
-        if self._sample_sources is None:
-            self._sample_sources = []
-            for rows in SAMPLE_ROWS:
-                if self._rows <= 2 * rows:
-                    break
-                name = f"sample_{rows}"
-                if isinstance(self._table.runner, DuckDbRunner):
-                    # a random sample costs a scan, worth it once the data sits in memory; on a
-                    # file the first rows come almost for free
-                    if self._search is not None:
-                        how = f"{self._search} USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
-                    else:
-                        how = f"{self._table.relation} LIMIT {rows}"
-                    self._table.runner.execute(
-                        f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {how}"
-                    )
-                    self._sample_sources.append(name)
-                elif isinstance(self._table.runner, SparkRunner):
-                    # a random sample of the cached search columns, as ranks, itself cached
-                    percent = min(100.0, 100.0 * rows / self._rows)
-                    self._sample_sources.append(
-                        ranked_sample(
-                            self._table, self.search_relation(), self._columns, percent, name
-                        )
-                    )
-                else:
-                    self._sample_sources.append(
-                        f"(SELECT * FROM {self._table.relation} LIMIT {rows}) {name}"
-                    )
-        return self._sample_sources
+        sizes = list(takewhile(lambda rows: self._rows > 2 * rows, SAMPLE_ROWS))
+        return self._source.samples(sizes) if sizes else []
 
     def search_relation(self, needed: Sequence[int] = ()) -> str:
-        """The relation full checks read: for an embedded source, an in-memory copy of the
-        searched columns (or, for a wide search, of those still ``needed``), so repeated
-        scans skip re-parsing the file.
-
-        Columns whose values all hash to distinct 64-bit values are copied as their hashes:
-        grouping fixed-width integers is much faster than grouping text, and equal hashes then
-        mean equal values, so every answer stays exact.
-        """
-        runner = self._table.runner
-        if isinstance(runner, SparkRunner) and self._search is None:
-            self._search = searched_columns(self._table, self._columns)
-        if not isinstance(runner, DuckDbRunner):
-            return self._search or self._table.relation
-        wide = len(self._columns) > EXACT_DISTINCT_COLUMNS
-        wanted = set(needed) | self._copied if wide else set(self._columns)
-        if self._search is None or not wanted <= self._copied:
-            safe = self._stats.hash_safe if self._stats is not None else frozenset()
-            columns = []
-            for p in sorted(wanted):
-                c = self._table.column(p)
-                columns.append(
-                    f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}" if p in safe else c
-                )
-            runner.execute(
-                "CREATE OR REPLACE TEMP TABLE search AS "
-                f"SELECT {', '.join(columns)} FROM {self._table.relation}"
-            )
-            self._search = "search"
-            self._copied = wanted
-            self._sample_sources = None  # samples of the old copy lack the new columns
-        return self._search
+        """The relation full checks of the ``needed`` columns read (the backend's choice: an
+        in-memory copy of the searched columns for a file, so repeated scans skip re-parsing
+        it; the source itself in a database)."""
+        return self._source.relation(needed)
 
     def _all_coded(self, candidate: Sequence[int]) -> bool:
         return all(map(self._coded.__contains__, candidate))
@@ -296,21 +237,6 @@ class UniquenessOracle:
         first = self._coded[candidate[0]]
         return all(self._coded[p] is first for p in candidate[1:])
 
-    def _unique_in(self, candidate: tuple[int, ...], source: str) -> bool:
-        """Exact uniqueness of ``candidate`` within ``source`` (one GROUP BY)."""
-        self._context.check_cancelled()
-        query = has_duplicates_query(self._table, candidate, self._nulls, source)
-        return not self._table.query(query)
-
-    def _with_duplicates(
-        self, candidates: Sequence[tuple[int, ...]], source: str
-    ) -> set[tuple[int, ...]]:
-        """The candidates that hold a duplicate within ``source`` (a sample or the whole)."""
-        if isinstance(self._table.runner, SparkRunner):
-            self._context.check_cancelled()
-            return duplicated_sets(self._table, candidates, self._nulls, source)
-        return {c for c in candidates if not self._unique_in(c, source)}
-
     def decide(self, candidates: Sequence[tuple[int, ...]], *, remember: bool = True) -> list[bool]:
         """Whether each candidate column set (its positions in ascending order) is unique in
         the whole source. Without ``remember`` the answers are not kept for later calls
@@ -344,21 +270,18 @@ class UniquenessOracle:
                     answers[c] = verdict
         if open_ and not coded:
             self.search_relation(sorted({p for c in open_ for p in c}))
-        embedded = isinstance(self._table.runner, DuckDbRunner)
-        if open_ and embedded and (coded or len(open_) >= VECTOR_CANDIDATES):
+        # codes hold every row in this process: only where the rows are read locally
+        if open_ and self._table.backend.local and (coded or len(open_) >= VECTOR_CANDIDATES):
             open_ = self._decide_by_codes(open_, answers)
         for sample in self._samples() if open_ else []:
-            for c in self._with_duplicates(open_, sample):
+            for c in self._source.duplicated(open_, sample):
                 answers[c] = False
             open_ = [c for c in open_ if c not in answers]
-        if embedded:
-            for c in open_:
-                self.full_checks += 1
-                answers[c] = self._unique_in(c, self.search_relation(c))
-        elif open_:
-            # other engines check the whole batch together (Spark runs the jobs side by side)
+        if open_:
+            # the backend checks the whole batch (Spark runs the jobs side by side)
             self.full_checks += len(open_)
-            duplicated = self._with_duplicates(open_, self.search_relation())
+            whole = self.search_relation(sorted({p for c in open_ for p in c}))
+            duplicated = self._source.duplicated(open_, whole)
             answers.update((c, c not in duplicated) for c in open_)
         for size, group in by_size.items() if remember else ():
             self._remember_all(size, group, answers)

@@ -20,7 +20,7 @@ rank and hint, never decide. Sources named by ``table`` have metadata, and so do
 that only filters one table's rows and selects its columns (:func:`query_shape`); any other
 query may join, repeat or reshape rows in ways a declared key says nothing about.
 
-Every statement goes through the source's read-only runner. Names a client gave (and catalog
+Every statement goes through the source's read-only backend. Names a client gave (and catalog
 names, to be safe) reach the SQL only as hexadecimal text decoded by the database, so no
 quoting rule can be got wrong; everything else is catalog identifiers and integers.
 """
@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import sqlglot
 from sqlglot import exp
@@ -45,19 +46,11 @@ from uniqueness_server.engine.model import (
     Statistics,
     TableMetadata,
 )
-from uniqueness_server.engine.runner import Runner
 from uniqueness_server.engine.sql import any_missing
 from uniqueness_server.engine.table import Table
 
 LIKELY_UNIQUE = 0.99  # estimated distinct values per present row making a column a likely key
 STALE_RATIO = 0.2  # estimated rows this far off the counted rows: statistics look stale
-_PG_KINDS = {
-    "r": "table",
-    "p": "partitioned table",
-    "v": "view",
-    "m": "materialized view",
-    "f": "foreign table",
-}
 
 
 # a query keeps a declared key of its table only if it selects a subset of the table's rows,
@@ -68,31 +61,116 @@ Projection = tuple[tuple[str, str] | None, ...]
 """A simple query's select list: (table column, output name) per item, ``None`` for ``*``."""
 
 
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A table or view a catalog found for a source's name."""
+
+    schema: str
+    name: str
+    kind: str  # table, view, materialized view, partitioned table, …
+    handle: Any = None  # what the catalog needs to read it again (e.g. an object id)
+
+    @property
+    def qualified(self) -> str:
+        """``schema.name``."""
+        return f"{self.schema}.{self.name}"
+
+
+class Catalog(Protocol):
+    """One database's catalog: where its declared keys and statistics are read.
+
+    Each SQL backend's dialect has one (:mod:`uniqueness_server.engine.backends`); the one
+    reader of this module (:func:`read_metadata`) does the rest the same way for all.
+    """
+
+    @property
+    def dialect(self) -> str:
+        """The sqlglot dialect a client query of this database is parsed in."""
+        ...
+
+    @property
+    def lookup(self) -> str:
+        """How an unqualified name is looked up, for notes (``on the search_path``)."""
+        ...
+
+    def fold(self, name: str) -> str:
+        """An unquoted identifier as the database folds it (PostgreSQL: lower case)."""
+        ...
+
+    def relations(self, base: tuple[str, ...]) -> list[Relation]:
+        """The relations ``base`` (the name parts given) may mean, the one read first; an
+        empty list when there is none."""
+        ...
+
+    def columns(self, relation: Relation) -> list[str]:
+        """The relation's columns as ``SELECT *`` shows them, in order."""
+        ...
+
+    def keys(self, relation: Relation, shown: Sequence[str | None]) -> list[DeclaredKey]:
+        """The declared keys of the relation; ``shown`` holds, per source position, the
+        relation column it shows (see :func:`positions_of`)."""
+        ...
+
+    def statistics(self, relation: Relation, shown: Sequence[str | None]) -> Statistics | None:
+        """The planner statistics of the relation by source position, if any."""
+        ...
+
+
 def read_metadata(table: Table) -> TableMetadata | None:
     """Declared keys and statistics of the table a database source reads: one named by
     ``table``, or the one table a ``query`` only filters and selects columns of (see
-    :func:`query_shape`); ``None`` for files and any other query."""
+    :func:`query_shape`); ``None`` for sources without a catalog and any other query."""
+    catalog = table.backend.catalog
+    if catalog is None:
+        return None
     base, projection = table.base, None
     if base is None and table.source_query is not None:
-        shape = query_shape(table.source_query, table.runner.dialect)
+        shape = query_shape(table.source_query, catalog)
         if shape is None:
             return None
         base, projection = shape
     if base is None:
         return None
-    if table.runner.dialect == "postgresql":
-        return _postgres(table, base, projection)
-    if table.runner.dialect == "sqlite":
-        return _sqlite(table, base, projection)
-    return None
+    found = catalog.relations(base)
+    if not found:
+        return None
+    relation = found[0]
+    shown = _shown(table, projection, [] if projection is None else catalog.columns(relation))
+    if shown is None:
+        return None
+    notes = _query_notes(projection, relation.qualified)
+    if len(found) > 1:
+        others = ", ".join(dict.fromkeys(other.schema for other in found[1:]))
+        notes.append(
+            f"{base[-1]} is {relation.qualified}, the first match {catalog.lookup}; schema "
+            f"{others} also holds a relation of that name (give schema.table to read another)"
+        )
+    if relation.kind == "view":
+        notes.append(
+            f"{relation.qualified} is a view: a view declares no keys, and the keys of its base "
+            "tables are not carried over, so every answer comes from scanning"
+        )
+        return TableMetadata(
+            relation.qualified, relation.kind, (), None, tuple(notes), projection is not None
+        )
+    return TableMetadata(
+        relation=relation.qualified,
+        kind=relation.kind,
+        keys=unshown(catalog.keys(relation, shown)),
+        statistics=catalog.statistics(relation, shown),
+        notes=tuple(notes),
+        through_query=projection is not None,
+    )
 
 
 def metadata_scope_note(table: Table) -> str | None:
     """For a database ``query`` source without metadata, why no declared key or statistic
     is used."""
+    catalog = table.backend.catalog
     if (
-        table.source_query is not None
-        and query_shape(table.source_query, table.runner.dialect) is None
+        catalog is not None
+        and table.source_query is not None
+        and query_shape(table.source_query, catalog) is None
     ):
         return (
             "declared keys and statistics are read for a table, or a query that only filters "
@@ -102,15 +180,13 @@ def metadata_scope_note(table: Table) -> str | None:
     return None
 
 
-def query_shape(sql: str, dialect: str) -> tuple[tuple[str, ...], Projection] | None:
+def query_shape(sql: str, catalog: Catalog) -> tuple[tuple[str, ...], Projection] | None:
     """The table name parts and select list of a query that only filters, orders and limits
     the rows of one table and selects its plain columns (so every row it returns is a row of
     the table, at most once, and a declared key among the selected columns still holds);
-    ``None`` for anything else. Unquoted PostgreSQL names are folded to lower case, as the
-    database folds them."""
-    glot = "postgres" if dialect == "postgresql" else dialect
+    ``None`` for anything else. Unquoted names are folded as the database folds them."""
     try:
-        statement = sqlglot.parse_one(sql, dialect=glot)
+        statement = sqlglot.parse_one(sql, dialect=catalog.dialect)
     except sqlglot.errors.SqlglotError:
         return None
     if not isinstance(statement, exp.Select):
@@ -126,8 +202,8 @@ def query_shape(sql: str, dialect: str) -> tuple[tuple[str, ...], Projection] | 
 
     def name(identifier: exp.Expr) -> str:
         text = str(identifier.this)
-        if isinstance(identifier, exp.Identifier) and not identifier.quoted and glot == "postgres":
-            return text.lower()
+        if isinstance(identifier, exp.Identifier) and not identifier.quoted:
+            return catalog.fold(text)
         return text
 
     parts = tuple(
@@ -308,327 +384,7 @@ def declared_claim(
     return Claim(trusted[0], False, modes, rows, missing, tuple(notes))
 
 
-def _pg_text(value: str) -> str:
-    return f"convert_from(decode('{value.encode().hex()}', 'hex'), 'UTF8')"
-
-
-def _postgres(
-    table: Table, base: tuple[str, ...], projection: Projection | None
-) -> TableMetadata | None:
-    runner = table.runner
-    quoted = ".".join(runner.quote(p) for p in base)
-    found = runner.fetchall(
-        "SELECT c.oid, n.nspname, c.relname, c.relkind, c.reltuples, "
-        "EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhparent = c.oid), "
-        "current_setting('server_version_num')::int "
-        "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        f"WHERE c.oid = to_regclass({_pg_text(quoted)})"
-    )
-    if not found:
-        return None
-    oid, schema, name, relkind, reltuples, inherited, version = found[0]
-    oid = int(oid)
-    kind = _PG_KINDS.get(str(relkind), "relation")
-    relation = f"{schema}.{name}"
-    table_columns = (
-        []
-        if projection is None
-        else [
-            str(r[0])
-            for r in runner.fetchall(
-                f"SELECT attname FROM pg_attribute WHERE attrelid = {oid} AND attnum > 0 "
-                "AND NOT attisdropped ORDER BY attnum"
-            )
-        ]
-    )
-    shown = _shown(table, projection, table_columns)
-    if shown is None:
-        return None
-    notes = _query_notes(projection, relation)
-    if len(base) == 1:
-        others = [
-            str(r[0])
-            for r in runner.fetchall(
-                "SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                f"WHERE c.relname = {_pg_text(str(name))} AND c.oid <> {oid} "
-                "AND c.relkind IN ('r', 'p', 'v', 'm', 'f') ORDER BY 1"
-            )
-        ]
-        if others:
-            notes.append(
-                f"{base[0]} is {relation}, the first match on the search_path; schema "
-                f"{', '.join(others)} also holds a relation of that name (give schema.table to "
-                "read another)"
-            )
-    if kind == "view":
-        notes.append(
-            f"{relation} is a view: a view declares no keys, and the keys of its base tables "
-            "are not carried over, so every answer comes from scanning"
-        )
-    children = (
-        "the table has inheriting tables, whose rows the source reads too but the constraint "
-        "does not cover"
-        if inherited and relkind == "r"
-        else None
-    )
-    nulls_not_distinct = "i.indnullsnotdistinct" if int(version) >= 150000 else "false"
-    key_columns = "i.indnkeyatts" if int(version) >= 110000 else "i.indnatts"  # no INCLUDE
-    keys: list[DeclaredKey] = []
-    current: list[tuple[object, ...]] = []
-    rows = runner.fetchall(
-        "SELECT ic.relname, con.conname, con.contype, i.indisvalid, "
-        "pg_get_expr(i.indpred, i.indrelid), a.attname, "
-        f"pg_get_indexdef(i.indexrelid, k.n, true), {nulls_not_distinct}, a.attnotnull "
-        "FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
-        f"CROSS JOIN LATERAL generate_series(1, {key_columns}) AS k(n) "
-        "LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid "
-        "AND a.attnum = i.indkey[k.n - 1] AND i.indkey[k.n - 1] > 0 "
-        "LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid "
-        "AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u') "
-        f"WHERE i.indrelid = {oid} AND i.indisunique "
-        "ORDER BY i.indisprimary DESC, con.contype IS NULL, ic.relname, k.n"
-    )
-    for row in [*rows, (None,)]:
-        if current and row[0] != current[0][0]:
-            keys.append(_pg_key(shown, current, children))
-            current = []
-        current.append(row)
-    return TableMetadata(
-        relation=relation,
-        kind=kind,
-        keys=_unshown(keys),
-        statistics=_pg_statistics(shown, runner, oid, (str(schema), str(name)), float(reltuples)),
-        notes=tuple(notes),
-        through_query=projection is not None,
-    )
-
-
-def _pg_key(
-    shown: Sequence[str | None], rows: list[tuple[object, ...]], children: str | None
-) -> DeclaredKey:
-    index, constraint, contype, valid, predicate, _, _, not_distinct, _ = rows[0]
-    columns = tuple(str(r[5]) if r[5] is not None else str(r[6]) for r in rows)
-    plain = all(r[5] is not None for r in rows)
-    not_null = all(r[8] is True for r in rows)
-    caveat = children
-    if not valid:
-        caveat = "the index is invalid (e.g. a failed CREATE INDEX CONCURRENTLY) and not enforced"
-    elif predicate is not None:
-        caveat = f"a partial index (WHERE {predicate}): a key only of the rows matching it"
-    elif not plain:
-        caveat = "an index on an expression, not on columns"
-    kind = {"p": "primary key", "u": "unique constraint"}.get(str(contype), "unique index")
-    return DeclaredKey(
-        kind=kind,
-        name=str(constraint if constraint is not None else index),
-        columns=columns,
-        positions=_positions(shown, columns) if plain else None,
-        nulls_distinct=not not_distinct,
-        not_null=not_null,
-        caveat=caveat,
-    )
-
-
-def _pg_statistics(
-    shown: Sequence[str | None],
-    runner: Runner,
-    oid: int,
-    relation: tuple[str, str],
-    reltuples: float,
-) -> Statistics | None:
-    schema, name = relation
-    # inherited rows (whole hierarchy, what a SELECT reads) come last and win
-    found = runner.fetchall(
-        "SELECT s.attname, s.null_frac, s.n_distinct FROM pg_stats s "
-        f"WHERE s.schemaname = {_pg_text(schema)} AND s.tablename = {_pg_text(name)} "
-        "ORDER BY s.inherited"
-    )
-    rows = reltuples if reltuples >= 0 else None
-    if not found and not rows:
-        return None
-    by_name = {str(r[0]): (float(r[1]), float(r[2])) for r in found}
-    estimates: list[ColumnEstimate | None] = []
-    for column in shown:
-        if column is None or column not in by_name:
-            estimates.append(None)
-            continue
-        null_fraction, n_distinct = by_name[column]
-        if n_distinct < 0:  # a fraction of the rows
-            if rows is None:
-                estimates.append(None)
-                continue
-            n_distinct = -n_distinct * rows
-        estimates.append(ColumnEstimate(distinct=n_distinct, null_fraction=null_fraction))
-    analyzed = runner.fetchall(
-        "SELECT to_char(greatest(last_analyze, last_autoanalyze) AT TIME ZONE 'UTC', "
-        f'\'YYYY-MM-DD"T"HH24:MI:SS"Z"\') FROM pg_stat_all_tables WHERE relid = {oid}'
-    )
-    when = str(analyzed[0][0]) if analyzed and analyzed[0][0] is not None else None
-    return Statistics(origin="pg_stats", rows=rows, columns=tuple(estimates), analyzed_at=when)
-
-
-def _sqlite_text(value: str) -> str:
-    return f"CAST(X'{value.encode().hex()}' AS TEXT)"
-
-
-def _sqlite(
-    table: Table, base: tuple[str, ...], projection: Projection | None
-) -> TableMetadata | None:
-    runner = table.runner
-    # the search order of an unqualified name: temp, main, then attached databases
-    schemas = [str(r[0]) for r in runner.fetchall("SELECT name FROM pragma_database_list")]
-    schemas.sort(key=lambda s: {"temp": 0, "main": 1}.get(s, 2))
-    if len(base) == 2:
-        schemas = [s for s in schemas if s.casefold() == base[0].casefold()]
-    elif len(base) != 1:
-        return None
-    name = base[-1]
-    matches: list[tuple[str, str, str]] = []
-    for schema in schemas:
-        for kind, found in runner.fetchall(
-            f"SELECT type, name FROM {runner.quote(schema)}.sqlite_master "
-            f"WHERE type IN ('table', 'view') AND name = {_sqlite_text(name)} COLLATE NOCASE"
-        ):
-            matches.append((schema, str(kind), str(found)))
-    if not matches:
-        return None
-    schema, kind, name = matches[0]
-    relation = f"{schema}.{name}"
-    quoted_schema, text_schema, text_name = (
-        runner.quote(schema),
-        _sqlite_text(schema),
-        _sqlite_text(name),
-    )
-    # what SELECT * shows: every column but the hidden ones of virtual tables
-    table_columns = (
-        []
-        if projection is None
-        else [
-            str(r[0])
-            for r in runner.fetchall(
-                f"SELECT name FROM pragma_table_xinfo({text_name}, {text_schema}) "
-                "WHERE hidden <> 1 ORDER BY cid"
-            )
-        ]
-    )
-    shown = _shown(table, projection, table_columns)
-    if shown is None:
-        return None
-    notes = _query_notes(projection, relation)
-    if len(matches) > 1:
-        others = ", ".join(s for s, _, _ in matches[1:])
-        notes.append(
-            f"{base[-1]} is {relation}, the first match; {others} also holds a table of that "
-            "name (give schema.table to read another)"
-        )
-    if kind == "view":
-        notes.append(
-            f"{relation} is a view: a view declares no keys, and the keys of its base tables "
-            "are not carried over, so every answer comes from scanning"
-        )
-        return TableMetadata(relation, kind, (), None, tuple(notes), projection is not None)
-    keys: list[DeclaredKey] = []
-    primary = runner.fetchall(
-        f'SELECT name, "notnull" FROM pragma_table_info({text_name}, {text_schema}) '
-        "WHERE pk > 0 ORDER BY pk"
-    )
-    if primary:
-        columns = tuple(str(r[0]) for r in primary)
-        keys.append(
-            DeclaredKey(
-                "primary key",
-                None,
-                columns,
-                _positions(shown, columns),
-                not_null=all(r[1] for r in primary),
-            )
-        )
-    current: list[tuple[object, ...]] = []
-    rows = runner.fetchall(
-        'SELECT il.name, il.origin, il.partial, ix.cid, ix.name, ti."notnull" '
-        f"FROM pragma_index_list({text_name}, {text_schema}) AS il "
-        f"JOIN pragma_index_xinfo(il.name, {text_schema}) AS ix "
-        f"LEFT JOIN pragma_table_info({text_name}, {text_schema}) AS ti ON ti.cid = ix.cid "
-        "WHERE il.\"unique\" = 1 AND il.origin <> 'pk' AND ix.key = 1 ORDER BY il.seq, ix.seqno"
-    )
-    for row in [*rows, (None,)]:
-        if current and row[0] != current[0][0]:
-            keys.append(_sqlite_key(shown, current))
-            current = []
-        current.append(row)
-    return TableMetadata(
-        relation=relation,
-        kind=kind,
-        keys=_unshown(keys),
-        statistics=_sqlite_statistics(shown, runner, quoted_schema, (text_schema, text_name)),
-        notes=tuple(notes),
-        through_query=projection is not None,
-    )
-
-
-def _sqlite_key(shown: Sequence[str | None], rows: list[tuple[object, ...]]) -> DeclaredKey:
-    index, origin, partial = rows[0][:3]
-    # cid -2 is an expression, -1 the rowid: neither is a column of the source
-    plain = all(int(str(r[3])) >= 0 for r in rows)
-    columns = tuple(
-        str(r[4]) if int(str(r[3])) >= 0 else ("rowid" if int(str(r[3])) == -1 else "(expression)")
-        for r in rows
-    )
-    not_null = all(r[5] for r in rows)
-    caveat = None
-    if partial:
-        caveat = "a partial index (CREATE INDEX … WHERE): a key only of the rows matching it"
-    elif not plain:
-        caveat = "an index on an expression (or the rowid), not on columns"
-    return DeclaredKey(
-        kind="unique constraint" if origin == "u" else "unique index",
-        name=str(index),
-        columns=columns,
-        positions=_positions(shown, columns) if plain else None,
-        not_null=not_null,
-        caveat=caveat,
-    )
-
-
-def _sqlite_statistics(
-    shown: Sequence[str | None], runner: Runner, quoted_schema: str, texts: tuple[str, str]
-) -> Statistics | None:
-    text_schema, text_name = texts
-    if not runner.fetchall(
-        f"SELECT 1 FROM {quoted_schema}.sqlite_master WHERE type = 'table' "
-        "AND name = 'sqlite_stat1'"
-    ):
-        return None
-    # a partial index counts only the rows matching its condition: its figures are left out
-    found = runner.fetchall(
-        f"SELECT s.stat, ix.name FROM {quoted_schema}.sqlite_stat1 AS s "
-        f"LEFT JOIN pragma_index_list({text_name}, {text_schema}) AS il ON il.name = s.idx "
-        f"LEFT JOIN pragma_index_xinfo(s.idx, {text_schema}) AS ix ON ix.seqno = 0 "
-        f"WHERE s.tbl = {text_name} COLLATE NOCASE AND COALESCE(il.partial, 0) = 0"
-    )
-    if not found:
-        return None
-    rows: float | None = None
-    per_row: dict[str, float] = {}  # leading column -> fewest rows per distinct value
-    for stat, column in found:
-        # "rows, then average rows per distinct value of each index prefix", maybe followed
-        # by words such as "unordered" or "sz=…"
-        numbers = [int(t) for t in str(stat).split() if t.isdigit()]
-        if not numbers:
-            continue
-        rows = float(numbers[0])
-        if column is not None and len(numbers) > 1 and numbers[1] > 0:
-            per_row[str(column)] = min(per_row.get(str(column), numbers[1]), numbers[1])
-    estimates = tuple(
-        ColumnEstimate(distinct=rows / per_row[c], null_fraction=None)
-        if rows is not None and c in per_row
-        else None
-        for c in shown
-    )
-    return Statistics(origin="sqlite_stat1", rows=rows, columns=estimates)
-
-
-def _positions(shown: Sequence[str | None], columns: Sequence[str]) -> tuple[int, ...] | None:
+def positions_of(shown: Sequence[str | None], columns: Sequence[str]) -> tuple[int, ...] | None:
     """Source positions showing the catalog columns ``columns`` (the first, if one is shown
     twice); a name differing only in case matches when that is unambiguous (SQLite names are
     case-insensitive). ``None`` when a column is not shown: the key does not apply."""
@@ -646,7 +402,7 @@ def _positions(shown: Sequence[str | None], columns: Sequence[str]) -> tuple[int
     return tuple(positions)
 
 
-def _unshown(keys: Sequence[DeclaredKey]) -> tuple[DeclaredKey, ...]:
+def unshown(keys: Sequence[DeclaredKey]) -> tuple[DeclaredKey, ...]:
     """The keys, those on columns the source does not show (all) labelled as such."""
     return tuple(
         dataclasses.replace(

@@ -23,7 +23,8 @@ fails run the full cascade of tests, in a second, narrower query.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from decimal import Decimal
 from typing import Any
 
@@ -32,8 +33,6 @@ import pyarrow as pa
 from uniqueness_server.engine.check import shorten
 from uniqueness_server.engine.codes import TooManyCellsError, distinct_values
 from uniqueness_server.engine.model import ColumnProfile, Profile
-from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.sql import as_text
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 from uniqueness_server.engine.table import Table
 
@@ -49,6 +48,9 @@ _TEXT_TYPES = (
 )
 _TESTS = dict(_TEXT_TYPES)
 _TYPE_CHUNK = 50
+
+Register = Callable[[str, pa.Table], AbstractContextManager[None]]
+"""Names an Arrow table as a relation of the backend's queries while the context lasts."""
 
 
 def _python_type(values: Sequence[object]) -> str:
@@ -106,11 +108,10 @@ def _first_types(table: Table, positions: Sequence[int], source: str) -> list[st
     return kinds
 
 
-def _dictionary_types(table: Table, values: dict[int, Any]) -> list[str]:
+def _dictionary_types(table: Table, values: dict[int, Any], register: Register) -> list[str]:
     """Each column's type from its distinct present values (``values``, by position): the
     first type of the cascade every one of them converts to, with the same tests as a scan of
     every cell, so the answer is the same."""
-    assert isinstance(table.runner, DuckDbRunner)
     count = len(table.names)
     distinct = pa.table(
         {
@@ -121,12 +122,8 @@ def _dictionary_types(table: Table, values: dict[int, Any]) -> list[str]:
         }
     )
     tests = ", ".join(_count_true(test, '"v"') for _, test in _TEXT_TYPES)
-    connection = table.runner.connection
-    connection.register("profile_values", distinct)
-    try:
+    with register("profile_values", distinct):
         rows = table.query(f'SELECT p, COUNT("v"), {tests} FROM profile_values GROUP BY p')
-    finally:
-        connection.unregister("profile_values")
     kinds = ["empty"] * count
     for p, present, *converted in rows:
         kinds[p] = "text"
@@ -171,14 +168,14 @@ def _samples(sample: Sequence[Sequence[Any]], position: int) -> tuple[str, ...]:
     return tuple(samples)
 
 
-def _coded_profile(table: Table) -> Profile | None:
+def _coded_profile(table: Table, register: Register) -> Profile | None:
     """The profile of a wide embedded source from one coded pass (None when its cells are
     too many to code): every count exact, types from the distinct values."""
     try:
         facts = distinct_values(table, table.relation, range(len(table.names)))
     except TooManyCellsError:
         return None
-    kinds = _dictionary_types(table, facts.values)
+    kinds = _dictionary_types(table, facts.values, register)
     sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
@@ -200,41 +197,76 @@ def _coded_profile(table: Table) -> Profile | None:
 def profile_columns(table: Table) -> Profile:
     """Every column's inferred type, missing count, distinct count and sample values.
 
-    Embedded sources infer types from the text (every value must convert) and count
-    distinct values exactly when wide enough to take the coded pass, approximately
-    (HyperLogLog) otherwise; databases count exactly and report the driver's value types.
-    Average lengths cover every present value.
+    Sources read as text (files) infer types from the text, every value having to convert
+    (:func:`text_profile`); databases report their driver's value types and count distinct
+    values exactly (:func:`typed_profile`). The backend picks. Average lengths cover every
+    present value.
     """
-    runner = table.runner
-    embedded = isinstance(runner, DuckDbRunner)
-    if embedded and len(table.names) > EXACT_DISTINCT_COLUMNS:
-        coded = _coded_profile(table)
+    return table.backend.profile(table)
+
+
+def text_profile(table: Table, register: Register) -> Profile:
+    """The profile of a source whose values are text, in an engine with DuckDB's SQL (types
+    tested with its functions; ``register`` names an Arrow table as a relation for a query).
+
+    Distinct values are counted exactly when the source is wide enough to take the coded pass,
+    approximately (HyperLogLog) otherwise.
+    """
+    if len(table.names) > EXACT_DISTINCT_COLUMNS:
+        coded = _coded_profile(table, register)
         if coded is not None:
             return coded
-    guesses: list[str | None] = []
-    head = f"{table.relation} LIMIT {_SAMPLE_ROWS}"
-    if isinstance(runner, DuckDbRunner):
-        runner.execute(f"CREATE OR REPLACE TEMP TABLE profile_sample AS SELECT * FROM {head}")
-        head = "profile_sample"
-        guesses = _first_types(table, range(len(table.names)), head)
+    head = "profile_sample"
+    table.backend.execute(
+        f"CREATE OR REPLACE TEMP TABLE {head} AS SELECT * FROM {table.relation} "
+        f"LIMIT {_SAMPLE_ROWS}"
+    )
+    guesses = _first_types(table, range(len(table.names)), head)
     sample = table.query(f"SELECT * FROM {head}")
     parts = ["COUNT(*)"]
     for p in range(len(table.names)):
         c = table.column(p)
-        distinct = f"approx_count_distinct({c})" if embedded else f"COUNT(DISTINCT {c})"
-        parts += [f"COUNT({c})", distinct, f"SUM(LENGTH({as_text(table, c)}))"]
-        if embedded:
-            guess = guesses[p]
-            parts.append(_count_true(_TESTS[guess], c) if guess in _TESTS else "0")
+        guess = guesses[p]
+        parts += [
+            f"COUNT({c})",
+            f"approx_count_distinct({c})",
+            f"SUM(LENGTH({table.backend.as_text(c)}))",
+            _count_true(_TESTS[guess], c) if guess in _TESTS else "0",
+        ]
     row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
-    width = 4 if embedded else 3
+    present = [int(row[1 + p * 4]) for p in range(len(table.names))]
+    verified = [int(row[4 + p * 4]) for p in range(len(table.names))]
+    kinds = _embedded_types(table, guesses, present, verified)
+    return _profile(table, row, 4, present, kinds, sample, exact=False)
+
+
+def typed_profile(table: Table) -> Profile:
+    """The profile of a database source: the driver's value types (of the first rows) and
+    exact distinct counts, computed where the rows live."""
+    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    parts = ["COUNT(*)"]
+    for p in range(len(table.names)):
+        c = table.column(p)
+        parts += [f"COUNT({c})", f"COUNT(DISTINCT {c})", f"SUM(LENGTH({table.backend.as_text(c)}))"]
+    row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
+    present = [int(row[1 + p * 3]) for p in range(len(table.names))]
+    kinds = [_python_type([r[p] for r in sample]) for p in range(len(table.names))]
+    return _profile(table, row, 3, present, kinds, sample, exact=True)
+
+
+def _profile(
+    table: Table,
+    row: Sequence[Any],
+    width: int,
+    present: Sequence[int],
+    kinds: Sequence[str],
+    sample: Sequence[Sequence[Any]],
+    *,
+    exact: bool,
+) -> Profile:
+    """The profile from one aggregate row holding, per column, ``width`` values starting with
+    its present count, distinct count and total length."""
     rows = int(row[0])
-    present = [int(row[1 + p * width]) for p in range(len(table.names))]
-    if embedded:
-        verified = [int(row[4 + p * width]) for p in range(len(table.names))]
-        kinds = _embedded_types(table, guesses, present, verified)
-    else:
-        kinds = [_python_type([r[p] for r in sample]) for p in range(len(table.names))]
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
         base = 1 + p * width
@@ -245,7 +277,7 @@ def profile_columns(table: Table) -> Profile:
                 type=kinds[p],
                 missing=rows - present[p],
                 distinct=min(int(row[base + 1]), present[p]),
-                distinct_exact=not embedded,
+                distinct_exact=exact,
                 average_length=round(total_length / present[p], 2) if present[p] else 0.0,
                 samples=_samples(sample, p),
             )

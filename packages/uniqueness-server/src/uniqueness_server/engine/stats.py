@@ -20,14 +20,11 @@ because a duplicate in the head is a duplicate of the source.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
-from uniqueness_server.engine.runner import DuckDbRunner
-from uniqueness_server.engine.spark import SparkRunner, distinct_counts, searched_columns
-from uniqueness_server.engine.sql import as_text
 from uniqueness_server.engine.table import Table
 
 EXACT_DISTINCT_COLUMNS = 32  # up to this many searched columns, distinct counts are exact
@@ -84,52 +81,64 @@ class ColumnStats:
 def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
     """Row count and, for ``positions``, missing counts, mean value lengths and distinct
     counts (exact for narrow searches or databases, estimated otherwise), plus the head
-    sample's facts for files."""
-    embedded = isinstance(table.runner, DuckDbRunner)
-    spark = isinstance(table.runner, SparkRunner)
-    exact = not embedded or len(positions) <= EXACT_DISTINCT_COLUMNS
-    if not exact:
-        coded = _coded_stats(table, positions)
-        if coded is not None:
-            return coded
-    # Spark reads the call's cached copy of the searched columns (the search scans it later)
-    # and counts distinct values in one job per column (spark.distinct_counts)
-    source = searched_columns(table, positions) if spark else table.relation
+    sample's facts for wide files: how is the backend's choice among the passes below."""
+    return table.backend.column_stats(table, positions)
+
+
+def aggregate_stats(
+    table: Table,
+    positions: Sequence[int],
+    source: str,
+    *,
+    estimate: bool,
+    exact: bool = True,
+    hashes: bool = False,
+    counted: Mapping[int, int] | None = None,
+    head: bool = False,
+) -> ColumnStats:
+    """The facts of ``positions`` from one aggregate query over ``source``.
+
+    ``estimate``: distinct values are estimated (HyperLogLog), not counted with
+    ``COUNT(DISTINCT …)`` in the query; ``exact`` then says whether the backend counts them
+    exactly another way: with ``hashes`` in the same query (also telling which columns'
+    values hash apart, see :attr:`ColumnStats.hash_safe`), or ``counted`` already (by
+    position). ``head``: copy the first rows to ``head`` and count them exactly
+    (:class:`HeadFacts`), for a source whose distinct counts are only estimated.
+    """
     parts = ["COUNT(*)"]
     for p in positions:
         c = table.column(p)
-        parts += [f"COUNT({c})", f"SUM(LENGTH({as_text(table, c)}))"]
-        approximate = embedded or spark
-        parts.append(f"approx_count_distinct({c})" if approximate else f"COUNT(DISTINCT {c})")
-        if exact and embedded:
+        parts += [f"COUNT({c})", f"SUM(LENGTH({table.backend.as_text(c)}))"]
+        parts.append(f"approx_count_distinct({c})" if estimate else f"COUNT(DISTINCT {c})")
+        if hashes:
             parts += [
                 f"COUNT(DISTINCT {c})",
                 f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)",
             ]
     row = table.query(f"SELECT {', '.join(parts)} FROM {source}")[0]
-    counted = distinct_counts(table, positions, source) if spark else {}
+    counted = counted or {}
     rows = int(row[0])
     count = len(table.names)
     missing, length = [0] * count, [0.0] * count
     estimated = [0] * count
     distinct: list[int | None] = [None] * count
     safe: set[int] = set()
-    width = 5 if exact and embedded else 3
+    width = 5 if hashes else 3
     for i, p in enumerate(positions):
         present, total, approx, *rest = row[1 + width * i : 1 + width * (i + 1)]
         missing[p] = rows - int(present)
         length[p] = float(total or 0) / int(present) if present else 0.0
         estimated[p] = min(counted.get(p, int(approx)), int(present))
-        if not embedded:
-            distinct[p] = counted.get(p, int(approx))
-        elif exact:
+        if hashes:
             distinct[p] = int(rest[0])
             if int(rest[1]) == distinct[p]:
                 safe.add(p)
-    head = _head_facts(table, positions) if embedded and not exact else None
-    if head is not None and head.rows == rows:
+        elif exact:
+            distinct[p] = counted.get(p, int(approx))
+    facts = _head_facts(table, positions) if head else None
+    if facts is not None and facts.rows == rows:
         # the head is the whole source: its counts are exact
-        distinct = [head.distinct[p] if p in positions else None for p in range(count)]
+        distinct = [facts.distinct[p] if p in positions else None for p in range(count)]
     return ColumnStats(
         rows,
         tuple(missing),
@@ -137,11 +146,11 @@ def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
         tuple(estimated),
         tuple(distinct),
         frozenset(safe),
-        head,
+        facts,
     )
 
 
-def _coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
+def coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
     """Exact facts for a wide embedded source from one streamed pass that codes every
     searched column (None when the source has too many cells to hold codes for)."""
     try:

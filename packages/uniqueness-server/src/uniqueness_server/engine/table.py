@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from uniqueness_server.engine.runner import Runner
+from uniqueness_server.engine.backend import Backend
 
 
 @dataclass
 class Table:
-    """A relation to run uniqueness queries on."""
+    """A relation to run uniqueness queries on, and the backend that runs them."""
 
-    runner: Runner
+    backend: Backend
     label: str
     names: tuple[str, ...]
     prefix: str = ""  # a WITH clause defining ``src`` for database sources
@@ -28,12 +28,12 @@ class Table:
 
     def column(self, position: int) -> str:
         """The quoted internal identifier of the column at ``position`` (0-based)."""
-        return self.runner.quote(f"c{position + 1}")
+        return self.backend.quote(f"c{position + 1}")
 
     def query(self, body: str) -> list[tuple[Any, ...]]:
         """Rows of ``body`` (which reads from :attr:`relation`)."""
-        return self.runner.fetchall(self.prefix + body)
+        return self.backend.fetchall(self.prefix + body)
 
     def close(self) -> None:
         """Release the underlying connection."""
-        self.runner.close()
+        self.backend.close()

@@ -1,4 +1,4 @@
-"""C#: namespace facts, resolved by the JVM name rules (see resolution.py).
+"""C#: namespace facts, resolved by the name rules of :mod:`~context_server.core.languages.names`.
 
 A namespace plays the part of a package: a file sees the types of its own namespace and of
 the namespaces enclosing it (recorded as wildcard imports), ``using N;`` is a wildcard
@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import tree_sitter
+import tree_sitter_c_sharp
 
-from context_server.core.extraction import Declaration, Import, SourceFacts
-from context_server.core.languages import SourceLanguage
+from context_server.core.facts import Declaration, Import, SourceFacts
+from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.names import NameLinker, NamePolicy
+
+CSHARP = SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language)
+# C# sees only its namespaces and usings (no guessing); a partial class is one type over
+# several files; namespaces are capitalised like types.
+_POLICY = NamePolicy(spread_types=True, capitalised_namespaces=True)
 
 _TYPES = frozenset(
     {
@@ -176,3 +184,37 @@ def _reference(node: tree_sitter.Node) -> str | None:
             best = compact
         current = current.parent
     return best or _text(node)
+
+
+class CSharp:
+    """The C# plugin (see :class:`context_server.core.languages.base.Language`)."""
+
+    name = "csharp"
+    dialects = (CSHARP,)
+    config_files: tuple[str, ...] = ()
+
+    def modules(self, paths: Sequence[str]) -> dict[str, str]:
+        """C# files are named by their namespaces, not by their path."""
+        return dict.fromkeys(paths, "")
+
+    def extract(
+        self,
+        dialect: SourceLanguage,
+        text: str,
+        path: str,
+        module: str,
+        span: tuple[int, int] | None = None,
+    ) -> SourceFacts:
+        """The facts of one C# file."""
+        return extract_csharp(dialect, text, module, span)
+
+    def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
+        """Namespaces and usings by the name rules."""
+        return NameLinker(sources, _POLICY)
+
+    def user_names(self, facts: SourceFacts) -> Iterable[str]:
+        """Users name a file's types only."""
+        return ()
+
+
+CSHARP_LANGUAGE = CSharp()

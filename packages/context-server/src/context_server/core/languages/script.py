@@ -14,16 +14,30 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import json5
 import tree_sitter
+import tree_sitter_javascript
+import tree_sitter_typescript
 
-from context_server.core.extraction import Declaration, Import, SourceFacts
-from context_server.core.languages import SourceLanguage
+from context_server.core.facts import (
+    Declaration,
+    EdgeSet,
+    FileDependencies,
+    Import,
+    SourceFacts,
+)
+from context_server.core.languages.base import Linker, SourceLanguage
 
-SCRIPT_LANGUAGES = frozenset({"typescript", "tsx", "javascript"})
+TYPESCRIPT = SourceLanguage(
+    "typescript", "TypeScript", (".ts", ".mts", ".cts"), tree_sitter_typescript.language_typescript
+)
+TSX = SourceLanguage("tsx", "TSX", (".tsx",), tree_sitter_typescript.language_tsx)
+JAVASCRIPT = SourceLanguage(
+    "javascript", "JavaScript", (".js", ".jsx", ".mjs", ".cjs"), tree_sitter_javascript.language
+)
 # Tried in this order for a specifier without a source extension.
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 # ``./x.js`` in TypeScript source means the ``x.ts`` the compiler turns into ``x.js``.
@@ -206,8 +220,14 @@ class _Mapping:
 class ScriptProject:
     """Resolves import specifiers of the project's script files to project files."""
 
-    def __init__(self, files: frozenset[str], configs: Mapping[str, bytes]) -> None:
-        self._files = files
+    def __init__(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> None:
+        self._files = frozenset(sources)
+        self._declared: dict[str, list[str]] = {}
+        for path, facts in sources.items():
+            for declaration in facts.declarations:
+                files = self._declared.setdefault(declaration.qualified_name, [])
+                if path not in files:
+                    files.append(path)
         self._raw = {path: _options(data) for path, data in configs.items()}
         self._mappings: dict[str, _Mapping] = {}
         for path in self._raw:
@@ -285,7 +305,11 @@ class ScriptProject:
                 return candidate
         return None
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> list[tuple[str, str, int]]:
+    def declared(self, name: str) -> tuple[str, ...]:
+        """Files declaring ``name`` (``<module>.<Name>``)."""
+        return tuple(self._declared.get(name, ()))
+
+    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
         """The files ``facts`` imports (rule ``import``) and how often the code uses what
         each import binds.
 
@@ -293,19 +317,52 @@ class ScriptProject:
         re-export and ``require`` count as used once. With ``whole`` false (one
         declaration of the file), only imports whose names the declaration uses count.
         """
-        counts = dict(
-            zip(facts.references, facts.uses or (1,) * len(facts.references), strict=True)
-        )
-        found: dict[str, int] = {}
+        counts = facts.counted()
+        found = EdgeSet(relative)
         for item in facts.imports:
             target = self.resolve(relative, item.target)
-            if target is None or target == relative:
+            if target is None:
                 continue
             uses = counts.get(item.alias, 0) if item.alias is not None else 1
             if not whole and (uses == 0 or item.alias is None):
                 continue
-            found[target] = found.get(target, 0) + uses
-        return [(target, "import", uses) for target, uses in found.items()]
+            found.add(target, "import", uses)
+        return FileDependencies(found.edges(), ())
+
+
+class Script:
+    """The TypeScript/TSX/JavaScript plugin (see
+    :class:`context_server.core.languages.base.Language`)."""
+
+    name = "script"
+    dialects = (TYPESCRIPT, TSX, JAVASCRIPT)
+    config_files = ("tsconfig.json", "jsconfig.json")
+
+    def modules(self, paths: Sequence[str]) -> dict[str, str]:
+        """An ES module is named by its root-relative path."""
+        return {path: path for path in paths}
+
+    def extract(
+        self,
+        dialect: SourceLanguage,
+        text: str,
+        path: str,
+        module: str,
+        span: tuple[int, int] | None = None,
+    ) -> SourceFacts:
+        """The facts of one script file."""
+        return extract_script(dialect, text, module, span)
+
+    def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
+        """Specifiers resolved by path, ``paths`` and ``baseUrl``."""
+        return ScriptProject(sources, configs)
+
+    def user_names(self, facts: SourceFacts) -> Iterable[str]:
+        """Users name a module's declarations only."""
+        return ()
+
+
+SCRIPT = Script()
 
 
 def _options(data: bytes) -> dict[str, object]:

@@ -15,16 +15,21 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import tree_sitter
+import tree_sitter_go
 
-from context_server.core.extraction import Declaration, Import, SourceFacts
-from context_server.core.languages import SourceLanguage
+from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.languages.base import Linker, SourceLanguage
+
+GO = SourceLanguage("go", "Go", (".go",), tree_sitter_go.language)
 
 _MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.MULTILINE)
 _TEST_SUFFIX = "_test.go"
+# A name of the file's own package beats the same file reached through an import.
+_RANKING = {"package": 0, "import": 1}
 
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
@@ -201,10 +206,14 @@ class GoProject:
         for path in sorted(sources):
             folders.setdefault(posixpath.dirname(path), []).append(path)
         self._packages: dict[str, _Package] = {}
+        self._declared: dict[str, list[str]] = {}
         for folder, files in folders.items():
             declared: dict[str, list[str]] = {}
             for path in files:
                 for declaration in sources[path].declarations:
+                    holders = self._declared.setdefault(declaration.qualified_name, [])
+                    if path not in holders:
+                        holders.append(path)
                     if not declaration.nested:
                         owners = declared.setdefault(declaration.simple_name, [])
                         if path not in owners:
@@ -224,21 +233,19 @@ class GoProject:
                 return found if found in self._packages else None
         return None
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> list[tuple[str, str, int]]:
+    def declared(self, name: str) -> tuple[str, ...]:
+        """Files declaring ``name`` (``<directory>.<Name>``)."""
+        return tuple(self._declared.get(name, ()))
+
+    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
         """The files ``facts`` depends on, with the rule (``package``/``import``) and uses."""
         is_test = relative.endswith(_TEST_SUFFIX)
-        found: dict[str, tuple[str, int]] = {}
+        found = EdgeSet(relative, _RANKING)
 
         def add(owners: tuple[str, ...], rule: str, uses: int) -> None:
             for owner in owners:
-                if owner == relative or (owner.endswith(_TEST_SUFFIX) and not is_test):
-                    continue
-                known = found.get(owner)
-                if known is None:
-                    found[owner] = (rule, uses)
-                else:
-                    best = "package" if "package" in {rule, known[0]} else rule
-                    found[owner] = (best, known[1] + uses)
+                if not owner.endswith(_TEST_SUFFIX) or is_test:
+                    found.add(owner, rule, uses)
 
         bound: dict[str, _Package] = {}
         dotted: list[_Package] = []
@@ -269,4 +276,38 @@ class GoProject:
             if first[:1].isupper():
                 for package in dotted:
                     add(package.declared.get(first, ()), "import", count)
-        return [(target, rule, count) for target, (rule, count) in found.items()]
+        return FileDependencies(found.edges(), ())
+
+
+class Go:
+    """The Go plugin (see :class:`context_server.core.languages.base.Language`)."""
+
+    name = "go"
+    dialects = (GO,)
+    config_files = ("go.mod",)
+
+    def modules(self, paths: Sequence[str]) -> dict[str, str]:
+        """A Go file is named by its root-relative path (its package is its directory)."""
+        return {path: path for path in paths}
+
+    def extract(
+        self,
+        dialect: SourceLanguage,
+        text: str,
+        path: str,
+        module: str,
+        span: tuple[int, int] | None = None,
+    ) -> SourceFacts:
+        """The facts of one Go file."""
+        return extract_go(dialect, text, module, span)
+
+    def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
+        """Packages by directory, import paths through ``go.mod``."""
+        return GoProject(sources, configs)
+
+    def user_names(self, facts: SourceFacts) -> Iterable[str]:
+        """Users name a package's declarations only."""
+        return ()
+
+
+GO_LANGUAGE = Go()

@@ -17,12 +17,15 @@ import posixpath
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import tree_sitter
+import tree_sitter_rust
 
-from context_server.core.extraction import Declaration, Import, SourceFacts
-from context_server.core.languages import SourceLanguage
+from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.languages.base import Linker, SourceLanguage
+
+RUST = SourceLanguage("rust", "Rust", (".rs",), tree_sitter_rust.language)
 
 _TYPES = frozenset({"struct_item", "enum_item", "trait_item", "type_item", "union_item"})
 _MEMBERS = frozenset({"function_item", "const_item", "static_item", "macro_definition"})
@@ -177,8 +180,14 @@ def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
 class RustProject:
     """Resolves ``use`` and ``mod`` paths of the project's Rust files to files."""
 
-    def __init__(self, files: frozenset[str], configs: Mapping[str, bytes]) -> None:
-        self._files = files
+    def __init__(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> None:
+        self._files = frozenset(sources)
+        self._declared: dict[str, list[str]] = {}
+        for path, facts in sources.items():
+            for declaration in facts.declarations:
+                files = self._declared.setdefault(declaration.qualified_name, [])
+                if path not in files:
+                    files.append(path)
         self._crates: dict[str, str] = {}
         for path, data in configs.items():
             if posixpath.basename(path) != "Cargo.toml":
@@ -260,23 +269,19 @@ class RustProject:
             current = child
         return current
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> list[tuple[str, str, int]]:
+    def declared(self, name: str) -> tuple[str, ...]:
+        """Files declaring ``name`` (``crate::<module>::<Name>``)."""
+        return tuple(self._declared.get(name, ()))
+
+    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
         """The files ``facts`` reaches through ``use``/``mod`` (rule ``import``) and written
         paths (rule ``qualified``), with how often the code uses each."""
-        counts = dict(
-            zip(facts.references, facts.uses or (1,) * len(facts.references), strict=True)
-        )
+        counts = facts.counted()
         firsts: Counter[str] = Counter()
         for reference, count in counts.items():
             firsts[reference.split("::", 1)[0]] += count
-        found: dict[str, tuple[str, int]] = {}
-
-        def add(target: str | None, rule: str, uses: int) -> None:
-            if target is None or target == relative:
-                return
-            known = found.get(target)
-            found[target] = (rule, uses) if known is None else (known[0], known[1] + uses)
-
+        # The first rule that reached a file stays its rule.
+        found = EdgeSet(relative, {})
         bound: dict[str, str] = {}
         for item in facts.imports:
             target = self.walk(relative, item.target.split("::"), bound)
@@ -286,7 +291,7 @@ class RustProject:
                 bound[item.alias] = target
             uses = 1 if item.wildcard or item.alias is None else firsts.get(item.alias, 0)
             if whole or uses:
-                add(target, "import", uses)
+                found.add(target, "import", uses)
         for reference, count in counts.items():
             segments = reference.split("::")
             if (
@@ -294,8 +299,42 @@ class RustProject:
                 and segments[0] not in bound
                 and segments[0] not in facts.local_names
             ):
-                add(self.walk(relative, segments, bound), "qualified", count)
-        return [(target, rule, uses) for target, (rule, uses) in found.items()]
+                found.add(self.walk(relative, segments, bound), "qualified", count)
+        return FileDependencies(found.edges(), ())
+
+
+class Rust:
+    """The Rust plugin (see :class:`context_server.core.languages.base.Language`)."""
+
+    name = "rust"
+    dialects = (RUST,)
+    config_files = ("Cargo.toml",)
+
+    def modules(self, paths: Sequence[str]) -> dict[str, str]:
+        """A Rust file is named by its root-relative path (its module follows from it)."""
+        return {path: path for path in paths}
+
+    def extract(
+        self,
+        dialect: SourceLanguage,
+        text: str,
+        path: str,
+        module: str,
+        span: tuple[int, int] | None = None,
+    ) -> SourceFacts:
+        """The facts of one Rust file."""
+        return extract_rust(dialect, text, module, span)
+
+    def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
+        """The module tree of files, crates by ``Cargo.toml``."""
+        return RustProject(sources, configs)
+
+    def user_names(self, facts: SourceFacts) -> Iterable[str]:
+        """Users name a module's items only."""
+        return ()
+
+
+RUST_LANGUAGE = Rust()
 
 
 def _crate_names(data: bytes) -> list[str]:

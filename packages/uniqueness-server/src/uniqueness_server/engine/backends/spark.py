@@ -22,7 +22,7 @@ import re
 import threading
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -30,9 +30,19 @@ import sqlglot
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
 from sqlglot import expressions as exp
 
-from uniqueness_server.engine.model import Nulls
-from uniqueness_server.engine.runner import Progress, watching
+from uniqueness_server.engine.backend import (
+    GroupCounts,
+    Progress,
+    SearchSource,
+    Sketcher,
+    watching,
+)
+from uniqueness_server.engine.check import counted_groups
+from uniqueness_server.engine.metadata import Catalog
+from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
+from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import column_list, has_duplicates_query
+from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
 
 SCHEME = "sc://"
@@ -152,6 +162,11 @@ def _client(name: str) -> Any:
     return SparkSession
 
 
+def connect(name: str, url: str) -> SparkConnection:
+    """The Spark Connect endpoint ``url`` (``sc://HOST:PORT/;token=…``) named ``name``."""
+    return SparkConnection(name, url)
+
+
 class SparkConnection:
     """One configured Spark Connect endpoint; opens a private session per call."""
 
@@ -174,13 +189,13 @@ class SparkConnection:
             assert query is not None
             inner = read_only_spark_query(query)
             label = f"{self.name}:query"
-        runner = SparkRunner(self._connect(), context or ToolContext(), label)
+        backend = SparkBackend(self._connect(), context or ToolContext(), label)
         try:
-            names = runner.define_source(inner)
+            names = backend.define_source(inner)
         except BaseException:
-            runner.close()
+            backend.close()
             raise
-        return Table(runner=runner, label=label, names=names, row_numbers=False)
+        return Table(backend=backend, label=label, names=names, row_numbers=False)
 
     def _connect(self) -> Any:
         from pyspark.sql.connect.client.retries import DefaultPolicy
@@ -233,8 +248,17 @@ class _StageProgress:
             return self._percent
 
 
-class SparkRunner:
-    """Runs the engine's SQL in a private Spark Connect session of one call."""
+class SparkBackend:
+    """Runs the engine's SQL in a private Spark Connect session of one call.
+
+    Nothing but aggregates and small pages leaves the cluster (the backend is not local):
+    statistics read a cached copy of the searched columns and count distinct values in one
+    job per column, a key search reads that copy and decides candidates in batched jobs on
+    ranked samples.
+    """
+
+    local = False
+    catalog: Catalog | None = None
 
     def __init__(self, session: Any, context: ToolContext, label: str) -> None:
         self._session = session
@@ -250,14 +274,57 @@ class SparkRunner:
         self._stages = _StageProgress()
         session.registerProgressHandler(self._stages)
 
-    @property
-    def dialect(self) -> str:
-        """Always ``spark``."""
-        return "spark"
-
     def quote(self, identifier: str) -> str:
         """Back-quoted, inner back-quotes doubled."""
         return "`" + identifier.replace("`", "``") + "`"
+
+    def as_text(self, expression: str) -> str:
+        """``CAST(… AS STRING)`` (Spark SQL's ``VARCHAR`` needs a length)."""
+        return f"CAST({expression} AS STRING)"
+
+    def batches(self, sql: str, rows: int) -> Iterator[Any]:
+        """Refused: a cluster's rows stay in the cluster (the backend is not local)."""
+        raise ToolError(
+            f"{self._label}: rows of a Spark source are not streamed out", ErrorCode.UNSUPPORTED
+        )
+
+    def duplicate_groups(
+        self, table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+    ) -> tuple[GroupCounts, list[DuplicateGroup]]:
+        """Counted in the cluster; groups largest first, without row numbers."""
+        return counted_groups(table, positions, nulls, limit, offset)
+
+    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+        """One aggregate over the call's cached copy of the searched columns (the search scans
+        it later), distinct values counted exactly in one job per column."""
+        source = searched_columns(table, positions)
+        counted = distinct_counts(table, positions, source)
+        return aggregate_stats(table, positions, source, estimate=True, counted=counted)
+
+    def profile(self, table: Table) -> Profile:
+        """Spark's value types, exact distinct counts."""
+        return typed_profile(table)
+
+    def search_source(
+        self,
+        table: Table,
+        columns: Sequence[int],
+        nulls: Nulls,
+        context: ToolContext,
+        *,
+        rows: int,
+        hash_safe: frozenset[int],
+    ) -> SearchSource:
+        """The cached copy of the searched columns and ranked samples of it."""
+        return _Search(table, columns, nulls, context, rows)
+
+    def sketcher(self) -> Sketcher:
+        """Refused: there is no sketch pass for Spark sources."""
+        raise ToolError(
+            "approximate mode is not available for spark sources (files, PostgreSQL and SQLite "
+            "only); call again without approximate",
+            ErrorCode.UNSUPPORTED,
+        )
 
     def define_source(self, inner: str) -> tuple[str, ...]:
         """Make ``src`` this session's view of ``inner`` with columns c1..cn; the user's names."""
@@ -340,12 +407,58 @@ class SparkRunner:
             self._session.stop()
 
 
+def _spark(table: Table) -> SparkBackend:
+    backend = table.backend
+    assert isinstance(backend, SparkBackend)  # these helpers serve this module's backend
+    return backend
+
+
+class _Search:
+    """A key search over the call's cached copy of the searched columns."""
+
+    def __init__(
+        self, table: Table, columns: Sequence[int], nulls: Nulls, context: ToolContext, rows: int
+    ) -> None:
+        self._table = table
+        self._columns = tuple(columns)
+        self._nulls = nulls
+        self._context = context
+        self._rows = rows
+        self._samples: list[str] | None = None
+
+    def relation(self, needed: Sequence[int] = ()) -> str:
+        """The cached copy of every searched column (made once)."""
+        return searched_columns(self._table, self._columns)
+
+    def samples(self, sizes: Sequence[int]) -> list[str]:
+        """Random samples of the cached copy, as ranks, themselves cached."""
+        if self._samples is None:
+            self._samples = [
+                ranked_sample(
+                    self._table,
+                    self.relation(),
+                    self._columns,
+                    min(100.0, 100.0 * rows / self._rows),
+                    f"sample_{rows}",
+                )
+                for rows in sizes
+            ]
+        return self._samples
+
+    def duplicated(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """Batched jobs run side by side (see :func:`duplicated_sets`)."""
+        self._context.check_cancelled()
+        return duplicated_sets(self._table, candidates, self._nulls, source)
+
+
 def searched_columns(table: Table, positions: Sequence[int]) -> str:
     """The call's cached copy of ``positions`` of a Spark source: every later scan of a search
     reads the cluster's memory instead of the source."""
-    runner = table.runner
-    assert isinstance(runner, SparkRunner)
-    return runner.cache("search", f"SELECT {column_list(table, positions)} FROM {table.relation}")
+    return _spark(table).cache(
+        "search", f"SELECT {column_list(table, positions)} FROM {table.relation}"
+    )
 
 
 def _side_by_side(work: Callable[[_Item], _Result], items: Sequence[_Item]) -> list[_Result]:
@@ -386,8 +499,7 @@ def ranked_sample(
     answer on them, and a key of several ranked columns fits one 64-bit integer: many
     candidates are then decided in one job (see :func:`duplicated_sets`).
     """
-    runner = table.runner
-    assert isinstance(runner, SparkRunner)
+    runner = _spark(table)
     columns = []
     for p in positions:
         c = table.column(p)
@@ -410,8 +522,7 @@ def duplicated_sets(
     gathered into one array inside the cluster, each candidate's ranks are combined into one
     integer per row and de-duplicated there; only one boolean per candidate comes back.
     """
-    runner = table.runner
-    assert isinstance(runner, SparkRunner)
+    runner = _spark(table)
     rows = runner.ranked_rows.get(source)
     batched = [] if rows is None else _fitting(candidates, runner.rankable, rows + 1)
     single = [c for c in candidates if c not in set(batched)]

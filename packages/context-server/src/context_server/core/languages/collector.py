@@ -1,7 +1,10 @@
-"""Per-file facts from a tree-sitter syntax tree: package, imports, declarations, references.
+"""A table-driven collector of per-file facts for languages named by packages and types.
 
-References come only from identifier nodes of the syntax tree, so names inside comments and
-string literals never count, while code inside string templates (``"${Foo()}"``) does.
+The JVM languages and Python share how facts come out of their syntax trees: a leading
+header of package and import lines, type declarations (nesting by byte ranges), top-level
+functions and values, and references from identifier nodes only, so names inside comments
+and string literals never count, while code inside string templates (``"${Foo()}"``) does.
+What differs between them is data (:class:`CollectorSpec`), given by each language module.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ import bisect
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import tree_sitter
 
-from context_server.core.languages import LANGUAGES, SourceLanguage
+from context_server.core.facts import Declaration, Import, SourceFacts
+from context_server.core.languages.base import SourceLanguage
 
 _ANNOTATION = re.compile(r"@[\w$.]+")
 _SUPERTYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
@@ -45,75 +49,6 @@ _INDENTED_TYPE = re.compile(
     re.MULTILINE,
 )
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
-_JAVA_IMPORT = re.compile(r"import\s+(?:static\s+)?([\w$]+(?:\s*\.\s*[\w$]+)*)(\s*\.\s*\*)?\s*;?")
-_KOTLIN_IMPORT = re.compile(r"import\s+([\w.`]+?)(\.\*)?(?:\s+as\s+([\w`]+))?\s*;?\s*$")
-
-_DECLARATIONS = {
-    "java": frozenset(
-        {
-            "class_declaration",
-            "interface_declaration",
-            "enum_declaration",
-            "record_declaration",
-            "annotation_type_declaration",
-        }
-    ),
-    "kotlin": frozenset({"class_declaration", "object_declaration", "type_alias"}),
-    "scala": frozenset(
-        {
-            "class_definition",
-            "object_definition",
-            "trait_definition",
-            "enum_definition",
-            "package_object",
-        }
-    ),
-    "python": frozenset({"class_definition"}),
-}
-# Top-level functions and values another file can import by name (Kotlin's
-# ``import okhttp3.internal.closeQuietly``, Scala 3's top-level ``def``, a Python function).
-_TOP_LEVEL_MEMBERS = {
-    "java": frozenset[str](),
-    "kotlin": frozenset({"function_declaration", "property_declaration"}),
-    "scala": frozenset({"function_definition", "val_definition", "var_definition"}),
-    "python": frozenset({"function_definition", "decorated_definition"}),
-}
-# Declarations below one of these are local: invisible outside their body.
-_LOCAL_SCOPES = {
-    "java": frozenset(
-        {
-            "method_declaration",
-            "constructor_declaration",
-            "compact_constructor_declaration",
-            "lambda_expression",
-            "block",
-            "object_creation_expression",
-        }
-    ),
-    "kotlin": frozenset(
-        {
-            "function_declaration",
-            "function_body",
-            "lambda_literal",
-            "anonymous_function",
-            "object_literal",
-            "anonymous_initializer",
-            "getter",
-            "setter",
-            "secondary_constructor",
-        }
-    ),
-    "scala": frozenset(
-        {"function_definition", "block", "lambda_expression", "instance_expression"}
-    ),
-    "python": frozenset({"function_definition", "lambda"}),
-}
-_CHAINS = {
-    "java": frozenset({"scoped_type_identifier", "scoped_identifier", "field_access"}),
-    "kotlin": frozenset({"navigation_expression", "qualified_identifier", "user_type"}),
-    "scala": frozenset({"stable_type_identifier", "stable_identifier", "field_expression"}),
-    "python": frozenset({"attribute"}),
-}
 _IMPORTS = frozenset({"import_declaration", "import", "import_statement", "import_from_statement"})
 # Top-level nodes that may sit among the leading imports without ending them.
 _INERT_HEADER = frozenset({"future_import_statement", "file_annotation"})
@@ -122,29 +57,63 @@ _IDENTIFIERS = frozenset({"identifier", "type_identifier", "simple_identifier"})
 _TYPE_PARAMETERS = frozenset({"type_parameter", "type_parameters"})
 # Annotations name the annotation type through a "name" field: a use, not a declaration.
 _ANNOTATIONS = frozenset({"marker_annotation", "annotation"})
-# Kotlin names some declarations through a child that is not a "name" field.
-_KOTLIN_NAMING_PARENTS = frozenset(
-    {"variable_declaration", "class_parameter", "enum_entry", "parameter", "type_alias", "label"}
-)
+
+ImportReader = Callable[[tree_sitter.Node, str, bool], Iterable[Import]]
+"""Reads one import statement (node, the file's module, whether it is a package's
+``__init__``) into the imports it makes."""
+
+
+class Rescue:
+    """When to add top-level types from the text the syntax tree missed."""
+
+    NEVER = 0
+    ON_ERROR = 1
+    ALWAYS = 2
+
+
+@dataclass(frozen=True)
+class CollectorSpec:
+    """What one dialect's syntax tree looks like to the collector.
+
+    ``declarations``: node kinds declaring a type; ``members``: top-level functions and
+    values importable by name; ``local_scopes``: below these, declarations are local;
+    ``chains``: nodes of a dotted name; ``read_import``: the import statement reader.
+    ``module_scope``: the file's module (not a package clause) qualifies its declarations
+    and is its package; ``every_identifier``: lower-case names are references too (else only
+    capitalised ones and type identifiers); ``rescue``: see :class:`Rescue`;
+    ``parameter_lists``: a whole type parameter list names local types (Scala);
+    ``naming_parents``: parents whose identifier child is a declared name (Kotlin).
+    """
+
+    declarations: frozenset[str]
+    members: frozenset[str]
+    local_scopes: frozenset[str]
+    chains: frozenset[str]
+    read_import: ImportReader
+    module_scope: bool = False
+    every_identifier: bool = False
+    rescue: int = Rescue.ON_ERROR
+    parameter_lists: bool = False
+    naming_parents: frozenset[str] = frozenset()
 
 
 _QUERY_LOCK = threading.Lock()
-_QUERIES: dict[str, tree_sitter.Query] = {}
-_TYPE_IDENTIFIER_KINDS: dict[str, int] = {}
+_QUERIES: dict[str, tuple[tree_sitter.Query, int]] = {}
 
 
-def _query(language: str) -> tree_sitter.Query:
-    """One query per grammar capturing every node kind the collector looks at."""
-    query = _QUERIES.get(language)
-    if query is not None:
-        return query
+def _query(dialect: SourceLanguage, spec: CollectorSpec) -> tuple[tree_sitter.Query, int]:
+    """One query per grammar capturing every node kind the collector looks at, and the
+    grammar's id of ``type_identifier``."""
+    known = _QUERIES.get(dialect.name)
+    if known is not None:
+        return known
     captures = {
         "import": _IMPORTS,
-        "declaration": _DECLARATIONS[language],
+        "declaration": spec.declarations,
         "parameters": _TYPE_PARAMETERS,
         "identifier": _IDENTIFIERS,
     }
-    grammar = next(lang for lang in LANGUAGES if lang.name == language).grammar_language()
+    grammar = dialect.grammar_language()
     patterns = " ".join(
         f"({kind}) @{name}"
         for name, kinds in captures.items()
@@ -152,12 +121,9 @@ def _query(language: str) -> tree_sitter.Query:
         if grammar.id_for_node_kind(kind, True)
     )
     with _QUERY_LOCK:
-        if language not in _QUERIES:
-            # The kind id first: a reader that finds the query must find the id too.
-            kind = grammar.id_for_node_kind("type_identifier", True)
-            _TYPE_IDENTIFIER_KINDS[language] = kind or -1
-            _QUERIES[language] = tree_sitter.Query(grammar, patterns)
-        return _QUERIES[language]
+        if dialect.name not in _QUERIES:
+            _QUERIES[dialect.name] = (dialect.query(patterns), dialect.node_kind("type_identifier"))
+        return _QUERIES[dialect.name]
 
 
 def _start(node: tree_sitter.Node) -> int:
@@ -189,56 +155,9 @@ class _Ranges:
         return index >= 0 and offset < self._ends[index]
 
 
-@dataclass(frozen=True, slots=True)
-class Import:
-    """One imported name: ``target`` is dotted; ``alias`` the name it binds, if renamed."""
-
-    target: str
-    alias: str | None = None
-    wildcard: bool = False
-
-    @property
-    def bound_name(self) -> str:
-        """The simple name this import makes visible (Python binds the first segment)."""
-        return self.alias or self.target.rsplit(".", 1)[-1]
-
-
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """A name declared in a file and visible outside its body.
-
-    ``kind`` is ``type`` (class, interface, object, enum, record, alias) or ``member`` (a
-    top-level function or value); ``nested`` says whether it sits inside another type.
-    ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
-    """
-
-    simple_name: str
-    qualified_name: str
-    kind: str = "type"
-    nested: bool = False
-    lines: tuple[int, int] = (0, 0)
-    span: tuple[int, int] = (0, 0)
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFacts:
-    """Everything resolution needs to know about one source file."""
-
-    language: str
-    package: str
-    imports: tuple[Import, ...]
-    declarations: tuple[Declaration, ...]
-    local_names: frozenset[str]
-    references: tuple[str, ...]
-    module: str = ""
-    uses: tuple[int, ...] = ()
-    """How often each of ``references`` occurs in the code (same order)."""
-    supertypes: tuple[str, ...] = ()
-    """The names the file's types extend or implement, as written (JVM languages)."""
-
-
-def extract(
-    language: SourceLanguage,
+def collect(
+    dialect: SourceLanguage,
+    spec: CollectorSpec,
     text: str,
     module: str = "",
     is_package: bool = False,
@@ -246,34 +165,24 @@ def extract(
 ) -> SourceFacts:
     """Parse ``text`` and collect its facts.
 
-    ``module`` is the dotted Python module name (the root-relative path for a language with
-    ``path_modules``) and ``is_package`` whether the file is a package's ``__init__``; both
-    are ignored for other languages, whose package comes from the source. With ``span``
-    (byte offsets of one declaration), only references inside it are collected: what that
-    declaration alone needs (imports and declarations stay whole).
+    ``module`` is the dotted module name (used with ``spec.module_scope``) and
+    ``is_package`` whether the file is a package's ``__init__``. With ``span`` (byte offsets
+    of one declaration), only references inside it are collected: what that declaration
+    alone needs (imports and declarations stay whole).
     """
-    if language.name not in _DECLARATIONS:
-        # Imported here: the per-language extractors build on this module's fact types.
-        from context_server.core.lang_csharp import extract_csharp
-        from context_server.core.lang_go import extract_go
-        from context_server.core.lang_rust import extract_rust
-        from context_server.core.lang_script import extract_script
-
-        special = {"go": extract_go, "csharp": extract_csharp, "rust": extract_rust}.get(
-            language.name, extract_script
-        )
-        return special(language, text, module, span)
     source = text.encode("utf-8")
-    tree = language.parser().parse(source)
-    collector = _Collector(language.name, module, is_package)
+    tree = dialect.parser().parse(source)
+    collector = _Collector(dialect, spec, module, is_package)
     collector.walk(tree.root_node, source, span)
     # The Kotlin grammar misreads some valid declarations without reporting an error.
-    if language.name == "kotlin" or (tree.root_node.has_error and language.name != "python"):
+    if spec.rescue == Rescue.ALWAYS or (
+        tree.root_node.has_error and spec.rescue == Rescue.ON_ERROR
+    ):
         collector.rescue_declarations(source)
-    package = module if language.name == "python" else ".".join(collector.packages)
+    package = module if spec.module_scope else ".".join(collector.packages)
     counts = Counter(collector.references)
     return SourceFacts(
-        language=language.name,
+        language=dialect.name,
         package=package,
         imports=tuple(collector.imports),
         declarations=tuple(collector.declarations),
@@ -285,13 +194,17 @@ def extract(
     )
 
 
-def _text(node: tree_sitter.Node) -> str:
+def text_of(node: tree_sitter.Node) -> str:
+    """The source text of ``node``."""
     return (node.text or b"").decode("utf-8", "replace")
 
 
 class _Collector:
-    def __init__(self, language: str, module: str, is_package: bool) -> None:
-        self.language = language
+    def __init__(
+        self, dialect: SourceLanguage, spec: CollectorSpec, module: str, is_package: bool
+    ) -> None:
+        self.dialect = dialect
+        self.spec = spec
         self.module = module
         self.is_package = is_package
         self.packages: list[str] = []
@@ -300,9 +213,6 @@ class _Collector:
         self.local_names: set[str] = set()
         self.references: list[str] = []
         self.supertypes: list[str] = []
-        self._declaration_types = _DECLARATIONS[language]
-        self._local_scopes = _LOCAL_SCOPES[language]
-        self._chains = _CHAINS[language]
 
     def walk(
         self, root: tree_sitter.Node, source: bytes, span: tuple[int, int] | None = None
@@ -312,7 +222,8 @@ class _Collector:
         # The grammar's query engine finds the interesting nodes in C; Python only looks at
         # those (a few dozen per file), never at every node of the tree. The leading
         # package and import lines were read above, so the query starts after them.
-        cursor = tree_sitter.QueryCursor(_query(self.language))
+        query, type_kind = _query(self.dialect, self.spec)
+        cursor = tree_sitter.QueryCursor(query)
         cursor.set_byte_range(header_end, len(source))
         found = cursor.captures(root)
         imports = sorted(found.get("import", ()), key=_start)
@@ -324,8 +235,7 @@ class _Collector:
             self._type_parameter(node)
         events: list[tuple[int, str]] = []
         chains: set[int] = set()
-        python = self.language == "python"
-        type_kind = _TYPE_IDENTIFIER_KINDS.get(self.language, -1)
+        every = self.spec.every_identifier
         size = len(source)
         for node in found.get("identifier", ()):
             start = node.start_byte
@@ -333,7 +243,7 @@ class _Collector:
             # JVM value names start lower-case: the first byte rules out most identifiers
             # before any further look-up (non-ASCII first bytes get the full check).
             first = source[start] if start < size else 0
-            if not (python or is_type_name or 65 <= first <= 90 or first >= 128):
+            if not (every or is_type_name or 65 <= first <= 90 or first >= 128):
                 continue
             if start in names or skipped.holds(start):
                 continue
@@ -345,7 +255,7 @@ class _Collector:
                     chains.add(chain[0])
                     events.append(chain)
                 continue
-            name = _text(node)
+            name = text_of(node)
             if self._is_reference(node, name, is_type_name):
                 events.append((start, name))
         events.sort(key=lambda event: event[0])
@@ -409,12 +319,15 @@ class _Collector:
                 break
         return header_end, spans
 
+    def _scope(self) -> str:
+        return self.module if self.spec.module_scope else ".".join(self.packages)
+
     def _top_level_members(self, root: tree_sitter.Node) -> None:
         """Declare the file's top-level functions and values (importable by name)."""
-        kinds = _TOP_LEVEL_MEMBERS[self.language]
+        kinds = self.spec.members
         if not kinds:
             return
-        scope = self.module if self.language == "python" else ".".join(self.packages)
+        scope = self._scope()
         for child in root.named_children:
             if child.type not in kinds:
                 continue
@@ -432,7 +345,7 @@ class _Collector:
                 name_node = variable.named_children[0] if variable is not None else None
             if name_node is None or name_node.type not in _IDENTIFIERS:
                 continue
-            name = _text(name_node)
+            name = text_of(name_node)
             self.declarations.append(
                 Declaration(
                     name,
@@ -448,17 +361,18 @@ class _Collector:
         """The outermost dotted name (``a.b.Foo``, ``Outer.Inner``) the identifier is part of."""
         best: tuple[int, str] | None = None
         current = node.parent
-        while current is not None and current.type in self._chains:
+        chains = self.spec.chains
+        while current is not None and current.type in chains:
             if current.type == "user_type":
                 # A Kotlin type ``a.b.Outer.Inner<T>``: its own segments, not the arguments.
-                parts = [_text(c) for c in current.named_children if c.type in _IDENTIFIERS]
+                parts = [text_of(c) for c in current.named_children if c.type in _IDENTIFIERS]
                 if len(parts) > 1:
                     best = (current.start_byte, ".".join(parts))
                 current = current.parent
                 continue
             # A type-use annotation inside a qualified name (``a.b.@Nullable Foo``) is no
             # segment of it.
-            compact = "".join(_ANNOTATION.sub("", _text(current)).split())
+            compact = "".join(_ANNOTATION.sub("", text_of(current)).split())
             if _DOTTED.fullmatch(compact):
                 best = (current.start_byte, compact)
             current = current.parent
@@ -467,21 +381,21 @@ class _Collector:
     def _is_local(self, node: tree_sitter.Node) -> bool:
         current = node.parent
         while current is not None:
-            if current.type in self._local_scopes:
+            if current.type in self.spec.local_scopes:
                 return True
             current = current.parent
         return False
 
     def _declarations(self, nodes: Sequence[tree_sitter.Node]) -> set[int]:
         """Record declarations (nesting by byte ranges); return their name nodes' starts."""
-        scope = self.module if self.language == "python" else ".".join(self.packages)
+        scope = self._scope()
         open_scopes: list[tuple[int, str]] = []
         name_starts: set[int] = set()
         for node in sorted(nodes, key=_start):
             name_node = node.child_by_field_name("name")
             if name_node is None and node.type == "type_alias":
                 name_node = node.child_by_field_name("type")
-            name = _text(name_node) if name_node is not None else ""
+            name = text_of(name_node) if name_node is not None else ""
             if name_node is None or not name:
                 continue
             name_starts.add(name_node.start_byte)
@@ -511,7 +425,7 @@ class _Collector:
         for child in node.named_children:
             if child.type not in _SUPERTYPES:
                 continue
-            text = _ANNOTATION.sub("", _text(child))
+            text = _ANNOTATION.sub("", text_of(child))
             stripped = _BRACKETED.sub("", text)
             while stripped != text:
                 text, stripped = stripped, _BRACKETED.sub("", stripped)
@@ -522,11 +436,11 @@ class _Collector:
                 self.supertypes.append(name)
 
     def _type_parameter(self, node: tree_sitter.Node) -> None:
-        if node.type == "type_parameters" and self.language != "scala":
+        if node.type == "type_parameters" and not self.spec.parameter_lists:
             return
         for child in node.children:
             if child.type in _IDENTIFIERS:
-                self.local_names.add(_text(child))
+                self.local_names.add(text_of(child))
                 if node.type == "type_parameter":
                     return
 
@@ -534,7 +448,7 @@ class _Collector:
         if not name:
             return False
         # JVM value names start lower-case; checking first spares most parent look-ups.
-        if not (is_type_name or self.language == "python" or name[0].isupper()):
+        if not (is_type_name or self.spec.every_identifier or name[0].isupper()):
             return False
         parent = node.parent
         if parent is None:
@@ -544,141 +458,15 @@ class _Collector:
             return False
         if parent.type in _TYPE_PARAMETERS:
             return False
-        return not (self.language == "kotlin" and parent.type in _KOTLIN_NAMING_PARENTS)
+        return parent.type not in self.spec.naming_parents
 
-    # packages and imports ------------------------------------------------------------------
     def _package(self, node: tree_sitter.Node) -> None:
         for child in node.children:
             if (
                 child.type in {"scoped_identifier", "identifier", "qualified_identifier"}
                 or child.type == "package_identifier"
             ):
-                self.packages.append("".join(_text(child).split()))
+                self.packages.append("".join(text_of(child).split()))
 
     def _import(self, node: tree_sitter.Node) -> None:
-        if self.language == "java":
-            self._java_import(node)
-        elif self.language == "kotlin":
-            self._kotlin_import(node)
-        elif self.language == "scala":
-            self._scala_import(node)
-        else:
-            self._python_import(node)
-
-    def _java_import(self, node: tree_sitter.Node) -> None:
-        text = _text(node)
-        simple = _JAVA_IMPORT.fullmatch(text) if "/" not in text else None
-        if simple is not None:
-            # The common case without comments inside the statement: no child walk needed.
-            target = "".join(simple.group(1).split())
-            self.imports.append(Import(target, None, simple.group(2) is not None))
-            return
-        target = ""
-        wildcard = False
-        for child in node.children:
-            if child.type in {"scoped_identifier", "identifier"}:
-                target = "".join(_text(child).split())
-            elif child.type == "asterisk":
-                wildcard = True
-        if target:
-            self.imports.append(Import(target, None, wildcard))
-
-    def _kotlin_import(self, node: tree_sitter.Node) -> None:
-        text = " ".join(
-            _text(c) for c in node.children if "comment" not in c.type and c.type != "import"
-        )
-        match = _KOTLIN_IMPORT.match("import " + text.replace(" . ", ".").replace(" .", "."))
-        if match:
-            target = match.group(1).replace("`", "")
-            alias = match.group(3).replace("`", "") if match.group(3) else None
-            self.imports.append(Import(target, alias, bool(match.group(2))))
-
-    def _scala_import(self, node: tree_sitter.Node) -> None:
-        path: list[str] = []
-        for child in node.children:
-            kind = child.type
-            if kind == "identifier":
-                path.append(_text(child))
-            elif kind == "," and path:
-                self.imports.append(Import(".".join(path)))
-                path = []
-            elif kind in {"namespace_wildcard", "wildcard"}:
-                self.imports.append(Import(".".join(path), None, True))
-                path = []
-            elif kind == "namespace_selectors":
-                self._scala_selectors(".".join(path), child)
-                path = []
-            elif kind in {"as_renamed_identifier", "arrow_renamed_identifier"}:
-                self._scala_renamed(".".join(path), child)
-                path = []
-        if path:
-            self.imports.append(Import(".".join(path)))
-
-    def _scala_selectors(self, base: str, node: tree_sitter.Node) -> None:
-        for child in node.children:
-            if child.type == "identifier":
-                self.imports.append(Import(f"{base}.{_text(child)}"))
-            elif child.type in {"namespace_wildcard", "wildcard"}:
-                self.imports.append(Import(base, None, True))
-            elif child.type in {"as_renamed_identifier", "arrow_renamed_identifier"}:
-                self._scala_renamed(base, child)
-
-    def _scala_renamed(self, base: str, node: tree_sitter.Node) -> None:
-        names = [_text(c) for c in node.children if c.type == "identifier"]
-        if len(names) == 2 and names[1] != "_":
-            self.imports.append(Import(f"{base}.{names[0]}" if base else names[0], names[1]))
-        elif len(names) >= 1:
-            # `Name => _` hides a name: it still names a project type the file mentions.
-            self.imports.append(Import(f"{base}.{names[0]}" if base else names[0]))
-
-    def _python_import(self, node: tree_sitter.Node) -> None:
-        if node.type == "import_statement":
-            for child in node.children:
-                if child.type == "dotted_name":
-                    self.imports.append(Import(_text(child), _text(child).split(".")[0]))
-                elif child.type == "aliased_import":
-                    target, alias = self._python_alias(child)
-                    self.imports.append(Import(target, alias))
-            return
-        module_node = node.child_by_field_name("module_name")
-        base = self._python_module(module_node) if module_node is not None else ""
-        for child in node.children:
-            if module_node is not None and child.id == module_node.id:
-                continue
-            if child.type == "wildcard_import":
-                self.imports.append(Import(base, None, True))
-            elif child.type == "dotted_name":
-                name = _text(child)
-                self.imports.append(Import(f"{base}.{name}" if base else name, name))
-            elif child.type == "aliased_import":
-                target, alias = self._python_alias(child)
-                self.imports.append(Import(f"{base}.{target}" if base else target, alias))
-
-    @staticmethod
-    def _python_alias(node: tree_sitter.Node) -> tuple[str, str]:
-        target = node.child_by_field_name("name")
-        alias = node.child_by_field_name("alias")
-        name = _text(target) if target is not None else ""
-        return name, _text(alias) if alias is not None else name.split(".")[0]
-
-    def _python_module(self, node: tree_sitter.Node) -> str:
-        if node.type != "relative_import":
-            return _text(node)
-        dots = 0
-        rest = ""
-        for child in node.children:
-            if child.type == "import_prefix":
-                dots = len(_text(child).strip())
-            elif child.type == "dotted_name":
-                rest = _text(child)
-        # Relative imports count from the module's package: the module itself for an
-        # ``__init__``, its parent otherwise.
-        parts = self.module.split(".") if self.module else []
-        package = parts if self.is_package else parts[:-1]
-        base_parts = package[: len(package) - (dots - 1)] if dots > 1 else package
-        if dots - 1 > len(package):
-            base_parts = []
-        base = ".".join(base_parts)
-        if rest:
-            return f"{base}.{rest}" if base else rest
-        return base
+        self.imports.extend(self.spec.read_import(node, self.module, self.is_package))

@@ -1,4 +1,4 @@
-"""Names every file of a language sees without importing them (its implicit imports).
+"""Names every file of a JVM language sees without importing them (its implicit imports).
 
 Such a name in a file means the platform's type unless the file imports a project type of
 that name, declares it itself or shares the package of a project type of that name: a project
@@ -51,7 +51,7 @@ JAVA_LANG = frozenset(
     )
 )
 
-_KOTLIN_DEFAULTS = frozenset(
+KOTLIN_DEFAULTS = frozenset(
     _words(
         """
     Annotation Any Array ArrayIndexOutOfBoundsException AutoCloseable Boolean BooleanArray
@@ -93,7 +93,7 @@ _KOTLIN_DEFAULTS = frozenset(
     )
 )
 
-_SCALA_DEFAULTS = frozenset(
+SCALA_DEFAULTS = frozenset(
     _words(
         """
     Any AnyRef AnyVal App Array ArithmeticException ArrayIndexOutOfBoundsException BigDecimal
@@ -119,11 +119,3 @@ _SCALA_DEFAULTS = frozenset(
         """
     )
 )
-
-IMPLICIT_NAMES: dict[str, frozenset[str]] = {
-    "java": JAVA_LANG,
-    "kotlin": _KOTLIN_DEFAULTS | JAVA_LANG,
-    "scala": _SCALA_DEFAULTS | JAVA_LANG,
-    "python": frozenset(),
-    "csharp": frozenset(),
-}

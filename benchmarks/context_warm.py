@@ -1,0 +1,301 @@
+"""Warm calls of context-server against the protocol floor, at any repository size (issue 26).
+
+Both servers are real subprocesses over stdio, driven by the SDK client and measured side by
+side in one run, call for call: the floor is a bare MCP SDK server answering ``echo``
+(``adapter_overhead.py --serve raw``); ours is ``context-server`` answering ``find_context``,
+``find_usages``, ``project_tree`` and ``repo_map`` on a project it has indexed already (the
+first call of each is the warm-up). Each measured call of ours follows one call of the
+floor, so both see the same machine load.
+
+Modes (any combination; each prints a Markdown table):
+
+- ``--repo DIR --class NAME``: a small real repository. Target: each warm call within the
+  floor + 10 ms (medians).
+- ``--sizes 2000,20000``: generated Java/Kotlin projects, the larger one being the smaller
+  plus other packages that nothing in it uses, so that find_context and find_usages give
+  the same answer in both (checked). Target: the largest warm cost within 2x of the
+  smallest's, per tool.
+- ``--monorepo DIR --class NAME``: a large tree (ten copies of a real repository, built
+  outside the repository, see docs/benchmarks.md): cold index (first call, wall), warm calls,
+  restart from the index store (first call of a new process), peak RSS of the server
+  (``VmHWM``). Targets: cold <= 120 s, warm < 100 ms, restart < 5 s, peak RSS < 1 GB.
+
+Run: ``uv run python benchmarks/context_warm.py --repo DIR --class Engine --sizes 2000,20000``.
+Exits non-zero when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from context_bench import generate  # noqa: E402
+
+SERVER = Path(sys.executable).with_name("context-server")
+FLOOR = [
+    sys.executable,
+    str(HERE / "adapter_overhead.py"),
+    "--serve",
+    "raw",
+    "--transport",
+    "stdio",
+]
+DATA = HERE / ".data" / "context-warm"
+TOOLS = ("find_context", "find_usages", "project_tree", "repo_map")
+TIMEOUT = 3600.0
+
+
+def arguments(tool: str, name: str) -> dict[str, Any]:
+    if tool in {"find_context", "find_usages"}:
+        return {"path": ".", "className": name}
+    return {"path": "."}
+
+
+@dataclass
+class Server:
+    client: Client
+    log_file: Path
+
+    @property
+    def pid(self) -> int:
+        """The server process (found by its unique log file on its command line)."""
+        wanted = str(self.log_file).encode()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    if wanted in (entry / "cmdline").read_bytes():
+                        return int(entry.name)
+                except OSError:
+                    continue
+        raise RuntimeError("server process not found")
+
+    def peak_rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    async def call(self, tool: str, args: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+        start = time.perf_counter()
+        result = await self.client.call_tool(tool, args, read_timeout_seconds=TIMEOUT)
+        elapsed = time.perf_counter() - start
+        if result.is_error:
+            raise RuntimeError(f"{tool} failed: {result.content}")
+        return elapsed, result.structured_content or {}
+
+
+@asynccontextmanager
+async def serve(command: list[str], log_file: Path, cwd: Path) -> AsyncIterator[Server]:
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd))
+    async with Client(params, read_timeout_seconds=TIMEOUT) as client:
+        yield Server(client, log_file)
+
+
+def ours(root: Path, log_file: Path, store: Path) -> list[str]:
+    return [str(SERVER), "--allowed-dir", str(root), "--log-file", str(log_file),
+            "--index-store-dir", str(store)]  # fmt: skip
+
+
+@dataclass
+class Warm:
+    ours: dict[str, list[float]]
+    floor: list[float]
+    answers: dict[str, dict[str, Any]]
+
+
+async def warm_calls(server: Server, floor: Server, name: str, calls: int) -> Warm:
+    """``calls`` rounds of every tool, each call after one floor call."""
+    times: dict[str, list[float]] = {tool: [] for tool in TOOLS}
+    floor_times: list[float] = []
+    answers: dict[str, dict[str, Any]] = {}
+    for tool in TOOLS:  # warm-up: the first call of each tool
+        await server.call(tool, arguments(tool, name))
+    for _ in range(calls):
+        for tool in TOOLS:
+            elapsed, _ = await floor.call("echo", {"text": "x"})
+            floor_times.append(elapsed)
+            elapsed, answers[tool] = await server.call(tool, arguments(tool, name))
+            times[tool].append(elapsed)
+    return Warm(times, floor_times, answers)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+async def small_repository(root: Path, name: str, calls: int, scratch: Path) -> bool:
+    print(f"\n### Warm calls on `{root.name}` ({calls} rounds, medians)\n")
+    async with (
+        serve(FLOOR, scratch / "floor.log", root) as floor,
+        serve(
+            ours(root, scratch / "small.log", scratch / "store"), scratch / "small.log", root
+        ) as server,
+    ):
+        warm = await warm_calls(server, floor, name, calls)
+    base = median(warm.floor)
+    print("| tool | ours p50 ms | ours p90 ms | floor p50 ms | ours - floor ms | target |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    ok = True
+    for tool in TOOLS:
+        values = sorted(warm.ours[tool])
+        extra = median(values) - base
+        met = extra <= 0.010
+        ok &= met
+        p90 = values[int(len(values) * 0.9) - 1]
+        print(
+            f"| {tool} | {ms(median(values))} | {ms(p90)} | {ms(base)} | {ms(extra)} "
+            f"| floor + 10 ms: {'met' if met else 'MISSED'} |"
+        )
+    return ok
+
+
+def sized_project(size: int, smallest: int) -> Path:
+    """``size`` files: the ``smallest`` project plus packages nothing in it uses."""
+    root = DATA / f"sized-{size}"
+    generate(root / "core", smallest)
+    if size > smallest:
+        generate(root / "zextra", size - smallest, seed=8, package="org.extra", prefix="Extra")
+    return root
+
+
+def comparable(tool: str, answer: dict[str, Any]) -> object:
+    if tool == "project_tree":
+        return [node for node in answer.get("nodes", []) if node["path"].startswith("core")]
+    if tool == "repo_map":
+        return None  # ranked over the whole project: not the same answer
+    return answer
+
+
+async def sizes(values: list[int], calls: int, scratch: Path) -> bool:
+    smallest = min(values)
+    name = "Type00042"
+    print(f"\n### Warm cost against repository size ({calls} rounds, medians)\n")
+    results: dict[int, tuple[Warm, float]] = {}
+    for size in values:
+        root = sized_project(size, smallest)
+        log_file = scratch / f"sized-{size}.log"
+        async with (
+            serve(FLOOR, scratch / "floor.log", root) as floor,
+            serve(ours(root, log_file, scratch / "store"), log_file, root) as server,
+        ):
+            results[size] = (await warm_calls(server, floor, name, calls), 0.0)
+    first = results[smallest][0]
+    header = " | ".join(f"{size} files ms" for size in values)
+    print(f"| tool | {header} | floor p50 ms | largest / smallest (minus floor) | target |")
+    print("| --- | " + " | ".join("---" for _ in values) + " | --- | --- | --- |")
+    ok = True
+    for tool in TOOLS:
+        medians = {size: median(results[size][0].ours[tool]) for size in values}
+        floors = [median(results[size][0].floor) for size in values]
+        base = min(floors)
+        largest = max(values)
+        ratio = (medians[largest] - base) / max(medians[smallest] - base, 1e-4)
+        raw = medians[largest] / medians[smallest]
+        met = raw <= 2.0
+        same = all(
+            comparable(tool, results[size][0].answers[tool])
+            == comparable(tool, first.answers[tool])
+            for size in values
+        )
+        ok &= met and same
+        cells = " | ".join(ms(medians[size]) for size in values)
+        print(
+            f"| {tool} | {cells} | {ms(base)} | {raw:.2f}x ({ratio:.2f}x) "
+            f"| <= 2x{'' if same else ', ANSWERS DIFFER'}: {'met' if met else 'MISSED'} |"
+        )
+    return ok
+
+
+async def monorepo(root: Path, name: str, calls: int, scratch: Path) -> bool:
+    files = sum(len(f) for _, _, f in os.walk(root))
+    print(f"\n### Monorepo `{root.name}` ({files} files)\n")
+    store = scratch / "mono-store"
+    shutil.rmtree(store, ignore_errors=True)
+    rows: list[tuple[str, str, str, bool]] = []
+    log_file = scratch / "mono-1.log"
+    async with (
+        serve(FLOOR, scratch / "floor.log", root) as floor,
+        serve(ours(root, log_file, store), log_file, root) as server,
+    ):
+        cold, _ = await server.call("project_tree", {"path": "."})
+        rows.append(("cold index (first project_tree)", f"{cold:.1f} s", "<= 120 s", cold <= 120))
+        warm = await warm_calls(server, floor, name, calls)
+        for tool in TOOLS:
+            value = median(warm.ours[tool])
+            rows.append((f"warm {tool} (p50)", f"{ms(value)} ms", "< 100 ms", value < 0.1))
+        rows.append(("floor echo (p50)", f"{ms(median(warm.floor))} ms", "", True))
+        rss = server.peak_rss_mb()
+        rows.append(("peak RSS, first process", f"{rss:.0f} MB", "< 1 GB", rss < 1024))
+    log_file = scratch / "mono-2.log"
+    async with serve(ours(root, log_file, store), log_file, root) as server:
+        restart, _ = await server.call("project_tree", {"path": "."})
+        rows.append(("restart from the store (first call)", f"{restart:.2f} s", "< 5 s",
+                     restart < 5))  # fmt: skip
+        again, _ = await server.call("project_tree", {"path": "."})
+        rows.append(("warm project_tree after restart", f"{ms(again)} ms", "< 100 ms", again < 0.1))
+        rss = server.peak_rss_mb()
+        rows.append(("peak RSS, restarted process", f"{rss:.0f} MB", "< 1 GB", rss < 1024))
+    print("| measure | value | target | |")
+    print("| --- | --- | --- | --- |")
+    for measure, value, target, met in rows:
+        print(
+            f"| {measure} | {value} | {target} | {'met' if met else 'MISSED' if target else ''} |"
+        )
+    return all(met for _, _, _, met in rows)
+
+
+async def run(options: argparse.Namespace) -> bool:
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="context-warm-") as temporary:
+        scratch = Path(temporary)
+        if options.repo:
+            ok &= await small_repository(
+                options.repo.resolve(), options.name, options.calls, scratch
+            )
+        if options.sizes:
+            values = sorted(int(v) for v in options.sizes.split(","))
+            ok &= await sizes(values, options.calls, scratch)
+        if options.monorepo:
+            ok &= await monorepo(
+                options.monorepo.resolve(), options.mono_class, options.calls, scratch
+            )
+    return ok
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--repo", type=Path, help="a small real repository")
+    parser.add_argument("--class", dest="name", default="Engine", help="class asked for there")
+    parser.add_argument("--sizes", help="generated project sizes, e.g. 2000,20000")
+    parser.add_argument("--monorepo", type=Path, help="a large tree (ten copies of a repository)")
+    parser.add_argument("--mono-class", default="DispatcherServlet", help="class asked for there")
+    parser.add_argument("--calls", type=int, default=30, help="measured rounds per project")
+    options = parser.parse_args(argv)
+    print(f"load average before: {os.getloadavg()}")
+    ok = anyio.run(run, options)
+    print(f"\nload average after: {os.getloadavg()}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

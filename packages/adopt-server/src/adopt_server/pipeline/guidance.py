@@ -1,0 +1,292 @@
+"""The ``guidance`` step: ``claude -p`` writes the sections the guard requires, asked by name.
+
+``/init`` writes a CLAUDE.md with headings of its own choosing ("Project Overview", "Common
+Commands", ...), and ``conform`` moves it into the shape the guard checks, leaving the
+adoption's placeholder under every required section the guidance did not cover. This step asks
+``claude`` to write those sections from what is in the repository: the first request names
+every required heading of each file that still has a gap, each on its own line, with what the
+pipeline already knows (build system, build and test command, guard); one more request names
+only the sections still unwritten. Whatever is still unwritten then fails the repository with
+every gap named and how to continue; nothing is committed, pushed or opened.
+
+The prompts are the reviewable templates in ``prompts/`` (see the package README).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+
+from adopt_server.conformance import (
+    AGENTS_MD_SECTIONS,
+    RuleSet,
+    rules_for,
+    section_lines,
+    unwritten_sections,
+)
+from adopt_server.conformance.rules import AGENTS_MD_TITLE
+from adopt_server.guards import (
+    BUILD_DESCRIPTIONS,
+    BuildCommand,
+    build_command,
+    detect_build,
+    guard_summary,
+)
+from adopt_server.pipeline.checkout import changed_paths
+from adopt_server.pipeline.context import RepoContext
+from adopt_server.pipeline.errors import StepError
+from adopt_server.pipeline.options import DEFAULT_BRANCH
+from adopt_server.pipeline.runner import CommandError, render
+
+MAX_LINES = 300
+"""The line budget of a guidance file (the guard enforces it too)."""
+MAX_BYTES = 32 * 1024
+"""The byte budget of a guidance file: what Codex reads of instruction files at most."""
+BUILD_SECTION = "## Build, test, and run"
+_EDIT_MODE = ("--permission-mode", "acceptEdits")
+_WHY = {
+    "missing": "is missing",
+    "empty": "is empty",
+    "placeholder": "holds only placeholder text",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GuidanceFile:
+    """A file the guard checks and the sections it requires there. Without ``required``
+    only a section holding the adoption's placeholder (or nothing) counts as unwritten: a
+    file of the project's own that the rules do not hold to these sections is left alone."""
+
+    path: str
+    title: str
+    sections: tuple[str, ...]
+    mentions: str = ""
+    required: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Something a guidance file still lacks: a section (``None`` = the whole file) and why."""
+
+    path: str
+    section: str | None
+    reason: str
+
+    @property
+    def why(self) -> str:
+        """The reason as a sentence's predicate: ``is missing``, ``holds only placeholder
+        text``, ``does not name the command ...``, ``has 412 lines ...``."""
+        return _WHY.get(self.reason, self.reason)
+
+
+def guidance_files(rules: RuleSet) -> tuple[GuidanceFile, ...]:
+    """AGENTS.md with the guide's sections (required under the ``project`` rules, which
+    check AGENTS.md), and CLAUDE.md too when the rules demand sections there (the Maven
+    guard's Java sections, or ``claudeMdSections``)."""
+    files = [
+        GuidanceFile(
+            "AGENTS.md", AGENTS_MD_TITLE, AGENTS_MD_SECTIONS, required=rules.checks_agents_md
+        )
+    ]
+    if rules.sections:
+        files.append(GuidanceFile("CLAUDE.md", rules.title, rules.sections, mentions="AGENTS.md"))
+    return tuple(files)
+
+
+def guidance(ctx: RepoContext) -> None:
+    """Ask ``claude`` for every unwritten section; re-ask once; fail naming what is left."""
+    build = detect_build(ctx.checkout)
+    rules = rules_for(ctx.options.rules, build, ctx.options.sections)
+    files = guidance_files(rules)
+    command = build_command(ctx.checkout, build)
+    facts = _facts(build, command)
+    gaps = find_gaps(ctx, files, command)
+    if not gaps:
+        return
+    asked = {f.path for f in files if any(g.path == f.path for g in gaps)}
+    _ask(ctx, _first_prompt([f for f in files if f.path in asked], facts, command))
+    gaps = find_gaps(ctx, files, command)
+    if not gaps:
+        return
+    _ask(ctx, _again_prompt(gaps, facts, command))
+    gaps = find_gaps(ctx, files, command)
+    if gaps:
+        raise StepError(_unwritten_message(ctx, gaps))
+
+
+def find_gaps(
+    ctx: RepoContext, files: tuple[GuidanceFile, ...], command: BuildCommand | None
+) -> list[Gap]:
+    """What the guidance files still lack: unwritten sections, a build section naming no
+    command the repository has, a file over its budget."""
+    gaps: list[Gap] = []
+    for file in files:
+        text = _read(ctx, file.path)
+        if text is None:
+            if file.required:
+                gaps += [Gap(file.path, s, "missing") for s in file.sections]
+            continue
+        unwritten = {
+            gap.heading: gap.problem
+            for gap in unwritten_sections(text, file.sections)
+            if file.required or gap.problem != "missing"
+        }
+        for section in file.sections:
+            if section in unwritten:
+                gaps.append(Gap(file.path, section, unwritten[section]))
+            elif (
+                section == BUILD_SECTION and command and file.required and not _names(text, command)
+            ):
+                gaps.append(
+                    Gap(
+                        file.path,
+                        section,
+                        f"does not name the build and test command `{command.command}`",
+                    )
+                )
+        size = len(text.encode("utf-8"))
+        lines = len(text.splitlines())
+        if size > MAX_BYTES or lines > MAX_LINES:
+            gaps.append(
+                Gap(
+                    file.path,
+                    None,
+                    f"has {lines} lines and {size} bytes, over the budget of {MAX_LINES} "
+                    f"lines and {MAX_BYTES // 1024} KiB",
+                )
+            )
+    return gaps
+
+
+def _read(ctx: RepoContext, path: str) -> str | None:
+    """The text of a guidance file, ``None`` when there is none; a file that is not a regular
+    file of the checkout (a symlink, a directory) is refused."""
+    if not os.path.lexists(ctx.checkout / path):
+        return None
+    if os.path.islink(ctx.checkout / path) or not (ctx.checkout / path).is_file():
+        raise StepError(
+            f"{path} in {ctx.checkout} is not a regular file (a symlink or a directory), and "
+            "the adoption reads and commits only regular files. Remove it, then adopt again."
+        )
+    return ctx.files.read_text(path, errors="replace")
+
+
+def _names(text: str, command: BuildCommand) -> bool:
+    content = "\n".join(section_lines(text, BUILD_SECTION))
+    return command.command in content or any(
+        re.search(rf"(?<![\w./-]){re.escape(program)}(?![\w-])", content)
+        for program in command.programs
+    )
+
+
+def _facts(build: str, command: BuildCommand | None) -> str:
+    found = (
+        f"`{command.command}`"
+        if command
+        else "none found (no build file, Makefile test target or package.json test script)"
+    )
+    return "\n".join(
+        [
+            f"- Build system: {BUILD_DESCRIPTIONS[build]}",
+            f"- Build and test command: {found}",
+            f"- Guard: {guard_summary(build)}",
+        ]
+    )
+
+
+def _template(name: str) -> Template:
+    return Template(
+        resources.files("adopt_server.pipeline").joinpath("prompts", name).read_text("utf-8")
+    )
+
+
+def _first_prompt(files: list[GuidanceFile], facts: str, command: BuildCommand | None) -> str:
+    blocks = []
+    for file in files:
+        also = f", mention {file.mentions} in it," if file.mentions else ""
+        block = [
+            f"{file.path}: start it with the title line `{file.title}`{also} and give it these "
+            "sections, each heading exactly as written, on a line of its own:",
+            "",
+            *file.sections,
+        ]
+        if command and BUILD_SECTION in file.sections:
+            block += ["", f'Under "{BUILD_SECTION}", name the command `{command.command}`.']
+        blocks.append("\n".join(block))
+    return _render("guidance.txt", facts, "\n\n".join(blocks))
+
+
+def _again_prompt(gaps: list[Gap], facts: str, command: BuildCommand | None) -> str:
+    blocks = []
+    for path in dict.fromkeys(g.path for g in gaps):
+        mine = [g for g in gaps if g.path == path]
+        sections = [g.section for g in mine if g.section]
+        block = (
+            [f"{path}: these sections have no real content yet:", "", *sections]
+            if sections
+            else [f"{path}:"]
+        )
+        reasons = [f'"{g.section}" {g.why}' if g.section else f"it {g.why}" for g in mine]
+        block += ["", "Why: " + "; ".join(reasons) + "."]
+        if command and BUILD_SECTION in sections:
+            block.append(f'Under "{BUILD_SECTION}", name the command `{command.command}`.')
+        blocks.append("\n".join(block))
+    return _render("guidance-again.txt", facts, "\n\n".join(blocks))
+
+
+def _render(name: str, facts: str, documents: str) -> str:
+    return _template(name).substitute(
+        facts=facts, documents=documents, max_lines=MAX_LINES, max_kib=MAX_BYTES // 1024
+    )
+
+
+def _ask(ctx: RepoContext, prompt: str) -> None:
+    """Run ``claude -p <prompt>`` with edits allowed; refuse what it must not do: exit
+    non-zero, change a file it was not asked to, or leave a guidance file as a symlink."""
+    before = _changed_paths(ctx)
+    argv = ["claude", "-p", prompt, *_EDIT_MODE]
+    result = ctx.runner.run(ctx.checkout, argv)
+    if not result.ok:
+        raise CommandError(
+            result.describe_failure("guidance").replace(render(argv), "claude -p <guidance prompt>")
+        )
+    stray = sorted(_changed_paths(ctx) - before - {"AGENTS.md", "CLAUDE.md"})
+    if stray:
+        raise StepError(
+            f"claude changed files it was not asked to write: {', '.join(stray)}. The adoption "
+            f"commits only its own files; nothing was committed or pushed. The checkout is kept "
+            f"at {ctx.checkout}: review or remove those changes, then adopt again."
+        )
+    for path in ("AGENTS.md", "CLAUDE.md"):
+        if os.path.islink(ctx.checkout / path):
+            raise StepError(
+                f"claude left {path} as a symlink, and the adoption reads and commits only "
+                f"regular files; nothing was committed or pushed. The checkout is kept at "
+                f"{ctx.checkout}: replace the link with the file, then adopt again."
+            )
+
+
+def _changed_paths(ctx: RepoContext) -> set[str]:
+    status = ctx.git_or_fail("guidance", "status", "--porcelain", "--untracked-files=all")
+    return set(changed_paths(status.transcript))
+
+
+def _unwritten_message(ctx: RepoContext, gaps: list[Gap]) -> str:
+    rerun = f"claude-adopt {ctx.url.masked} --workspace {ctx.workspace}"
+    if ctx.options.branch != DEFAULT_BRANCH:
+        rerun += f" --branch {ctx.options.branch}"
+    unwritten = "; ".join(
+        f"{path}: "
+        + ", ".join(f"{g.section or 'the file'} {g.why}" for g in gaps if g.path == path)
+        for path in dict.fromkeys(g.path for g in gaps)
+    )
+    return (
+        f"claude was asked twice but did not write the guidance the guard requires. "
+        f"{unwritten}. Nothing was pushed and no pull request was opened. The checkout is kept at "
+        f"{ctx.checkout}: write those sections there (or leave them to claude), then run the "
+        f"same adoption again with the same workspace ({rerun}, or adopt_repo with the same "
+        "workspace); it resumes that checkout and asks claude only for what is still missing."
+    )

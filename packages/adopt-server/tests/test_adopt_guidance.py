@@ -1,0 +1,261 @@
+"""The guidance is asked for, section by section, and only real guidance lands (issue 25).
+
+Real git against local bare repositories; the fake ``claude`` on the PATH behaves like the real
+one: headless ``/init`` writes a CLAUDE.md with its own headings, only with an edit permission
+mode, and a later prompt naming a file and headings is followed by writing those headings with
+real-looking content (or, by mode, ignored, half followed, or answered badly).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from adopt_server.conformance import (
+    AGENTS_MD_SECTIONS,
+    JAVA_SECTIONS,
+    section_lines,
+    unwritten_sections,
+)
+from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
+from adopt_testkit import FAKES, git, log_lines
+from conftest import AdoptEnv
+
+BRANCH = "claude/adopt-claude-code"
+CHECKER = Path(sys.executable).parent / "claude-md-check"
+BUILD = "## Build, test, and run"
+# what each kind of repository builds and tests with, as the adoption detects it
+COMMANDS = {
+    "maven": "mvn verify",
+    "gradle": "gradle build",
+    "python": "python -m pip install .",
+    "plain": None,
+}
+PLACEHOLDER = re.compile(r"Not documented yet|replace this line|^\s*(?:TODO|TBD)\b", re.M)
+
+
+def fast(**overrides: Any) -> AdoptionOptions:
+    return AdoptionOptions(**{"backoff_unit": 0.001, "timeout_seconds": 60.0, **overrides})
+
+
+def adopt(env: AdoptEnv, remote: Path, **overrides: Any) -> RepositoryReport:
+    [report] = adopt_repositories([str(remote)], env.workspace, fast(**overrides))
+    return report
+
+
+def prompts(env: AdoptEnv) -> list[str]:
+    """Every prompt but /init the fake claude received, in order."""
+    folder = env.state / "prompts"
+    return [p.read_text("utf-8") for p in sorted(folder.glob("*.txt"))] if folder.is_dir() else []
+
+
+def headings_of(prompt: str, file: str) -> list[str]:
+    """The heading lines a prompt lists for ``file`` (its block starts with ``<file>:``)."""
+    found: list[str] = []
+    current = None
+    for line in prompt.splitlines():
+        match = re.match(r"^([\w.-]+\.md):", line)
+        if match:
+            current = match[1]
+        elif current == file and re.match(r"^#{2,6} \S", line):
+            found.append(line)
+    return found
+
+
+def required(kind: str) -> dict[str, tuple[str, ...]]:
+    files = {"AGENTS.md": AGENTS_MD_SECTIONS}
+    if kind == "maven":
+        files["CLAUDE.md"] = JAVA_SECTIONS
+    return files
+
+
+def checker_passes(env: AdoptEnv, remote: Path, kind: str) -> subprocess.CompletedProcess[str]:
+    """``claude-md-check`` (the installed command) on a fresh clone of the pushed branch."""
+    clone = env.root / f"check-{kind}"
+    git(env.root, "clone", "-q", "--branch", BRANCH, str(remote), str(clone))
+    sections = [arg for s in required(kind).get("CLAUDE.md", ()) for arg in ("--section", s)]
+    return subprocess.run(
+        [str(CHECKER), *sections], cwd=clone, capture_output=True, text=True, check=False
+    )
+
+
+def test_the_fake_claude_writes_like_the_real_one(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / "pom.xml").write_text("<project/>\n")
+    claude = str(FAKES / "bin" / "claude")
+    environment = {**os.environ, "FAKE_STATE": str(tmp_path)}
+
+    def run(*args: str, cwd: Path = repo) -> str:
+        done = subprocess.run(
+            [claude, *args], cwd=cwd, env=environment, capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    assert "permission" in run("-p", "/init"), "headless /init writes only with an edit mode"
+    assert not (repo / "CLAUDE.md").exists()
+    run("-p", "/init", "--permission-mode", "acceptEdits", cwd=repo / "src")
+    written = (repo / "CLAUDE.md").read_text()
+    assert not (repo / "src" / "CLAUDE.md").exists(), "written at the git root"
+    assert [line for line in written.splitlines() if line.startswith("## ")] == [
+        "## Project Overview",
+        "## Common Commands",
+        "## Architecture",
+    ]
+    prompt = (
+        "NOTES.md: give it these sections:\n\n## Build, test, and run\n## Releasing\n\n"
+        "Name the command `mvn verify`."
+    )
+    run("-p", prompt)
+    assert not (repo / "NOTES.md").exists()
+    run("-p", prompt, "--permission-mode", "acceptEdits")
+    notes = (repo / "NOTES.md").read_text()
+    assert unwritten_sections(notes, [BUILD, "## Releasing"]) == []
+    assert "mvn verify" in "\n".join(section_lines(notes, BUILD))
+
+
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_guidance_is_asked_for_section_by_section_and_lands(adopt_env: AdoptEnv, kind: str) -> None:
+    remote = adopt_env.remote(kind)
+    report = adopt(adopt_env, remote)
+    assert report.succeeded, report.failure
+    assert "guidance" in report.completed_steps
+    [prompt] = prompts(adopt_env)
+    for file, sections in required(kind).items():
+        # every required heading verbatim, on a line of its own, under the file's name
+        assert headings_of(prompt, file) == list(sections)
+        text = git(remote, "show", f"{BRANCH}:{file}")
+        assert unwritten_sections(text, sections) == [], text
+        assert not PLACEHOLDER.search(text), text
+    assert "Build system: " in prompt
+    assert "Guard: " in prompt
+    command = COMMANDS[kind]
+    agents = git(remote, "show", f"{BRANCH}:AGENTS.md")
+    if command:
+        assert f"Build and test command: `{command}`" in prompt
+        assert command in "\n".join(section_lines(agents, BUILD))
+    else:
+        assert "Build and test command: none found" in prompt
+    assert len(agents.encode()) <= 32 * 1024
+    assert len(agents.splitlines()) <= 300
+    claude_md = git(remote, "show", f"{BRANCH}:CLAUDE.md")
+    assert not PLACEHOLDER.search(claude_md)
+    checked = checker_passes(adopt_env, remote, kind)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothing(
+    adopt_env: AdoptEnv, kind: str
+) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "ignore")
+    remote = adopt_env.remote(kind)
+    report = adopt(adopt_env, remote)
+    assert report.failure is not None
+    assert report.failure.startswith("guidance: claude was asked twice but did not write")
+    assert report.completed_steps[-1] == "conform"
+    first, again = prompts(adopt_env)
+    for file, sections in required(kind).items():
+        text = (adopt_env.workspace / kind / file).read_text()
+        unwritten = [gap.heading for gap in unwritten_sections(text, sections)]
+        assert unwritten, f"{file}: /init covered every section?"
+        for section in unwritten:
+            assert f"{section} " in report.failure
+        assert headings_of(first, file) == list(sections)
+        assert headings_of(again, file) == unwritten, "the second request names only those"
+    assert "Nothing was pushed and no pull request was opened" in report.failure
+    assert f"--workspace {adopt_env.workspace}" in report.failure
+    assert git(remote, "branch", "--list").split() == ["*", "main"], "nothing was pushed"
+    assert not [c for c in log_lines(adopt_env.log, "gh") if c.startswith("pr ")]
+    checkout = adopt_env.workspace / kind
+    assert checkout.is_dir(), "the checkout is kept"
+
+    # Continuing as the message says: write the sections in the kept checkout, adopt again.
+    for file, sections in required(kind).items():
+        text = (checkout / file).read_text()
+        for section in sections:
+            text = text.replace(
+                f"{section}\n\n_Not documented yet — replace this line with the project's own "
+                "guidance._",
+                f"{section}\n\nWritten by hand: see `make check` and `{COMMANDS[kind] or 'git'}`.",
+            )
+        if file == "AGENTS.md" and COMMANDS[kind] and f"{BUILD}\n\nWritten" not in text:
+            text = text.replace(f"{BUILD}\n", f"{BUILD}\n\nRun `{COMMANDS[kind]}`.\n", 1)
+        (checkout / file).write_text(text)
+    again_report = adopt(adopt_env, remote)
+    assert again_report.succeeded, again_report.failure
+    assert len(prompts(adopt_env)) == 2, "nothing was left to ask claude"
+    assert "Written by hand" in git(remote, "show", f"{BRANCH}:AGENTS.md")
+
+
+@pytest.mark.parametrize("kind", ["maven", "plain"])
+def test_partly_written_guidance_is_asked_again_for_exactly_the_rest(
+    adopt_env: AdoptEnv, kind: str
+) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "partial")
+    remote = adopt_env.remote(kind)
+    report = adopt(adopt_env, remote)
+    assert report.succeeded, report.failure
+    first, again = prompts(adopt_env)
+    for file, sections in required(kind).items():
+        assert headings_of(first, file) == list(sections)
+        # the fake wrote the first three, left "TBD." under the fourth and skipped the rest
+        assert headings_of(again, file) == list(sections[3:])
+        assert unwritten_sections(git(remote, "show", f"{BRANCH}:{file}"), sections) == []
+    assert f'"{sections[3]}" holds only placeholder text' in again
+
+
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_adopting_an_adopted_repository_again_changes_nothing(
+    adopt_env: AdoptEnv, kind: str, tmp_path: Path
+) -> None:
+    remote = adopt_env.remote(kind)
+    assert adopt(adopt_env, remote).succeeded
+    tip = git(remote, "rev-parse", BRANCH)
+    asked = len(log_lines(adopt_env.log, "claude"))
+    [again] = adopt_repositories([str(remote)], tmp_path / "fresh", fast())
+    assert again.succeeded, again.failure
+    assert git(remote, "rev-parse", BRANCH) == tip
+    calls = log_lines(adopt_env.log, "claude")[asked:]
+    assert [c for c in calls if c.startswith("-p")] == [], "claude was not asked again"
+
+
+BAD = {
+    # FAKE_CLAUDE_MODE (/init) or FAKE_CLAUDE_PROMPTS (the guidance request): the failure
+    "init:fail": "claude-init: claude-init failed (exit 1) running: claude -p /init",
+    "init:elsewhere": "claude-init: claude-init completed but CLAUDE.md was not found",
+    "init:symlink": "claude-init: ",
+    "prompts:fail": "guidance: guidance failed (exit 1) running: claude -p <guidance prompt>",
+    "prompts:ignore": "guidance: claude was asked twice but did not write",
+    "prompts:elsewhere": "guidance: claude changed files it was not asked to write: docs/AGENTS.md",
+    "prompts:symlink": "guidance: claude left AGENTS.md as a symlink",
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD))
+def test_a_misbehaving_claude_fails_only_its_repository(adopt_env: AdoptEnv, bad: str) -> None:
+    which, mode = bad.split(":")
+    variable = "FAKE_CLAUDE_MODE" if which == "init" else "FAKE_CLAUDE_PROMPTS"
+    adopt_env.monkeypatch.setenv(variable, mode)
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_ONLY", "victim")
+    remotes = [
+        adopt_env.remote("maven", "first"),
+        adopt_env.remote("python", "victim"),
+        adopt_env.remote("plain", "last"),
+    ]
+    reports = adopt_repositories([str(r) for r in remotes], adopt_env.workspace, fast(retries=0))
+    assert [r.succeeded for r in reports] == [True, False, True], [r.failure for r in reports]
+    failure = reports[1].failure or ""
+    assert failure.startswith(BAD[bad]), failure
+    assert "s3cret" not in failure
+    if mode == "symlink":
+        assert "outside" in failure or "symlink" in failure
+    assert git(remotes[1], "branch", "--list").split() == ["*", "main"], "nothing was pushed"
+    for remote in (remotes[0], remotes[2]):
+        assert BRANCH in git(remote, "branch", "--list")

@@ -1,0 +1,237 @@
+"""The interface every backend implements, and the pieces all backends share.
+
+A *backend* is the engine that runs one opened source's queries: embedded DuckDB for files,
+a SQL database (PostgreSQL, SQLite) or a Spark Connect cluster. The algorithm modules
+(:mod:`.check`, :mod:`.keys`, :mod:`.lattice`, :mod:`.codes`, :mod:`.stats`, :mod:`.profile`,
+:mod:`.approximate`, :mod:`.metadata`) talk to a source only through :class:`Backend` (and the
+:class:`SearchSource`, :class:`Catalog` and sketch function it hands out); they never import a
+backend module, so they cannot switch on a backend's type or dialect (an import-linter
+contract, generated from ``[tool.mcp-tools.plugins]`` in the package's pyproject, says so).
+Where backends differ, the difference is a method of the backend, or a capability it states
+(:attr:`Backend.local`), never a test of what it is.
+
+The implementations live in :mod:`uniqueness_server.engine.backends`, one module each, with
+the registry that picks one for a database URL.
+
+Every backend also:
+
+- turns its driver's errors into clear :class:`ToolError` s (never tracebacks, never
+  credentials);
+- honours cancellation by interrupting the running query from a watcher thread
+  (:func:`watching`: a blocked query never reaches Python code that could poll the flag);
+- reports progress through :class:`Progress`, never going backwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mcp_common import ToolContext
+
+if TYPE_CHECKING:
+    from uniqueness_server.engine.metadata import Catalog
+    from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
+    from uniqueness_server.engine.stats import ColumnStats
+    from uniqueness_server.engine.table import Table
+
+_POLL_SECONDS = 0.2
+
+GroupCounts = tuple[int, int, int, int, int, int]
+"""One GROUP BY pass over a key: key groups, rows, duplicate groups, duplicate rows, groups with
+a missing key value and rows with one (duplicates as ``nulls`` counts them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """What one pass through a distinct-count sketch of a key says (approximate mode).
+
+    ``exact_because`` set: the sketch cannot bound the answer usefully (it kept every key, or
+    two kept keys collide), so the exact check answers, labelled with this reason. Otherwise
+    ``estimate`` distinct keys among the comparable rows, within ``[lower, upper]`` at
+    :data:`uniqueness_server.engine.approximate.SIGMAS` standard deviations.
+    """
+
+    rows: int
+    missing: int  # rows with a missing key value
+    method: str = ""
+    estimate: float = 0.0
+    lower: float = 0.0
+    upper: float = 0.0
+    exact_because: str | None = None
+
+
+Sketcher = Callable[["Table", Sequence[int], "Nulls"], Sketch]
+"""Sketches the key at the given positions of a table in one pass."""
+
+
+class Progress:
+    """Forwards progress to the client, never going backwards (the protocol requires it)."""
+
+    def __init__(self, context: ToolContext) -> None:
+        self._context = context
+        self._last = -1.0
+        self._lock = threading.Lock()
+        self.scan_reports = True  # False while a search reports its own, coarser progress
+
+    def report(self, percent: float, message: str | None = None) -> None:
+        """Report ``percent`` (0..100) if it is higher than anything reported before."""
+        with self._lock:
+            if percent <= self._last:
+                return
+            self._last = percent
+        self._context.report_progress(round(percent, 1), 100.0, message)
+
+
+@contextmanager
+def watching(
+    context: ToolContext,
+    interrupt: Callable[[], None],
+    progress: Callable[[], float] | None = None,
+    sink: Progress | None = None,
+    message: str | None = None,
+) -> Iterator[None]:
+    """Interrupt the running query when the call is cancelled; forward its progress."""
+    context.check_cancelled()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(_POLL_SECONDS):
+            if context.cancelled:
+                interrupt()
+                return
+            if progress is not None and sink is not None and sink.scan_reports:
+                value = progress()
+                if value >= 0:
+                    sink.report(value, message)
+
+    thread = threading.Thread(target=watch, name="uniqueness-query-watch", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+    context.check_cancelled()
+
+
+class SearchSource(Protocol):
+    """Where one key search of a table reads its rows (see :class:`UniquenessOracle`).
+
+    A backend decides what to copy: embedded DuckDB copies the searched columns into memory
+    (on a wide source only those a check needs, as it needs them), Spark caches them in the
+    cluster, a SQL database reads the source in place. Every relation named here reads from
+    the same rows as the source, so answers found in it are answers about the source.
+    """
+
+    def relation(self, needed: Sequence[int] = ()) -> str:
+        """A relation holding at least the ``needed`` positions (by their internal names
+        ``c<position+1>``) and every row: where full checks of those columns read."""
+        ...
+
+    def samples(self, sizes: Sequence[int]) -> list[str]:
+        """Relations holding samples of about ``sizes`` rows (smallest first) of the columns
+        searched: a duplicate in a sample is a duplicate of the source."""
+        ...
+
+    def duplicated(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """The candidates (sorted position tuples) holding a duplicate within ``source`` (one
+        of :meth:`relation` or :meth:`samples`), under the search's ``nulls``; cancellation
+        is honoured between and during the checks."""
+        ...
+
+
+class Backend(Protocol):
+    """The engine running one opened source's queries (one instance per opened source).
+
+    SQL text passed in reads the relation a :class:`~uniqueness_server.engine.table.Table`
+    names (``src``, columns ``c1..cn``), holds only internal identifiers quoted by
+    :meth:`quote`, integers and a client query that passed the backend's own read-only check:
+    client values never reach SQL text.
+    """
+
+    @property
+    def progress(self) -> Progress:
+        """Where this backend's queries report progress."""
+        ...
+
+    @property
+    def local(self) -> bool:
+        """True when the rows are read in this process (an embedded engine over a file):
+        streaming every row out (:meth:`batches`), coding and copying them is cheap. False when
+        they live in a database or cluster: only aggregates and small pages should leave it."""
+        ...
+
+    @property
+    def catalog(self) -> Catalog | None:
+        """The reader of what the database declares (keys) and estimates (statistics) about
+        the table a source reads; None for sources without a catalog (files, Spark)."""
+        ...
+
+    def quote(self, identifier: str) -> str:
+        """The identifier quoted for this backend's SQL."""
+        ...
+
+    def as_text(self, expression: str) -> str:
+        """SQL casting ``expression`` to text."""
+        ...
+
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
+        """All rows of ``sql``; cancellation stops it, failures are ToolErrors."""
+        ...
+
+    def execute(self, sql: str) -> None:
+        """Run a statement without a result (temporary tables of the call's own session)."""
+        ...
+
+    def batches(self, sql: str, rows: int) -> Iterator[Any]:
+        """The result of ``sql`` as Arrow record batches of at most ``rows`` rows, streamed
+        (never held whole). Only a :attr:`local` backend streams; others refuse with a
+        ToolError."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection and everything the source held."""
+        ...
+
+    def duplicate_groups(
+        self, table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+    ) -> tuple[GroupCounts, list[DuplicateGroup]]:
+        """The key's group counts and one page (``limit`` from ``offset``) of its duplicate
+        groups: in first-occurrence order with row numbers where the backend can number rows
+        (:attr:`Table.row_numbers`), otherwise largest first."""
+        ...
+
+    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+        """Row count and per-column facts of ``positions`` in one pass (see
+        :func:`uniqueness_server.engine.stats.column_stats`)."""
+        ...
+
+    def profile(self, table: Table) -> Profile:
+        """Every column's type, missing and distinct counts and sample values."""
+        ...
+
+    def search_source(
+        self,
+        table: Table,
+        columns: Sequence[int],
+        nulls: Nulls,
+        context: ToolContext,
+        *,
+        rows: int,
+        hash_safe: frozenset[int],
+    ) -> SearchSource:
+        """Where a key search among ``columns`` (of ``rows`` rows) reads. ``hash_safe``
+        positions have pairwise distinct 64-bit value hashes: a copy may hold their hashes
+        instead of their values."""
+        ...
+
+    def sketcher(self) -> Sketcher:
+        """The one-pass distinct-count sketch of approximate mode; a ToolError (unsupported)
+        when this backend has none."""
+        ...

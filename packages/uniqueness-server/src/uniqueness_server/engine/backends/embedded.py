@@ -1,0 +1,441 @@
+"""The embedded DuckDB backend: every file source is read by a private in-memory DuckDB.
+
+The rows are local (:attr:`DuckDbBackend.local`): a check copies the key columns once in
+source order, so duplicate groups come with row numbers; a key search copies the searched
+columns into memory (or codes them, :mod:`uniqueness_server.engine.codes`); approximate mode
+sketches with DuckDB's own 64-bit ``hash``.
+"""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted) and integers;
+# client values never reach it, so string-built queries are safe.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
+
+from uniqueness_server.engine.approximate import SKETCH_KEYS, kmv_sketch
+from uniqueness_server.engine.backend import (
+    GroupCounts,
+    Progress,
+    SearchSource,
+    Sketch,
+    Sketcher,
+    watching,
+)
+from uniqueness_server.engine.check import ROWS_PER_GROUP, shorten
+from uniqueness_server.engine.limits import overlong_line
+from uniqueness_server.engine.metadata import Catalog
+from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
+from uniqueness_server.engine.profile import text_profile
+from uniqueness_server.engine.sql import (
+    any_missing,
+    column_list,
+    duplicated_each,
+    not_missing,
+)
+from uniqueness_server.engine.stats import (
+    EXACT_DISTINCT_COLUMNS,
+    ColumnStats,
+    aggregate_stats,
+    coded_stats,
+)
+from uniqueness_server.engine.table import Table
+
+_PREFILTER = 1 << 60  # hashes below it enter DuckDB's bounded min first: 1/16 of the range
+
+
+def literal(text: str) -> str:
+    """``text`` as a DuckDB string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """A private in-memory DuckDB whose spill files (if any) go to the system temp dir."""
+    connection = duckdb.connect(":memory:")
+    # the check reads row numbers from a copy's rowid (keyed_copy_statement): the copy must
+    # keep the source's order, which is DuckDB's default; said here so it stays so
+    connection.execute("SET preserve_insertion_order = true")
+    connection.execute("SET enable_progress_bar = true")
+    connection.execute("SET enable_progress_bar_print = false")
+    connection.execute(f"SET temp_directory = {literal(tempfile.gettempdir())}")
+    return connection
+
+
+_CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_ORIGINAL = re.compile(r"Original Line: (.*)")
+_FOUND = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_LINE_SIZE = re.compile(r"Maximum line size of (\d+) bytes exceeded\. Actual Size: ?(\d+) bytes")
+
+
+def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
+    """A clear message for a DuckDB failure while reading ``label``."""
+    text = str(exc)
+    line = _CSV_LINE.search(text)
+    where = f"line {line.group(1)} of {label}" if line else label
+    if "Invalid unicode" in text or "invalid utf" in text.lower():
+        return ToolError(
+            f"{where} is not valid UTF-8; re-encode the file as UTF-8", ErrorCode.INVALID_ARGUMENT
+        )
+    too_long = _LINE_SIZE.search(text)
+    if too_long and line:
+        return overlong_line(
+            label, int(line.group(1)), int(too_long.group(2)), int(too_long.group(1))
+        )
+    found = _FOUND.search(text)
+    if found:
+        original = _ORIGINAL.search(text)
+        shown = f": {original.group(1).strip()[:200]!r}" if original else ""
+        return ToolError(
+            f"ragged row at {where}: the header has {found.group(1)} fields but the row has "
+            f"{found.group(2)}{shown}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    if "gzip" in text.lower() or "GZIP" in text:
+        return ToolError(
+            f"reading {label} failed before the end of the data: the gzip stream is truncated "
+            "or corrupt",
+            ErrorCode.FAILED,
+        )
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return ToolError(f"reading {label} failed: {first}", ErrorCode.FAILED)
+
+
+class DuckDbBackend:
+    """Runs a file source's queries on a private in-memory DuckDB connection."""
+
+    local = True
+    catalog: Catalog | None = None
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection, context: ToolContext, label: str):
+        self._connection = connection
+        self._context = context
+        self._label = label
+        self.progress = Progress(context)
+        self._held: list[tuple[int, Path]] = []
+
+    def hold(self, descriptor: int, link: Path) -> None:
+        """Keep ``descriptor`` open while the connection lives (its reads go through ``link``,
+        a symlink to it alone in a private directory, removed on close)."""
+        self._held.append((descriptor, link))
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The underlying connection (for loading rows parsed in Python)."""
+        return self._connection
+
+    def quote(self, identifier: str) -> str:
+        """Double-quoted, inner quotes doubled."""
+        return '"' + identifier.replace('"', '""') + '"'
+
+    def as_text(self, expression: str) -> str:
+        """``CAST(… AS VARCHAR)``."""
+        return f"CAST({expression} AS VARCHAR)"
+
+    def execute(self, sql: str) -> None:
+        """Run a statement without a result."""
+        self.fetchall(sql)
+
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
+        """All rows of ``sql``; cancellation interrupts it, failures become ToolErrors."""
+        with self._guarded():
+            return self._connection.execute(sql).fetchall()
+
+    def batches(self, sql: str, rows: int) -> Iterator[Any]:
+        """The result of ``sql`` as Arrow record batches of at most ``rows`` rows, streamed
+        (never held whole); cancellation interrupts it, failures become ToolErrors."""
+        with self._guarded():
+            yield from self._connection.sql(sql).to_arrow_reader(rows)
+
+    @contextmanager
+    def registered(self, name: str, data: pa.Table) -> Iterator[None]:
+        """``data`` readable as the relation ``name`` while the context lasts."""
+        self._connection.register(name, data)
+        try:
+            yield
+        finally:
+            self._connection.unregister(name)
+
+    @contextmanager
+    def _guarded(self) -> Iterator[None]:
+        # progress and cancellation watched while DuckDB works; its errors as tool errors
+        try:
+            with watching(
+                self._context,
+                self._connection.interrupt,
+                self._connection.query_progress,
+                self.progress,
+                f"scanning {self._label}",
+            ):
+                yield
+        except duckdb.InterruptException as exc:
+            raise ToolCancelledError from exc
+        except duckdb.Error as exc:
+            if self._context.cancelled:
+                raise ToolCancelledError from exc
+            raise duckdb_error(exc, self._label) from exc
+
+    def close(self) -> None:
+        """Close the connection and the descriptors it read through."""
+        self._connection.close()
+        for descriptor, link in self._held:
+            link.unlink(missing_ok=True)
+            link.parent.rmdir()
+            os.close(descriptor)
+        self._held.clear()
+
+    def duplicate_groups(
+        self, table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+    ) -> tuple[GroupCounts, list[DuplicateGroup]]:
+        """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
+        from one scan: the key columns are copied in source order (see
+        :func:`keyed_copy_statement`), the copy is grouped once, and only a page of duplicates
+        reads the copy again."""
+        table.query(keyed_copy_statement(table, positions))
+        table.query(repeated_keys_statement(table, positions))
+        rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
+            int(v) for v in table.query(keyed_totals_query(table, positions))[0]
+        )
+        # keys absent from dup_keys occur once: each is one group of one row
+        groups = rows - multi_rows + multi_groups
+        missing_groups = multi_missing_groups + missing_rows - multi_missing_rows
+        dup_groups, dup_rows = multi_groups, multi_rows
+        if nulls is Nulls.DISTINCT:
+            # a key with a missing value never repeats under nulls=distinct
+            dup_groups -= multi_missing_groups
+            dup_rows -= multi_missing_rows
+        examples: list[DuplicateGroup] = []
+        if dup_groups and limit > 0:
+            table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
+            page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first
+            listed = {
+                int(first): tuple(int(n) for n in numbers)
+                for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP))
+            }
+            width = len(positions)
+            for row in page:
+                values = tuple(shorten(v) for v in row[:width])
+                examples.append(
+                    DuplicateGroup(values, int(row[width]), listed[int(row[width + 1])])
+                )
+            table.query("DROP TABLE dup_page")
+        table.query("DROP TABLE dup_keys")
+        table.query("DROP TABLE keyed")
+        return (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows), examples
+
+    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+        """A wide source whose cells fit in memory is coded in one streamed pass (exact
+        counts); otherwise one aggregate pass with HyperLogLog estimates, exact distinct
+        counts (and their hashes' distinct counts) only for narrow searches, whose exact
+        ``COUNT(DISTINCT …)`` per column grows with the square of the column count, and the
+        head sample's facts for wide ones."""
+        narrow = len(positions) <= EXACT_DISTINCT_COLUMNS
+        if not narrow:
+            coded = coded_stats(table, positions)
+            if coded is not None:
+                return coded
+        return aggregate_stats(
+            table,
+            positions,
+            table.relation,
+            estimate=True,
+            exact=narrow,
+            hashes=narrow,
+            head=not narrow,
+        )
+
+    def profile(self, table: Table) -> Profile:
+        """Values are text: types inferred from it (see :func:`text_profile`)."""
+        return text_profile(table, self.registered)
+
+    def search_source(
+        self,
+        table: Table,
+        columns: Sequence[int],
+        nulls: Nulls,
+        context: ToolContext,
+        *,
+        rows: int,
+        hash_safe: frozenset[int],
+    ) -> SearchSource:
+        """In-memory copies of the searched columns (see :class:`_Search`)."""
+        return _Search(self, table, columns, nulls, context, hash_safe)
+
+    def sketcher(self) -> Sketcher:
+        """A K-minimum-values sketch of DuckDB's ``hash`` of the key."""
+        return _sketch
+
+
+class _Search:
+    """A key search's in-memory copy of the searched columns (of a wide search, only those
+    checks have needed so far), so repeated scans skip re-parsing the file.
+
+    Columns whose values all hash to distinct 64-bit values are copied as their hashes:
+    grouping fixed-width integers is much faster than grouping text, and equal hashes then
+    mean equal values, so every answer stays exact.
+    """
+
+    def __init__(
+        self,
+        backend: DuckDbBackend,
+        table: Table,
+        columns: Sequence[int],
+        nulls: Nulls,
+        context: ToolContext,
+        hash_safe: frozenset[int],
+    ) -> None:
+        self._backend = backend
+        self._table = table
+        self._columns = tuple(columns)
+        self._nulls = nulls
+        self._context = context
+        self._hash_safe = hash_safe
+        self._copy: str | None = None
+        self._copied: set[int] = set()
+        self._samples: list[str] | None = None
+
+    def relation(self, needed: Sequence[int] = ()) -> str:
+        """The copy, made (again, wider) when it lacks a needed column."""
+        wide = len(self._columns) > EXACT_DISTINCT_COLUMNS
+        wanted = set(needed) | self._copied if wide else set(self._columns)
+        if self._copy is None or not wanted <= self._copied:
+            columns = []
+            for p in sorted(wanted):
+                c = self._table.column(p)
+                columns.append(
+                    f"CASE WHEN {c} IS NULL THEN NULL ELSE hash({c}) END AS {c}"
+                    if p in self._hash_safe
+                    else c
+                )
+            self._backend.execute(
+                "CREATE OR REPLACE TEMP TABLE search AS "
+                f"SELECT {', '.join(columns)} FROM {self._table.relation}"
+            )
+            self._copy = "search"
+            self._copied = wanted
+            self._samples = None  # samples of the old copy lack the new columns
+        return self._copy
+
+    def samples(self, sizes: Sequence[int]) -> list[str]:
+        """Random samples of the copy once there is one (a random sample costs a scan, worth
+        it once the data sits in memory); before, the first rows of the file, which come
+        almost for free."""
+        if self._samples is None:
+            self._samples = []
+            for rows in sizes:
+                name = f"sample_{rows}"
+                if self._copy is not None:
+                    how = f"{self._copy} USING SAMPLE reservoir({rows} ROWS) REPEATABLE (7)"
+                else:
+                    how = f"{self._table.relation} LIMIT {rows}"
+                self._backend.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {how}")
+                self._samples.append(name)
+        return self._samples
+
+    def duplicated(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """One GROUP BY per candidate."""
+        return duplicated_each(self._table, candidates, self._nulls, source, self._context)
+
+
+def _sketch(table: Table, positions: Sequence[int], nulls: Nulls) -> Sketch:
+    """Rows, rows with a missing key value and the smallest key hashes, in one aggregate.
+
+    DuckDB's ``min(x, k)`` costs far more per row than hashing, so only hashes in the lowest
+    1/16 of the range enter it. Once that holds ``k`` hashes they are the ``k`` smallest of
+    all; when it does not (up to about ``16 k`` rows), a second pass takes them from every row.
+    """
+    missing = any_missing(table, positions)
+    kept = f"NOT ({missing})" if nulls is Nulls.DISTINCT else "TRUE"
+    cols = column_list(table, positions)
+    hashed = f"SELECT hash({cols}) AS h, {cols} FROM {table.relation}"
+    rows, missing_rows, hashes = table.query(
+        f"SELECT COUNT(*), COUNT(CASE WHEN {missing} THEN 1 END), "
+        f"min(h, {SKETCH_KEYS}) FILTER (WHERE {kept} AND h < {_PREFILTER}::UBIGINT) "
+        f"FROM ({hashed}) s"
+    )[0]
+    eligible = rows - missing_rows if nulls is Nulls.DISTINCT else rows
+    if len(hashes or ()) < SKETCH_KEYS < eligible:
+        (hashes,) = table.query(
+            f"SELECT min(h, {SKETCH_KEYS}) FILTER (WHERE {kept}) FROM ({hashed}) s"
+        )[0]
+    ordered = sorted(int(h) for h in hashes or ())
+    return kmv_sketch(int(rows), int(missing_rows), ordered, nulls, "DuckDB hash")
+
+
+def keyed_copy_statement(table: Table, positions: Sequence[int]) -> str:
+    """copy the key columns of every row into the temp table ``keyed``.
+
+    DuckDB keeps the copy in source order (insertion order is preserved even when the scan
+    runs in parallel), so a row's ``rowid`` in ``keyed`` is its 0-based row number: row
+    numbers come free with the copy, where numbering the scan itself (``row_number() OVER
+    ()``) forces it through one ordered stream and cost more than the grouping.
+    """
+    return (
+        f"CREATE OR REPLACE TEMP TABLE keyed AS SELECT {column_list(table, positions)} "
+        f"FROM {table.relation}"
+    )
+
+
+def repeated_keys_statement(table: Table, positions: Sequence[int]) -> str:
+    """the keys of ``keyed`` that occur more than once, with their counts ``n``,
+    into the temp table ``dup_keys`` (a key left out occurs exactly once)."""
+    cols = column_list(table, positions)
+    return (
+        f"CREATE OR REPLACE TEMP TABLE dup_keys AS SELECT {cols}, COUNT(*) AS n FROM keyed "
+        f"GROUP BY {cols} HAVING COUNT(*) > 1"
+    )
+
+
+def keyed_totals_query(table: Table, positions: Sequence[int]) -> str:
+    """rows and rows with a missing key value of ``keyed``, then the repeated keys'
+    groups and rows, all and those with a missing value, from ``dup_keys``."""
+    missing = any_missing(table, positions)
+    return (
+        f"SELECT (SELECT COUNT(*) FROM keyed), (SELECT COUNT(*) FROM keyed WHERE {missing}), "
+        "COUNT(*), COALESCE(SUM(n), 0), "
+        f"COUNT(CASE WHEN {missing} THEN 1 END), COALESCE(SUM(CASE WHEN {missing} THEN n END), 0) "
+        "FROM dup_keys"
+    )
+
+
+def _same_key(table: Table, positions: Sequence[int], left: str, right: str) -> str:
+    return " AND ".join(
+        f"{left}.{table.column(p)} IS NOT DISTINCT FROM {right}.{table.column(p)}"
+        for p in positions
+    )
+
+
+def duplicate_page_statement(
+    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+) -> str:
+    """one page of the repeated keys in ``dup_keys``, in first-occurrence order
+    (key values, ``n``, 1-based ``first`` row number), into the temp table ``dup_page``."""
+    cols = ", ".join(f"k.{table.column(p)}" for p in positions)
+    where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
+    return (
+        f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {cols}, d.n, MIN(k.rowid) + 1 AS first "
+        f"FROM keyed k JOIN (SELECT * FROM dup_keys{where}) d "
+        f"ON {_same_key(table, positions, 'k', 'd')} GROUP BY {cols}, d.n "
+        f"ORDER BY first LIMIT {limit} OFFSET {offset}"
+    )
+
+
+def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
+    """the first ``rows_shown`` 1-based row numbers of each group in ``dup_page``,
+    by the group's first row number."""
+    return (
+        f"SELECT p.first, list(k.rowid + 1 ORDER BY k.rowid)[1:{rows_shown}] FROM keyed k "
+        f"JOIN dup_page p ON {_same_key(table, positions, 'k', 'p')} GROUP BY p.first"
+    )

@@ -1,0 +1,556 @@
+"""The SQL databases backend (PostgreSQL, SQLite): read-only sources in named connections.
+
+The client names a connection configured on the server (``--database NAME=URL``), never a
+URL, so credentials never pass through the model. Nothing a client sends can write:
+
+- a client ``query`` must parse (sqlglot, in the connection's dialect) as exactly one
+  statement that only reads (SELECT, WITH … SELECT, UNION …, VALUES);
+- every statement goes to the database as one statement at the protocol level: PostgreSQL
+  through the extended query protocol (a prepared statement refuses ``;``-separated text),
+  SQLite through ``sqlite3``'s ``execute`` (which refuses more than one statement);
+- the session itself is read-only (PostgreSQL ``READ ONLY`` transactions, SQLite files opened
+  with ``mode=ro`` and ``PRAGMA query_only``), so even a SELECT calling a writing function fails;
+- every statement has a time limit (``statement_timeout`` in the URL, default 60 s).
+
+Everything is computed where the rows live: group counts, distinct counts and the key search's
+checks are SQL sent to the database, and only aggregates and one page of rows come back. Each
+dialect's declared keys and statistics are read by its catalog reader
+(:mod:`.catalog_postgres`, :mod:`.catalog_sqlite`).
+"""
+
+# SQL text here is built only from internal identifiers (c1..cn, quoted), integers and a
+# client query that passed read_only_query; client values never reach it otherwise.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+import sqlglot
+from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+
+from uniqueness_server.engine.approximate import SIGMAS, SKETCH_KEYS, kmv_sketch
+from uniqueness_server.engine.backend import (
+    GroupCounts,
+    Progress,
+    SearchSource,
+    Sketch,
+    Sketcher,
+    watching,
+)
+from uniqueness_server.engine.backends.catalog_postgres import PostgresCatalog
+from uniqueness_server.engine.backends.catalog_sqlite import SqliteCatalog
+from uniqueness_server.engine.check import counted_groups
+from uniqueness_server.engine.columns import addressable
+from uniqueness_server.engine.metadata import Catalog
+from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
+from uniqueness_server.engine.profile import typed_profile
+from uniqueness_server.engine.sql import any_missing, column_list, duplicated_each, not_missing
+from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
+from uniqueness_server.engine.table import Table
+
+DEFAULT_STATEMENT_TIMEOUT = 60.0
+"""Seconds a statement may run unless the ``--database`` URL sets ``statement_timeout``."""
+_TIMEOUT_OPTION = "statement_timeout"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|min|h)$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "min": 60.0, "h": 3600.0}
+# anything that writes, locks, changes the session or is not parsed (Command) is refused,
+# wherever it sits in the statement (a data-modifying WITH, SELECT … INTO, FOR UPDATE, …)
+_NOT_READING: tuple[type[exp.Expr], ...] = (
+    exp.DML,
+    exp.DDL,
+    exp.Command,
+    exp.Into,
+    exp.Lock,
+    exp.Pragma,
+    exp.Set,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
+    exp.Copy,
+    exp.LoadData,
+    exp.Attach,
+    exp.Detach,
+    exp.Use,
+    exp.Kill,
+    exp.Grant,
+    exp.Analyze,
+)
+_BATCH_ROWS = 10_000  # rows per batch of a streamed result
+_PG_OFFSET = 1 << 63  # hashtextextended is a signed bigint
+_QUERY_CANCELED = "57014"  # PostgreSQL SQLSTATE of a statement stopped by statement_timeout
+
+
+def _invalid(message: str) -> ToolError:
+    return ToolError(message, ErrorCode.INVALID_ARGUMENT)
+
+
+def read_only_query(sql: str, dialect: str) -> str:
+    """``sql`` trimmed to its one statement if that statement only reads; an error otherwise.
+
+    ``dialect`` is the SQLAlchemy dialect name (``postgresql``, ``sqlite``). The text sent
+    to the database is the client's own (from its first to its last token, so a trailing
+    comment or ``;`` cannot swallow the wrapping the engine adds), never a re-rendering: the
+    parser only decides whether the query is allowed.
+    """
+    glot, shown = _DIALECTS[dialect].glot, _DIALECTS[dialect].shown
+    try:
+        statements = [s for s in sqlglot.parse(sql, dialect=glot) if s is not None]
+        tokens = Dialect.get_or_raise(glot).tokenize(sql)
+    except RecursionError as exc:
+        raise _invalid("query is nested too deeply to be checked; simplify it") from exc
+    except sqlglot.errors.SqlglotError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise _invalid(f"query is not one valid {shown} SELECT statement: {reason}") from exc
+    if not statements:
+        raise _invalid("query is empty")
+    if len(statements) > 1:
+        raise _invalid(
+            f"only one SQL statement is allowed; the query holds {len(statements)} separated by ';'"
+        )
+    statement = statements[0]
+    if not isinstance(statement, exp.Query | exp.Values):
+        raise _invalid(
+            "only SELECT queries are allowed (SELECT, WITH … SELECT, UNION, VALUES), "
+            f"not {_kind(statement)}"
+        )
+    for node in statement.walk():
+        if isinstance(node, _NOT_READING):
+            raise _invalid(f"only SELECT queries are allowed; the query holds {_kind(node)}")
+    while tokens and tokens[-1].token_type is sqlglot.TokenType.SEMICOLON:
+        tokens.pop()
+    return sql[tokens[0].start : tokens[-1].end + 1]
+
+
+def _kind(node: exp.Expr) -> str:
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    if isinstance(node, exp.Lock):
+        return "FOR UPDATE/SHARE (a row lock)"
+    return node.key.upper()
+
+
+def _seconds(name: str, text: str) -> float | None:
+    """``statement_timeout`` as seconds; ``0`` means no limit (``None``)."""
+    value = text.strip().lower()
+    if value == "0":
+        return None
+    match = _DURATION.match(value)
+    if match is None or float(match.group(1)) <= 0:
+        raise ValueError(
+            f"--database {name}: statement_timeout must be a duration such as 30s, 500ms, "
+            f"5min or 1h (0 = no limit), got {text!r}"
+        )
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+@dataclass(frozen=True, slots=True)
+class SqlConnection:
+    """One configured database connection; opens a read-only source per call."""
+
+    name: str
+    engine: sa.Engine
+    timeout: float | None
+
+    def open(self, *, table: str | None, query: str | None, context: ToolContext | None) -> Table:
+        """A read-only :class:`Table` over ``table`` or ``query`` in this database."""
+        if (table is None) == (query is None):
+            raise _invalid("give exactly one of table or query together with database")
+        preparer = self.engine.dialect.identifier_preparer
+        parts: list[str] = []
+        if table is not None:
+            parts = [part.strip() for part in table.split(".")]
+            if not all(parts) or len(parts) > 3:
+                raise _invalid(f"table must be NAME or SCHEMA.NAME, got {table!r}")
+            inner = "SELECT * FROM " + ".".join(preparer.quote_identifier(p) for p in parts)
+            label = f"{self.name}:{table}"
+        else:
+            assert query is not None
+            inner = read_only_query(query, self.engine.dialect.name)
+            label = f"{self.name}:query"
+        backend = SqlBackend(self.engine, context or ToolContext(), label, self.timeout)
+        try:
+            described = backend.columns(inner)
+            names = addressable(described)
+            internal = ", ".join(backend.quote(f"c{i}") for i in range(1, len(names) + 1))
+            prefix = f"WITH src({internal}) AS ({inner}) "
+        except BaseException:
+            backend.close()
+            raise
+        return Table(
+            backend=backend,
+            label=label,
+            names=names,
+            prefix=prefix,
+            row_numbers=False,
+            base=tuple(parts) if table is not None else None,
+            source_query=inner if query is not None else None,
+        )
+
+
+def connect(name: str, url_text: str) -> SqlConnection:
+    """The named connection ``url_text`` describes; a ``ValueError`` naming the problem when
+    it is not a PostgreSQL or SQLite URL this backend can hold read-only."""
+    try:
+        url = sa.make_url(url_text)
+    except sa.exc.ArgumentError as exc:
+        raise ValueError(
+            f"--database {name}: not a usable SQLAlchemy URL: {mask_credentials(str(exc))}"
+        ) from exc
+    backend = url.get_backend_name()
+    if backend == "postgres":
+        backend = "postgresql"
+    if backend not in _DIALECTS:
+        raise ValueError(
+            f"--database {name}: {backend} is not supported; only postgresql and sqlite "
+            "connections can be held read-only"
+        )
+    driver = _DIALECTS[backend].driver
+    _, plus, given = url.drivername.partition("+")
+    if plus and given != driver:
+        raise ValueError(
+            f"--database {name}: {backend} connections use the {driver} driver "
+            f"({backend}+{driver}://… or {backend}://…), not {given}"
+        )
+    timeout_text = url.query.get(_TIMEOUT_OPTION)
+    if isinstance(timeout_text, tuple):
+        raise ValueError(f"--database {name}: statement_timeout is given more than once")
+    timeout = DEFAULT_STATEMENT_TIMEOUT if timeout_text is None else _seconds(name, timeout_text)
+    url = url.difference_update_query([_TIMEOUT_OPTION]).set(drivername=f"{backend}+{driver}")
+    if backend == "sqlite" and url.database not in (None, "", ":memory:"):
+        database = url.database
+        if not database.startswith("file:"):
+            database = "file:" + urllib.parse.quote(database)
+        # read-only URI mode (forced even over a URI's own mode): a missing file is an
+        # error instead of a new empty database, and the file is never opened for writing
+        url = url.set(database=database).update_query_dict({"mode": "ro", "uri": "true"})
+    try:
+        engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
+        raise ValueError(
+            f"--database {name}: not a usable SQLAlchemy URL: {mask_credentials(str(exc))}"
+        ) from exc
+    return SqlConnection(name, engine, timeout)
+
+
+class SqlBackend:
+    """Runs a database source's queries in one read-only transaction, one statement at a time."""
+
+    local = False
+
+    def __init__(
+        self, engine: sa.Engine, context: ToolContext, label: str, timeout: float | None
+    ) -> None:
+        self._engine = engine
+        self._context = context
+        self._label = label
+        self._timeout = timeout
+        self.progress = Progress(context)
+        self._dialect = _DIALECTS[engine.dialect.name]
+        self._dbapi_error: type[Exception] = engine.dialect.loaded_dbapi.Error
+        try:
+            self._connection = engine.connect()
+        except sa.exc.SQLAlchemyError as exc:
+            raise self._error(exc) from exc
+        try:
+            self._make_read_only()
+        except BaseException:
+            self._connection.close()
+            raise
+
+    def quote(self, identifier: str) -> str:
+        """Quoted by the dialect's own identifier preparer."""
+        return self._engine.dialect.identifier_preparer.quote_identifier(identifier)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The dialect's catalog reader, through this read-only connection."""
+        return self._dialect.catalog(self.fetchall, self.quote)
+
+    def as_text(self, expression: str) -> str:
+        """``CAST(… AS VARCHAR)``."""
+        return f"CAST({expression} AS VARCHAR)"
+
+    def _make_read_only(self) -> None:
+        for statement in self._dialect.read_only:
+            self._run(statement)
+        if self._timeout is not None and self._dialect.timeout is not None:
+            # a backstop for a client that died mid-query (a SELECT may change it with
+            # set_config, the client-side deadline it cannot)
+            self._run(self._dialect.timeout.format(ms=max(1, round(self._timeout * 1000))))
+
+    def _error(self, exc: BaseException) -> ToolError:
+        original = getattr(exc, "orig", None) or exc
+        first = (
+            str(original).strip().splitlines()[0]
+            if str(original).strip()
+            else type(original).__name__
+        )
+        return ToolError(
+            f"{self._label}: the database refused the query: {mask_credentials(first)}",
+            ErrorCode.FAILED,
+        )
+
+    def _timed_out(self) -> ToolError:
+        return ToolError(
+            f"{self._label}: the query ran longer than the statement timeout of "
+            f"{self._timeout:g} s and was stopped (statement_timeout in the server's "
+            "--database URL sets it)",
+            ErrorCode.FAILED,
+        )
+
+    def _interrupt(self) -> None:
+        raw: Any = self._connection.connection.dbapi_connection
+        getattr(raw, self._dialect.interrupt)()
+
+    @contextmanager
+    def _deadline(self) -> Iterator[threading.Event]:
+        """Interrupts the statement running when the timeout elapses; the event says so."""
+        expired = threading.Event()
+        if self._timeout is None:
+            yield expired
+            return
+
+        def expire() -> None:
+            expired.set()
+            self._interrupt()
+
+        timer = threading.Timer(self._timeout, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield expired
+        finally:
+            timer.cancel()
+
+    def _run(self, sql: str) -> Any:
+        """A DBAPI cursor that executed ``sql``, verbatim and as exactly one statement.
+
+        psycopg gets ``prepare=True``: the extended query protocol, where the server refuses
+        text holding several statements (a parameterless simple-protocol execute would run
+        them all). ``sqlite3`` refuses several statements by itself. No parameters are ever
+        sent, so ``%`` and ``:name`` in a client's query stay literal.
+        """
+        raw: Any = self._connection.connection.dbapi_connection
+        cursor = raw.cursor()
+        cursor.execute(sql, **self._dialect.execute_options)
+        return cursor
+
+    def _fetch(
+        self, sql: str, fetch: bool, consume: Callable[[list[tuple[Any, ...]]], None] | None = None
+    ) -> tuple[list[tuple[Any, ...]], list[str]]:
+        try:
+            with watching(self._context, self._interrupt), self._deadline() as expired:
+                try:
+                    cursor = self._run(sql)
+                    names = [str(column[0]) for column in cursor.description or ()]
+                    rows = [tuple(row) for row in cursor.fetchall()] if fetch else []
+                    while consume is not None and (batch := cursor.fetchmany(_BATCH_ROWS)):
+                        consume(batch)
+                    cursor.close()
+                except self._dbapi_error as exc:
+                    if self._context.cancelled:
+                        raise ToolCancelledError from exc
+                    if expired.is_set() or getattr(exc, "sqlstate", None) == _QUERY_CANCELED:
+                        raise self._timed_out() from exc
+                    raise self._error(exc) from exc
+        except sa.exc.SQLAlchemyError as exc:
+            raise self._error(exc) from exc
+        return rows, names
+
+    def columns(self, inner: str) -> list[str]:
+        """Column names of ``inner`` without reading its rows."""
+        return self._fetch(f"SELECT * FROM ({inner}) q WHERE 1 = 0", fetch=False)[1]
+
+    def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
+        """All rows of ``sql``; cancellation or the timeout stops the statement in the database."""
+        return self._fetch(sql, fetch=True)[0]
+
+    def execute(self, sql: str) -> None:
+        """Run a statement without a result."""
+        self._fetch(sql, fetch=False)
+
+    def batches(self, sql: str, rows: int) -> Iterator[Any]:
+        """Refused: a database's rows stay in the database (the backend is not local)."""
+        raise ToolError(
+            f"{self._label}: rows of a database are not streamed out", ErrorCode.UNSUPPORTED
+        )
+
+    def stream(self, sql: str, consume: Callable[[list[tuple[Any, ...]]], None]) -> None:
+        """Hands the rows of ``sql`` to ``consume`` batch by batch (SQLite reads them as they
+        are consumed); cancellation or the timeout stops the statement as for :meth:`fetchall`."""
+        self._fetch(sql, fetch=False, consume=consume)
+
+    def close(self) -> None:
+        """Roll back (nothing was written) and release the connection."""
+        try:
+            self._connection.rollback()
+        finally:
+            self._connection.close()
+
+    def duplicate_groups(
+        self, table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+    ) -> tuple[GroupCounts, list[DuplicateGroup]]:
+        """Counted in the database; groups largest first, without row numbers."""
+        return counted_groups(table, positions, nulls, limit, offset)
+
+    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+        """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column."""
+        return aggregate_stats(table, positions, table.relation, estimate=False)
+
+    def profile(self, table: Table) -> Profile:
+        """The driver's types, exact distinct counts."""
+        return typed_profile(table)
+
+    def search_source(
+        self,
+        table: Table,
+        columns: Sequence[int],
+        nulls: Nulls,
+        context: ToolContext,
+        *,
+        rows: int,
+        hash_safe: frozenset[int],
+    ) -> SearchSource:
+        """The source itself, read in place (see :class:`_InPlace`)."""
+        return _InPlace(table, nulls, context)
+
+    def sketcher(self) -> Sketcher:
+        """PostgreSQL: K minimum values of ``hashtextextended``; SQLite: a Theta sketch."""
+        return self._dialect.sketch
+
+
+class _InPlace:
+    """A key search reading the database's rows where they are; samples are the first rows."""
+
+    def __init__(self, table: Table, nulls: Nulls, context: ToolContext) -> None:
+        self._table = table
+        self._nulls = nulls
+        self._context = context
+
+    def relation(self, needed: Sequence[int] = ()) -> str:
+        """The source relation."""
+        return self._table.relation
+
+    def samples(self, sizes: Sequence[int]) -> list[str]:
+        """The first rows: a random sample would cost the database a full scan."""
+        return [
+            f"(SELECT * FROM {self._table.relation} LIMIT {rows}) sample_{rows}" for rows in sizes
+        ]
+
+    def duplicated(
+        self, candidates: Sequence[tuple[int, ...]], source: str
+    ) -> set[tuple[int, ...]]:
+        """One GROUP BY per candidate."""
+        return duplicated_each(self._table, candidates, self._nulls, source, self._context)
+
+
+def _postgres_sketch(table: Table, positions: Sequence[int], nulls: Nulls) -> Sketch:
+    """Rows and rows with a missing key value, then the smallest key hashes by a top-N sort
+    in the database (two statements: ``src`` referenced twice in one would be materialized)."""
+    missing = any_missing(table, positions)
+    rows, missing_rows = table.query(
+        f"SELECT COUNT(*), COUNT(CASE WHEN {missing} THEN 1 END) FROM {table.relation}"
+    )[0]
+    where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
+    key = f"hashtextextended(ROW({column_list(table, positions)})::text, 0)"
+    hashes = table.query(
+        f"SELECT {key} AS h FROM {table.relation}{where} ORDER BY h LIMIT {SKETCH_KEYS}"
+    )
+    ordered = [int(h) + _PG_OFFSET for (h,) in hashes]
+    return kmv_sketch(int(rows), int(missing_rows), ordered, nulls, "hashtextextended")
+
+
+def _sqlite_sketch(table: Table, positions: Sequence[int], nulls: Nulls) -> Sketch:
+    """SQLite has no hash function: stream the key values once through a Theta sketch."""
+    # imported here: only SQLite sources need it, and server start-up stays lean
+    from datasketches import update_theta_sketch  # type: ignore[import-untyped]
+
+    sketch = update_theta_sketch(lg_k=SKETCH_KEYS.bit_length() - 1)
+    counts = [0, 0]  # rows, rows with a missing key value
+
+    def consume(batch: Sequence[tuple[Any, ...]]) -> None:
+        for row in batch:
+            counts[0] += 1
+            if None in row:
+                counts[1] += 1
+                if nulls is Nulls.DISTINCT:
+                    continue
+            sketch.update(repr(tuple(_canonical(v) for v in row)))
+
+    backend = table.backend
+    assert isinstance(backend, SqlBackend)  # the sketch of this module's own backend
+    backend.stream(
+        table.prefix + f"SELECT {column_list(table, positions)} FROM {table.relation}", consume
+    )
+    rows, missing = counts
+    if not sketch.is_estimation_mode():
+        reason = f"the sketch kept every distinct key ({sketch.num_retained:,}); checked exactly"
+        return Sketch(rows, missing, exact_because=reason)
+    return Sketch(
+        rows,
+        missing,
+        f"Apache DataSketches Theta sketch (k = {SKETCH_KEYS:,}) of the key values' text, "
+        "one pass streaming the rows",
+        sketch.get_estimate(),
+        sketch.get_lower_bound(SIGMAS),
+        sketch.get_upper_bound(SIGMAS),
+    )
+
+
+def _canonical(value: object) -> object:
+    """SQLite compares ``1`` and ``1.0`` as equal: give them one spelling."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Dialect:
+    """What differs between the SQL databases this backend reads."""
+
+    driver: str  # the only driver run
+    glot: str  # sqlglot's name of the dialect
+    shown: str  # its name in messages
+    catalog: Callable[[Callable[[str], list[tuple[Any, ...]]], Callable[[str], str]], Catalog]
+    sketch: Sketcher
+    read_only: tuple[str, ...]  # statements making the session read-only
+    timeout: str | None  # a statement setting the server-side timeout ({ms}); None: none
+    interrupt: str  # the DBAPI connection's method stopping the running statement
+    execute_options: dict[str, Any] = field(default_factory=dict)
+
+
+_DIALECTS = {
+    "postgresql": _Dialect(
+        "psycopg",
+        "postgres",
+        "PostgreSQL",
+        PostgresCatalog,
+        _postgres_sketch,
+        # the session default too, so no later transaction of this connection can write
+        ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", "SET TRANSACTION READ ONLY"),
+        "SET statement_timeout = {ms}",
+        "cancel",
+        # the extended query protocol: the server refuses text holding several statements
+        {"prepare": True},
+    ),
+    "sqlite": _Dialect(
+        "pysqlite",
+        "sqlite",
+        "SQLite",
+        SqliteCatalog,
+        _sqlite_sketch,
+        ("PRAGMA query_only = ON",),
+        None,
+        "interrupt",
+    ),
+}
