@@ -94,3 +94,12 @@ def forge_answer(answer: str) -> None:
                 os._exit(0)
         except OSError:
             continue
+
+
+def shout(megabytes: int) -> str:
+    """Write ``megabytes`` MiB to stderr, then answer."""
+    line = b"x" * 1023 + b"\n"
+    for _ in range(megabytes * 1024):
+        os.write(2, line)
+    os.write(2, b"the last words\n")
+    return "done"

@@ -51,3 +51,24 @@ def test_a_forged_answer_is_a_clear_error(forged: str) -> None:
             what="the scan",
         )
     assert str(caught.value) == "the scan failed: its answer is not valid JSON"
+
+
+def test_a_chatty_child_cannot_fill_the_log(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level("DEBUG", logger="mcp_common.isolation")
+    assert run_isolated(isolated_work.shout, 50, env={"PYTHONPATH": TESTS}, limits=LIMITS) == "done"
+    (noise,) = [m for m in caplog.messages if "to stderr" in m]
+    assert noise.startswith("the isolated work wrote 52428815 bytes to stderr; the last 8192:\n")
+    assert noise.endswith("the last words\n")
+    assert len(noise) < 10_000
+    assert len(capfd.readouterr().err) < 10_000  # nothing reached the server's own stderr
+
+
+def test_the_default_answer_limit_bounds_what_the_server_decodes() -> None:
+    with pytest.raises(IsolatedWorkError, match="larger than the 8,388,608 byte limit"):
+        run_isolated(
+            isolated_work.forge_answer,
+            "[" + "[]," * 3_000_000 + "[]]",
+            env={"PYTHONPATH": TESTS},
+        )

@@ -155,8 +155,9 @@ def announce_token(server: str, url: str, port: int, token: str) -> TokenFile | 
         )
         atexit.register(written.remove)
     lines.append("  (a new token at every start: --auth-token sets one, --no-auth serves without)")
-    sys.stderr.write("\n".join(lines) + "\n")
-    sys.stderr.flush()
+    if sys.stderr is not None:  # None when the server was started with stderr closed
+        sys.stderr.write("\n".join(lines) + "\n")
+        sys.stderr.flush()
     if written is None:
         _log.warning(
             "could not write the token file: %s; the token was printed on stderr only", problem
