@@ -4,8 +4,10 @@ requests without it; serving unauthenticated takes ``--no-auth``, which the log 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import stat
 from pathlib import Path
 
@@ -145,3 +147,40 @@ def test_a_token_file_that_cannot_be_written_safely_still_leaves_the_server_guar
 def test_the_printed_token_is_what_the_file_holds(http_servers: HttpServers) -> None:
     server = http_servers.start("stateless-http")
     assert printed_token(server.log()) == server.token
+
+
+def raw_status(server: RunningServer, authorization: list[bytes]) -> int:
+    """The status of an initialize sent over a bare socket with these Authorization lines."""
+    body = json.dumps(INITIALIZE).encode()
+    head = [
+        b"POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{server.port}".encode(),
+        b"Accept: application/json, text/event-stream",
+        b"Content-Type: application/json",
+        f"Content-Length: {len(body)}".encode(),
+        *(b"Authorization: " + value for value in authorization),
+        b"Connection: close",
+    ]
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as raw:
+        raw.sendall(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        reply = b""
+        while chunk := raw.recv(65536):
+            reply += chunk
+    return int(reply.split(b" ", 2)[1])
+
+
+def test_odd_authorization_headers_are_refused_cleanly(http_servers: HttpServers) -> None:
+    server = http_servers.start("stateless-http")
+    assert server.token is not None
+    token = server.token.encode()
+    for odd in (
+        [b"Bearer"],
+        [b"Bearer "],
+        [b"Bearer \xff\xfe" + token],  # not UTF-8
+        [b"Bearer " + token + b"\x00"],  # the HTTP parser refuses it first (400)
+        [b"Bearer " + token * 200],  # long, and starting with the token
+        [b"Bearer wrong", b"Bearer " + token],  # a second header does not rescue the first
+    ):
+        assert raw_status(server, odd) in (400, 401), odd
+    assert raw_status(server, [b"Bearer " + token]) == 200
+    assert "Traceback" not in server.log()
