@@ -282,11 +282,12 @@ def next_steps() -> None:
     claude mcp add uniqueness -- uv run --directory {ROOT} uniqueness-server --allowed-dir {DATA}
     claude mcp add context -- uv run --directory {ROOT} context-server --allowed-dir {PROJECT}
     claude mcp add adopt -- uv run --directory {ROOT} adopt-server
-  or, from PyPI: claude mcp add uniqueness -- uvx --from mcp-tools-uniqueness-server uniqueness-server --allowed-dir DIR
+  or install a server's commands on your PATH (uv tool install ./packages/uniqueness-server)
+  and give the command alone: claude mcp add uniqueness -- uniqueness-server --allowed-dir DIR
 * Check a key from a shell or a pipeline (exit status 0 unique, 1 not unique, 2 error):
     uv run uniqueness-check examples/data/orders.csv order_number,line_no
-* Claude Desktop, Cursor, .mcp.json and HTTP setups: the "Install and connect a client"
-  section of packages/<server>/README.md; every tool, parameter and flag: docs/<server>.md"""
+* Claude Desktop, Cursor, VS Code, .mcp.json and HTTP setups: "Install and connect a client" in
+  packages/<server>/README.md; every tool, parameter and flag: docs/<server>.md"""
     )
 
 

@@ -3,6 +3,7 @@ wrong flag the way a user expects: one error line after the usage, exit status 2
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from importlib.metadata import version
@@ -107,3 +108,53 @@ def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> N
     assert lines[0].lower().startswith("usage:")
     assert lines[-1].startswith(f"{command}: error:")
     assert sum(": error:" in line for line in lines) == 1
+
+
+LIGHT_DISTRIBUTIONS = {
+    "pydantic",
+    "pydantic_core",
+    "pydantic_settings",
+    "typing_extensions",
+    "typing_inspection",
+    "annotated_types",
+    "dotenv",
+}
+"""Third-party modules a command may load to answer ``--help``: the settings models its flags
+are derived from."""
+ENTRY_POINTS = {
+    command: entry
+    for package in PACKAGES
+    for command, entry in package.scripts
+    if entry == f"{package.import_name}.__main__:main"
+}
+"""Every server command: the SDK, the transports and the engines must wait until it serves."""
+
+LOADED_FOR = """
+import contextlib, importlib, io, json, sys
+module, function = sys.argv[1].split(":")
+sys.argv = [sys.argv[2], sys.argv[3]]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+    getattr(importlib.import_module(module), function)()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+@pytest.mark.parametrize("command", ENTRY_POINTS)
+def test_help_and_version_load_neither_the_sdk_nor_the_engines(command: str, flag: str) -> None:
+    answer = subprocess.run(
+        [sys.executable, "-c", LOADED_FOR, ENTRY_POINTS[command], command, flag],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    loaded = set(json.loads(answer.stdout))
+    package = next(p for p in PACKAGES if p.server_command == command)
+
+    tops = {name.split(".")[0] for name in loaded if not name.startswith(("_", "__main__"))}
+    third_party = tops - set(sys.stdlib_module_names) - {p.import_name for p in PACKAGES}
+    assert third_party <= LIGHT_DISTRIBUTIONS
+    for heavy in ("tools", *package.core):
+        assert f"{package.import_name}.{heavy}" not in loaded
+    assert "mcp_common.adapter.serving" not in loaded

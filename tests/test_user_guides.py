@@ -18,28 +18,11 @@ from mcp_common import ToolDefinition, parse_arguments
 from mcp_common.adapter import ServerApp
 from mcp_common.adapter import parse_arguments as parse_command_line
 from mcp_common.adapter.cli import options
+from readme_snippets import client_section, fenced
 from uniqueness_server.server import APP as UNIQUENESS_APP
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = {app.name: app for app in (UNIQUENESS_APP, CONTEXT_APP, ADOPT_APP)}
-SECTION_TITLE = "## Install and connect a client"
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.DOTALL | re.MULTILINE)
-
-
-def client_section(server: str) -> str:
-    """The README's client setup section: the one carrying the registry name marker."""
-    readme = (ROOT / "packages" / server / "README.md").read_text("utf-8")
-    sections = [
-        section
-        for section in re.split(r"(?m)^## ", readme)
-        if section.startswith(SECTION_TITLE[3:]) and "mcp-name:" in section
-    ]
-    assert len(sections) == 1, f"{server} README needs one '{SECTION_TITLE}' with mcp-name"
-    return sections[0]
-
-
-def fenced(text: str, language: str) -> list[str]:
-    return [body for lang, body in FENCE.findall(text) if lang == language]
 
 
 def flags_of(app: ServerApp[Any]) -> set[str]:
@@ -47,7 +30,8 @@ def flags_of(app: ServerApp[Any]) -> set[str]:
 
 
 def server_entries(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    servers = document["mcpServers"]
+    """The server entries of a client configuration (VS Code calls the table ``servers``)."""
+    servers = document.get("mcpServers", document.get("servers"))
     assert isinstance(servers, dict)
     assert servers
     yield from servers.values()
@@ -59,7 +43,7 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
     snippets = fenced(client_section(server), "json")
     kinds = set()
 
-    assert len(snippets) >= 5, "Claude Desktop, Cursor, .mcp.json and two HTTP forms"
+    assert len(snippets) >= 6, "Claude Desktop, Cursor, VS Code, .mcp.json and two HTTP forms"
     for snippet in snippets:
         for entry in server_entries(json.loads(snippet)):
             if "url" in entry:
@@ -68,9 +52,8 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
                 assert entry["headers"]["Authorization"].startswith("Bearer ")
             else:
                 kinds.add("stdio")
-                assert entry["command"] == "uvx"
-                assert entry["args"][:3] == ["--from", app.distribution, server]
-                options = [word for word in entry["args"][3:] if word.startswith("--")]
+                assert Path(entry["command"]).name == server  # the installed command
+                options = [word for word in entry["args"] if word.startswith("--")]
                 assert set(options) <= flags_of(app), options
     assert kinds == {"stdio", "http"}
 
@@ -78,15 +61,15 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
 @pytest.mark.parametrize("server", APPS)
 def test_every_command_line_uses_flags_the_server_has(server: str) -> None:
     app = APPS[server]
-    commands = " ".join(fenced(client_section(server), "sh")).replace("\\\n", " ")
+    commands = "\n".join(fenced(client_section(server), "sh")).replace("\\\n", " ")
     claude_lines = [line for line in commands.splitlines() if line.startswith("claude mcp add")]
 
-    uvx = f"uvx --from {app.distribution} {server} "
-    assert any(f"-- {uvx}" in line for line in claude_lines)
+    started = f"{server} "
+    assert any(f"-- {started}" in line for line in claude_lines)
     assert any(f"http://127.0.0.1:{app.default_port}/mcp" in line for line in claude_lines)
     for line in commands.splitlines():
-        if uvx in line:
-            server_words = line.split(uvx, 1)[1].split()
+        if started in line:
+            server_words = line.split(started, 1)[1].split()
             options = {word.split("=")[0] for word in server_words if word.startswith("--")}
             assert options <= flags_of(app), line
 

@@ -5,10 +5,14 @@ registry manifest (server.json) per server that agrees with the package and its 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,9 @@ import anyio
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import result_text
 from mcp_common.workspace import workspace_packages
+from readme_snippets import client_section, shell_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -54,6 +60,8 @@ def wheel_of(directory: Path, distribution: str) -> Path:
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheels")
+    builds = {line for server in SERVERS for line in readme_lines(server, "uv build ")}
+    assert builds == {"uv build --all-packages --wheel --out-dir dist"}, builds
     subprocess.run(
         ["uv", "build", "--all-packages", "--wheel", "--out-dir", str(out)],
         cwd=ROOT,
@@ -73,13 +81,83 @@ def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
             names = archive.namelist()
         assert f"{package.import_name}/__init__.py" in names
         assert f"{package.import_name}/py.typed" in names
+        (license_file,) = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
+        with zipfile.ZipFile(wheel) as archive:
+            assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
 
 
-async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
-    parameters = StdioServerParameters(command=str(command), args=args, cwd=cwd)
-    async with Client(parameters) as client:
-        listing = await client.list_tools()
-    return {tool.name for tool in listing.tools}
+def test_every_package_ships_the_repository_license() -> None:
+    """A package's LICENSE is a copy of the repository's (an sdist cannot carry a symlink out
+    of its directory), and its metadata names the same license."""
+    for package in PACKAGES:
+        assert (package.path / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+        assert 'license = "MIT"' in (package.path / "pyproject.toml").read_text("utf-8")
+    assert (ROOT / "LICENSE").read_text("utf-8").startswith("MIT License\n")
+
+
+@dataclass(frozen=True)
+class RealCall:
+    """One call a freshly installed server must answer, on files the test writes."""
+
+    arguments: Callable[[Path], dict[str, Any]]
+    """The call's arguments, given the directory the server is confined to (files written)."""
+    answer: str
+    """Text the answer must contain."""
+    is_error: bool = False
+
+
+def _csv(work: Path) -> dict[str, Any]:
+    (work / "orders.csv").write_text("id,customer\n1,a\n2,a\n3,b\n", encoding="utf-8")
+    return {"path": "orders.csv", "columns": ["customer"]}
+
+
+def _project(work: Path) -> dict[str, Any]:
+    source = work / "shop" / "src" / "main" / "java" / "shop"
+    source.mkdir(parents=True)
+    (source / "Order.java").write_text("package shop;\n\npublic class Order {}\n", "utf-8")
+    return {"path": "shop"}
+
+
+def _repository(work: Path) -> dict[str, Any]:
+    repository = work / "origin"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q", str(repository)], check=True, timeout=60)
+    (repository / "README.md").write_text("# origin\n", encoding="utf-8")
+    subprocess.run([*git, "-C", str(repository), "add", "."], check=True, timeout=60)
+    subprocess.run([*git, "-C", str(repository), "commit", "-qm", "init"], check=True, timeout=60)
+    return {"repositoryUrl": str(repository), "workspace": "checkouts"}
+
+
+def _text(work: Path) -> dict[str, Any]:
+    (work / "notes.txt").write_text("one two two\n", encoding="utf-8")
+    return {"path": "notes.txt"}
+
+
+REAL_CALLS = {
+    "uniqueness_check": RealCall(_csv, "unique: false"),
+    "project_tree": RealCall(_project, "Order.java"),
+    "verify_adoption": RealCall(_repository, "no CLAUDE.md", is_error=True),
+    "count_words": RealCall(_text, "two"),  # the example tool of a new server's template
+}
+"""By tool name: a server is called through the first of its tools listed here."""
+
+
+async def list_and_call(
+    command: Path, args: list[str], work: Path
+) -> tuple[set[str], str, RealCall, str, bool]:
+    parameters = StdioServerParameters(command=str(command), args=args, cwd=work)
+    async with Client(parameters, mode="legacy") as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        tool = next((name for name in REAL_CALLS if name in names), None)
+        assert tool is not None, f"give one of {sorted(names)} a RealCall in REAL_CALLS"
+        call = REAL_CALLS[tool]
+        result = await client.call_tool(tool, call.arguments(work))
+    return names, tool, call, result_text(result), bool(result.is_error)
+
+
+def readme_lines(server: str, start: str) -> list[str]:
+    """The install section's command lines starting with ``start``."""
+    return [line for line in shell_lines(client_section(server)) if line.startswith(start)]
 
 
 @pytest.mark.e2e
@@ -87,36 +165,30 @@ async def listed_tools(command: Path, args: list[str], cwd: Path) -> set[str]:
 def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     wheels: Path, server: str, tmp_path: Path
 ) -> None:
-    distribution = SERVERS[server].distribution
-    venv = tmp_path / "venv"
-    subprocess.run(
-        ["uv", "venv", "--quiet", "--python", sys.executable, str(venv)],
-        check=True,
-        capture_output=True,
-        timeout=120,
+    """The README's pip line, as written but for where ``dist`` and the venv are: the server
+    from the wheels alone (the third-party packages from the index), then a real call."""
+    (install,) = readme_lines(server, "python3 -m venv ")
+    home = tmp_path / "home"
+    command = install.replace("~/", f"{home}/").replace(
+        "--find-links dist", f"--find-links {wheels}"
     )
+    venv = Path(shlex.split(command)[3])
     subprocess.run(
-        [
-            "uv",
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(venv / "bin" / "python"),
-            str(wheel_of(wheels, distribution)),
-            str(wheel_of(wheels, COMMON)),
-        ],
+        ["bash", "-c", command],
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
         check=True,
         capture_output=True,
-        timeout=600,
+        timeout=900,
     )
     work = tmp_path / "work"
     work.mkdir()
     args = [CONFINEMENT.get(server, "--allowed-dir"), str(work), "--log-level", "WARNING"]
 
-    tools = anyio.run(listed_tools, venv / "bin" / server, args, work)
+    tools, tool, call, text, is_error = anyio.run(list_and_call, venv / "bin" / server, args, work)
 
     assert tools == golden_tool_names(server)
+    assert call.answer in text, (tool, text)
+    assert is_error == call.is_error, (tool, text)
     for command, _ in SERVERS[server].scripts:
         answer = subprocess.run(
             [str(venv / "bin" / command), "--version"],
@@ -126,7 +198,7 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
             check=False,
         )
         assert answer.returncode == 0, answer.stderr
-        assert version(distribution) in answer.stdout
+        assert version(SERVERS[server].distribution) in answer.stdout
 
 
 def manifest(server: str) -> dict[str, Any]:

@@ -74,7 +74,8 @@ class RunningServer:
         return self.log_file.read_text(encoding="utf-8", errors="replace")
 
 
-def _wait_until_listening(process: subprocess.Popen[bytes], port: int, log_file: Path) -> None:
+def wait_until_listening(process: subprocess.Popen[bytes], port: int, log_file: Path) -> None:
+    """Return once ``port`` accepts connections; fail with the log if the process ends first."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -158,7 +159,7 @@ class HttpServers:
                 stderr=subprocess.STDOUT,
             )
         self._started.append(process)
-        _wait_until_listening(process, port, log_file)
+        wait_until_listening(process, port, log_file)
         prefix = module.upper() + "_"  # example_server: EXAMPLE_SERVER_AUTH_TOKEN
         token = environment.get(f"{prefix}AUTH_TOKEN")
         unauthenticated = "--no-auth" in args or environment.get(f"{prefix}NO_AUTH")

@@ -259,3 +259,44 @@ def test_a_misbehaving_claude_fails_only_its_repository(adopt_env: AdoptEnv, bad
     assert git(remotes[1], "branch", "--list").split() == ["*", "main"], "nothing was pushed"
     for remote in (remotes[0], remotes[2]):
         assert BRANCH in git(remote, "branch", "--list")
+
+
+GUARD_COMMANDS = {
+    # how each project's own guard runs (the fake mvn/gradle do what the wired guard does)
+    "maven": ["mvn", "-q", "-N", "validate"],
+    "gradle": ["gradle", "-q", "enforceClaudeMd"],
+    "python": [sys.executable, ".github/agent-config-check.py"],
+    "plain": [sys.executable, ".github/agent-config-check.py"],
+}
+STUB = "_Not documented yet — replace this line with the project's own guidance._"
+
+
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_one_rule_for_every_guard_a_placeholder_fails_maven_too(
+    adopt_env: AdoptEnv, kind: str
+) -> None:
+    remote = adopt_env.remote(kind)
+    assert adopt(adopt_env, remote).succeeded
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" it
+    clone = adopt_env.root / "clone"
+    git(adopt_env.root, "clone", "-q", str(remote), str(clone))
+    guard = subprocess.run(
+        GUARD_COMMANDS[kind], cwd=clone, capture_output=True, text=True, check=False
+    )
+    assert guard.returncode == 0, guard.stdout + guard.stderr
+    agents = (clone / "AGENTS.md").read_text()
+    body = "\n".join(section_lines(agents, "## Releasing"))
+    (clone / "AGENTS.md").write_text(agents.replace(body, STUB, 1))
+    git(clone, "commit", "-qam", "someone left a placeholder")
+    git(clone, "push", "-q", "origin", "HEAD:main")
+
+    [verified] = adopt_repositories(
+        [str(remote)], adopt_env.root / "verify", fast(verify_only=True)
+    )
+    assert verified.failure is not None
+    assert "AGENTS.md section '## Releasing' holds only placeholder text" in verified.failure
+    guard = subprocess.run(
+        GUARD_COMMANDS[kind], cwd=clone, capture_output=True, text=True, check=False
+    )
+    assert guard.returncode == 1, f"the {kind} guard let the placeholder through"
+    assert "Not documented yet" in guard.stdout or "placeholder" in guard.stdout, guard.stdout

@@ -177,3 +177,45 @@ def test_cancellation_stops_indexing(project: Project) -> None:
     with pytest.raises(ToolCancelledError):
         service.index(str(root), "auto", context.check_cancelled, progress)
     assert reports == [(200, 450)]
+
+
+def test_worker_processes_parse_what_this_process_would(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many files to parse go to worker processes (one per core): the same facts, the same
+    skip reasons, the same graph; a file touched but unchanged is still not parsed."""
+    import context_server.core.index as index_module
+
+    files: dict[str, str | bytes] = {
+        f"p{n % 3}/C{n}.java": f"package p{n % 3}; class C{n} {{ p{(n + 1) % 3}.C{n + 1} next; }}"
+        for n in range(40)
+    }
+    files |= {
+        "lib/__init__.py": "",
+        "lib/a.py": "from lib.b import B\n",
+        "lib/b.py": "class B: pass\n",
+    }
+    files |= {
+        "p0/Binary.java": b"\x00\x01binary",
+        "p0/Latin.java": 'class L { String s = "\xe9"; }'.encode("latin-1"),
+    }
+    root = project(files)
+    serial = build(root)
+    monkeypatch.setattr(index_module, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(index_module, "BATCH", 7)
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: nothing is parsed in workers")
+    cache = IndexCache(watch=False)
+    parallel = build(root, cache)
+    assert parallel.statistics.workers >= 2
+    assert parallel.statistics.parsed == len(files)
+    assert problems(parallel) == problems(serial)
+    assert {p: parallel.resolver.direct(p) for p in parallel.sources} == {
+        p: serial.resolver.direct(p) for p in serial.sources
+    }
+    assert parallel.sources == serial.sources
+    for path in root.rglob("*.java"):
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1000))
+    again = build(root, cache)
+    assert again.statistics.parsed == 0
+    assert again.sources == serial.sources

@@ -24,7 +24,7 @@ Project = Callable[[Mapping[str, str | bytes]], Path]
 CASES = {
     "typescript": (
         "AccountService",
-        ["src/app/models/index.ts", "src/app/config.ts", "src/shared/util.ts"],
+        ["src/app/models/user.ts", "src/app/config.ts", "src/shared/util.ts"],
         "User",
     ),
     "go": ("Invoice", ["internal/model/line.go"], "User"),

@@ -96,4 +96,4 @@ def test_every_plugin_names_extracts_and_links_an_empty_file(plugin: Language) -
     assert facts.declarations == ()
     assert facts.references == ()
     linker = plugin.linker({path: facts}, {})
-    assert linker.edges(path, facts, True).edges == ()
+    assert linker.link(path, facts, True).dependencies.edges == ()

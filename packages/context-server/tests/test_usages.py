@@ -49,7 +49,7 @@ def test_one_class_of_a_module_counts_only_files_naming_it(project: Project) -> 
     user = call(tool, {"path": ".", "className": "User"}).structured
     assert user is not None
     assert [(u["path"], u["uses"], u["lines"]) for u in user["users"]] == [
-        ("py/app/views.py", 3, [1, 4])
+        ("py/app/views.py", 2, [1, 4])
     ]
     group = call(tool, {"path": ".", "className": "app.models.Group"}).structured
     assert group is not None

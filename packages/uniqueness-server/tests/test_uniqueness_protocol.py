@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from mcp_common.testing import (
     result_text,
     run_contract_checks,
 )
+from uniqueness_server.engine.backend import running_queries
 from uniqueness_server.server import APP
 from uniqueness_testkit import household_csv, tools_for, write
 
@@ -152,10 +152,6 @@ async def test_find_keys_reports_progress(root: Path) -> None:
     assert any(m and "sets of 2 columns" in m for _, _, m in seen)
 
 
-def _query_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "uniqueness-query-watch"]
-
-
 @pytest.mark.anyio
 async def test_a_cancelled_call_stops_the_scan(root: Path) -> None:
     slow = (
@@ -171,12 +167,12 @@ async def test_a_cancelled_call_stops_the_scan(root: Path) -> None:
                 )
             )
             with anyio.fail_after(10):
-                while not _query_threads():
+                while not running_queries():
                     await anyio.sleep(0.05)
             group.cancel_scope.cancel()
         deadline = time.monotonic() + 10
-        while _query_threads() and time.monotonic() < deadline:
+        while running_queries() and time.monotonic() < deadline:
             await anyio.sleep(0.05)
-        assert not _query_threads(), "the query kept running after the call was cancelled"
+        assert not running_queries(), "the query kept running after the call was cancelled"
         after = await client.call_tool("list_columns", {"database": "shop", "table": "orders"})
         assert not after.is_error

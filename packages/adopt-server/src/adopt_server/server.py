@@ -15,7 +15,6 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from adopt_server import DISTRIBUTION
-from adopt_server.tools import build_tools as tools_for
 
 
 def default_workspace_root() -> Path:
@@ -53,6 +52,9 @@ class AdoptSettings(ServerSettings):
 
 def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
     """The tools, confined to ``--workspace-root``."""
+    # the pipeline loads here, when the server starts, not for --help or --version
+    from adopt_server.tools import build_tools as tools_for
+
     if settings.workspace_root:
         root = Path(settings.workspace_root)
         root.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,9 @@ from adopt_server.conformance import (
     claude_md_importing_agents_md,
     rules_for,
 )
-from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards import guard_notes, install_guard, is_guard_installed
+from adopt_server.guards.budget import MAX_LINES
+from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import script_text
 from adopt_server.guards.fallback import MARKER, SCRIPT, WORKFLOW
 from adopt_testkit import GOOD_AGENTS_MD
@@ -37,7 +40,7 @@ def run_script(checkout: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_both_files_written_with_lf_and_the_marker(tmp_path: Path) -> None:
-    assert install(tmp_path) == [WORKFLOW, SCRIPT]
+    assert install(tmp_path) == [WORKFLOW, SCRIPT, CONFIG]
     for relative in (WORKFLOW, SCRIPT):
         data = (tmp_path / relative).read_bytes()
         assert MARKER.encode() in data
@@ -48,6 +51,35 @@ def test_both_files_written_with_lf_and_the_marker(tmp_path: Path) -> None:
     assert (tmp_path / SCRIPT).read_text(encoding="utf-8") == script_text()
     assert is_guard_installed(tmp_path, "github-actions")
     assert install(tmp_path) == []
+
+
+def test_the_committed_configuration_holds_agents_md_to_the_line_budget(tmp_path: Path) -> None:
+    install(tmp_path)
+    config = json.loads((tmp_path / CONFIG).read_text(encoding="utf-8"))
+    assert config["rules"]["contextBudget"]["maxLines"] == MAX_LINES
+    (tmp_path / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
+    padding = "".join(f"- note {n}\n" for n in range(MAX_LINES))
+    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD + padding, encoding="utf-8")
+    skill = tmp_path / ".claude/skills/release/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release\ndescription: Cut a release.\n---\n" + padding * 2)
+    long = run_script(tmp_path)
+    assert long.returncode == 1
+    lines = len((GOOD_AGENTS_MD + padding).splitlines())
+    assert f"AGENTS.md has {lines} lines, over the {MAX_LINES}-line budget" in long.stdout
+    assert "SKILL.md" not in long.stdout, "a skill has budgets of its own"
+    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
+    assert run_script(tmp_path).returncode == 0
+
+
+def test_a_project_configuration_is_kept_and_a_missing_budget_reported(tmp_path: Path) -> None:
+    (tmp_path / ".claude").mkdir()
+    own = '{"skippedRules": ["okfBundleFormat"]}\n'
+    (tmp_path / CONFIG).write_text(own, encoding="utf-8")
+    assert CONFIG not in install(tmp_path)
+    assert (tmp_path / CONFIG).read_text(encoding="utf-8") == own
+    [note] = guard_notes(tmp_path, "github-actions")
+    assert note.startswith(f"{CONFIG} is the project's own and sets no line budget")
 
 
 def test_a_section_with_a_hash_stays_one_argument_in_the_workflow(tmp_path: Path) -> None:
@@ -87,7 +119,7 @@ def test_foreign_workflow_is_kept_and_the_missing_script_written(
     workflow = tmp_path / WORKFLOW
     workflow.parent.mkdir(parents=True)
     workflow.write_text("name: theirs\n", encoding="utf-8")
-    assert install(tmp_path) == [SCRIPT]
+    assert install(tmp_path) == [SCRIPT, CONFIG]
     assert workflow.read_text(encoding="utf-8") == "name: theirs\n"
     assert "CI may not run the guard" in caplog.text
     assert not is_guard_installed(tmp_path, "github-actions")

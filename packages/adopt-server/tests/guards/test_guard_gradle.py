@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import rules_for
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.gradle import declares_task
 
@@ -22,7 +23,7 @@ def install(checkout: Path) -> list[str]:
 def test_groovy_script_gets_the_groovy_block_once(tmp_path: Path) -> None:
     script = tmp_path / "build.gradle"
     script.write_text(GROOVY, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle", SCRIPT]
+    assert install(tmp_path) == ["build.gradle", SCRIPT, CONFIG]
     text = script.read_text(encoding="utf-8")
     assert text.startswith(GROOVY + "\n// Added by claude-code-adopt")
     assert "tasks.register('enforceClaudeMd', Exec)" in text
@@ -42,7 +43,7 @@ def test_groovy_script_gets_the_groovy_block_once(tmp_path: Path) -> None:
 def test_kotlin_script_gets_the_kotlin_block(tmp_path: Path) -> None:
     script = tmp_path / "build.gradle.kts"
     script.write_text(KOTLIN, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle.kts", SCRIPT]
+    assert install(tmp_path) == ["build.gradle.kts", SCRIPT, CONFIG]
     text = script.read_text(encoding="utf-8")
     assert 'tasks.register<Exec>("enforceClaudeMd")' in text
     # Kotlin strings escape the quote, the backslash and the template dollar.
@@ -57,7 +58,7 @@ def test_kotlin_script_gets_the_kotlin_block(tmp_path: Path) -> None:
 def test_groovy_is_chosen_when_both_scripts_exist(tmp_path: Path) -> None:
     (tmp_path / "build.gradle").write_text(GROOVY, encoding="utf-8")
     (tmp_path / "build.gradle.kts").write_text(KOTLIN, encoding="utf-8")
-    assert install(tmp_path) == ["build.gradle", SCRIPT]
+    assert install(tmp_path) == ["build.gradle", SCRIPT, CONFIG]
     assert (tmp_path / "build.gradle.kts").read_text(encoding="utf-8") == KOTLIN
 
 

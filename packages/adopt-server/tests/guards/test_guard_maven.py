@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from adopt_server.conformance import JAVA_SECTIONS, RuleSet, rules_for
+from adopt_server.conformance.rules import STUB_BODY
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
 from adopt_server.guards.maven import DEFAULT_RULE_VERSION, is_below
 
 PROJECT = rules_for("project", "maven")
@@ -171,6 +173,46 @@ def test_pom_without_build_gets_build_plugins_and_the_plugin(tmp_path: Path) -> 
     assert plugin is not None
     assert plugin.findtext("{*}dependencies/{*}dependency/{*}version") == DEFAULT_RULE_VERSION
     assert edited.count("xmlns=") == 1
+
+
+def test_the_enforcer_rejects_placeholders_and_long_guidance_like_every_guard(
+    tmp_path: Path,
+) -> None:
+    """The Java rules have no placeholder check: the document rules are wired on their own
+    with the placeholder text as forbidden tokens (the composite skips its copies), and a
+    context budget holds both documents to the line and byte budgets."""
+    rules = guard_execution(install_twice(tmp_path, NO_BUILD)).find("{*}configuration/{*}rules")
+    assert rules is not None
+    assert [child.tag.split("}")[-1] for child in rules] == [
+        "claudeCodeProject",
+        "claudeMdFormat",
+        "agentsMdFormat",
+        "contextBudget",
+    ]
+    skipped = [s.text for s in rules.findall("{*}claudeCodeProject/{*}skippedRules/{*}skippedRule")]
+    assert skipped == ["claudeMdFormat", "agentsMdFormat"]
+    claude_md = rules.find("{*}claudeMdFormat")
+    assert claude_md is not None
+    required = [s.text for s in claude_md.findall("{*}requiredSections/{*}requiredSection")]
+    assert required == list(JAVA_SECTIONS)
+    for document in ("claudeMdFormat", "agentsMdFormat"):
+        tokens = [t.text or "" for t in rules.findall(f"{{*}}{document}/{{*}}forbiddenTokens/*")]
+        assert tokens == list(PLACEHOLDER_TOKENS)
+        # the adoption's own placeholder is caught by the build, not only by our checker
+        assert any(token in STUB_BODY for token in tokens)
+    assert rules.findtext("{*}contextBudget/{*}maxLines") == str(MAX_LINES)
+    assert rules.findtext("{*}contextBudget/{*}maxBytes") == str(MAX_BYTES)
+    files = [f.text for f in rules.findall("{*}contextBudget/{*}files/{*}file")]
+    assert files == ["${project.basedir}/CLAUDE.md", "${project.basedir}/AGENTS.md"]
+
+
+def test_minimal_rules_reject_placeholders_in_claude_md_too(tmp_path: Path) -> None:
+    edited = install_twice(tmp_path, NO_BUILD, MINIMAL)
+    rules = guard_execution(edited).find("{*}configuration/{*}rules")
+    assert rules is not None
+    assert [child.tag.split("}")[-1] for child in rules] == ["claudeMdFormat"]
+    tokens = [t.text for t in rules.findall("{*}claudeMdFormat/{*}forbiddenTokens/*")]
+    assert tokens == list(PLACEHOLDER_TOKENS)
 
 
 def test_tabs_and_existing_plugins_are_followed(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from adopt_server.conformance import (
 )
 from adopt_server.conformance.rules import STUB_BODY
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.fallback import WORKFLOW
 from adopt_server.guards.python import HOOK_ID, PRE_COMMIT_CONFIG
@@ -53,7 +54,7 @@ def our_hook(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_new_config_and_workflow(tmp_path: Path) -> None:
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT, CONFIG]
     config = yaml.safe_load((tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8"))
     hook = our_hook(config)
     # The committed script, run by the machine's Python: nothing for pre-commit to install.
@@ -81,7 +82,7 @@ def test_new_config_and_workflow(tmp_path: Path) -> None:
 
 def test_hook_spliced_into_an_existing_config_keeping_every_line(tmp_path: Path) -> None:
     (tmp_path / PRE_COMMIT_CONFIG).write_text(EXISTING, encoding="utf-8")
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, WORKFLOW, SCRIPT, CONFIG]
     text = (tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8")
     head, tail = EXISTING.split("ci:\n")
     assert text.startswith(head)
@@ -136,7 +137,7 @@ def test_hook_already_declared_counts_as_installed(tmp_path: Path) -> None:
         "repos:\n- repo: https://example.org/hooks\n  rev: v1\n  hooks:\n  - id: claude-md-check\n"
     )
     (tmp_path / PRE_COMMIT_CONFIG).write_text(text, encoding="utf-8")
-    assert install(tmp_path) == [WORKFLOW, SCRIPT]
+    assert install(tmp_path) == [WORKFLOW, SCRIPT, CONFIG]
     assert (tmp_path / PRE_COMMIT_CONFIG).read_text(encoding="utf-8") == text
 
 
@@ -146,7 +147,7 @@ def test_foreign_workflow_is_kept_with_a_warning(
     workflow = tmp_path / WORKFLOW
     workflow.parent.mkdir(parents=True)
     workflow.write_text("name: theirs\n", encoding="utf-8")
-    assert install(tmp_path) == [PRE_COMMIT_CONFIG, SCRIPT]
+    assert install(tmp_path) == [PRE_COMMIT_CONFIG, SCRIPT, CONFIG]
     assert workflow.read_text(encoding="utf-8") == "name: theirs\n"
     assert "CI may not run the guard" in caplog.text
     assert not is_guard_installed(tmp_path, "python")

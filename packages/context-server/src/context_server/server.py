@@ -12,9 +12,6 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from context_server import DISTRIBUTION
-from context_server.core.index import IndexCache
-from context_server.core.store import IndexStore, default_directory
-from context_server.tools import build_tools
 
 
 class ContextSettings(ConfinedSettings):
@@ -46,6 +43,11 @@ def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
     A directory that does not exist raises ``ValueError``, which the adapter reports as a
     usage error (exit status 2).
     """
+    # the parsers load here, when the server starts, not for --help or --version
+    from context_server.core.index import IndexCache
+    from context_server.core.store import IndexStore, default_directory
+    from context_server.tools import build_tools
+
     allowed = AllowedPaths.from_options(
         settings.allowed_dir or None, allow_hard_links=settings.allow_hard_links
     )

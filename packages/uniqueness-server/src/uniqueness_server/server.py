@@ -11,8 +11,6 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server import DISTRIBUTION
-from uniqueness_server.engine import DatabaseRegistry
-from uniqueness_server.tools import build_tools as tools_over
 
 
 class UniquenessSettings(ConfinedSettings):
@@ -38,6 +36,10 @@ class UniquenessSettings(ConfinedSettings):
 
 def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     """The tools for these settings."""
+    # the engines load here, when the server starts, not for --help or --version
+    from uniqueness_server.engine import DatabaseRegistry
+    from uniqueness_server.tools import build_tools as tools_over
+
     allowed = AllowedPaths.from_options(
         settings.allowed_dir, allow_hard_links=settings.allow_hard_links
     )

@@ -14,18 +14,22 @@ import time
 import uuid
 from pathlib import Path
 
+import duckdb
 import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_common import AllowedPaths, ToolError
+from mcp_common import AllowedPaths, ToolContext, ToolError
 from uniqueness_server.engine import (
     DatabaseRegistry,
     check_uniqueness,
+    files,
     open_file,
     profile_columns,
 )
+from uniqueness_server.engine.backends.embedded import new_connection
 from uniqueness_server.engine.backends.sql_database import SqlBackend, read_only_query
+from uniqueness_server.tools.sources import SourceArguments, SourceOpener
 
 POSTGRES_URL = os.environ.get("MCP_TOOLS_TEST_POSTGRES_URL")
 
@@ -224,13 +228,99 @@ def test_a_file_swapped_for_a_symlink_after_the_check_is_not_read(tmp_path: Path
     descriptor = allowed.open_descriptor(real)
     target.unlink()  # the swap a local writer could make between the check and the read
     target.symlink_to(outside / "x.csv")
-    before = set(Path(tempfile.gettempdir()).glob("uniqueness-source-*"))
-    table = open_file(real, label="x.csv", descriptor=descriptor)
+    table = open_file(real, label="x.csv", descriptor=descriptor, confined_to=allowed.roots)
     try:
         samples = profile_columns(table).columns[0].samples
     finally:
         table.close()
     assert samples == ("INSIDE",)
-    assert set(Path(tempfile.gettempdir()).glob("uniqueness-source-*")) == before
+    assert _links_left() == []
     with pytest.raises(OSError, match="Bad file descriptor"):
         os.fstat(descriptor)  # the table closed the descriptor it read through
+
+
+def _links_left() -> list[Path]:
+    """The links to descriptors this process still holds for its readers."""
+    root = files._Through._root
+    return [] if root is None else sorted(root[1].glob("*/*"))
+
+
+def _confined_file(tmp_path: Path) -> tuple[AllowedPaths, Path]:
+    root, outside = tmp_path / "data", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "in.csv").write_text("id\n1\n2\n")
+    (outside / "secret.csv").write_text("id\nSECRET\n")
+    (root / "link.csv").symlink_to(outside / "secret.csv")
+    return AllowedPaths([root]), outside
+
+
+def test_a_reused_duckdb_connection_reads_nothing_outside_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """Calls share one DuckDB database per set of allowed directories (a connection each):
+    after a call, that database still refuses any file outside them, by its own check of the
+    real path, and no statement that writes runs through a table, whatever built it."""
+    allowed, outside = _confined_file(tmp_path)
+    opener = SourceOpener(allowed, DatabaseRegistry())
+    for _ in range(2):  # the second call reuses the database the first one made
+        table = opener.open(SourceArguments(path="in.csv"), ToolContext())
+        try:
+            assert check_uniqueness(table, ["id"]).unique
+            for sql in (
+                f"SELECT * FROM read_csv('{outside / 'secret.csv'}')",
+                f"SELECT * FROM read_csv('{allowed.roots[0] / 'link.csv'}')",  # symlink out
+                "SELECT * FROM read_text('/etc/passwd')",
+            ):
+                with pytest.raises(ToolError, match="disabled by configuration"):
+                    table.query(sql)
+            for sql in (
+                f"COPY (SELECT 1) TO '{allowed.roots[0] / 'written.csv'}'",
+                f"COPY (SELECT 1) TO '{outside / 'written.csv'}'",
+                f"ATTACH '{outside / 'x.db'}'",
+                "SET enable_external_access = true",
+                "INSTALL httpfs",
+                "LOAD httpfs",
+                "SELECT 1; COPY (SELECT 1) TO 'written.csv'",
+            ):
+                with pytest.raises(ToolError, match="the engine only reads"):
+                    table.query(sql)
+        finally:
+            table.close()
+    raw = new_connection(allowed.roots)  # even below the statement check
+    try:
+        for sql in (
+            f"SELECT * FROM read_csv('{outside / 'secret.csv'}')",
+            f"COPY (SELECT 1) TO '{outside / 'written.csv'}'",
+        ):
+            with pytest.raises(duckdb.PermissionException):
+                raw.execute(sql)
+        for sql in ("SET enable_external_access = true", "SET allowed_directories = ['/']"):
+            with pytest.raises(duckdb.InvalidInputException):
+                raw.execute(sql)
+    finally:
+        raw.close()
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.csv"]
+    assert sorted(p.name for p in allowed.roots[0].iterdir()) == ["in.csv", "link.csv"]
+    assert _links_left() == []
+
+
+def test_one_call_never_sees_another_calls_relations(tmp_path: Path) -> None:
+    allowed, _ = _confined_file(tmp_path)
+    opener = SourceOpener(allowed, DatabaseRegistry())
+    first = opener.open(SourceArguments(path="in.csv"), ToolContext())
+    second = opener.open(SourceArguments(path="in.csv"), ToolContext())
+    try:
+        first.query("CREATE TEMP TABLE left_behind AS SELECT 1 AS x")
+        with pytest.raises(ToolError, match="left_behind"):
+            second.query("SELECT * FROM left_behind")
+    finally:
+        first.close()
+    third = opener.open(SourceArguments(path="in.csv"), ToolContext())
+    try:
+        with pytest.raises(ToolError, match="left_behind"):
+            third.query("SELECT * FROM left_behind")
+        assert third.query("SELECT COUNT(*) FROM src") == [(2,)]
+    finally:
+        second.close()
+        third.close()

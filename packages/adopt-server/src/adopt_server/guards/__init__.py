@@ -11,21 +11,41 @@ from pathlib import Path
 
 from adopt_server.assets import asset_texts
 from adopt_server.conformance import RuleSet
-from adopt_server.guards import checker_script, fallback, gitignore, gradle, maven, python
+from adopt_server.guards import (
+    check_config,
+    checker_script,
+    fallback,
+    gitignore,
+    gradle,
+    maven,
+    python,
+)
 from adopt_server.guards.commands import BuildCommand, build_command
 from adopt_server.guards.detection import BUILD_DESCRIPTIONS, detect_build
 from adopt_server.guards.maven import checked_rule_version
 
 _GUARD_PATHS: dict[str, tuple[str, ...]] = {
     "maven": (maven.POM, gitignore.GITIGNORE),
-    "gradle": (gradle.GROOVY, gradle.KOTLIN, checker_script.SCRIPT, gitignore.GITIGNORE),
+    "gradle": (
+        gradle.GROOVY,
+        gradle.KOTLIN,
+        checker_script.SCRIPT,
+        check_config.CONFIG,
+        gitignore.GITIGNORE,
+    ),
     "python": (
         python.PRE_COMMIT_CONFIG,
         fallback.WORKFLOW,
         checker_script.SCRIPT,
+        check_config.CONFIG,
         gitignore.GITIGNORE,
     ),
-    "github-actions": (fallback.WORKFLOW, checker_script.SCRIPT, gitignore.GITIGNORE),
+    "github-actions": (
+        fallback.WORKFLOW,
+        checker_script.SCRIPT,
+        check_config.CONFIG,
+        gitignore.GITIGNORE,
+    ),
 }
 _GUARD_SUMMARIES = {
     "maven": "the Maven enforcer plugin checks CLAUDE.md and AGENTS.md in the validate phase, "
@@ -77,6 +97,8 @@ def install_guard(
         written = python.install(checkout, rules)
     else:
         written = fallback.install(checkout, rules)
+    if build != "maven":  # the Maven enforcer carries its budget in the POM
+        written += check_config.ensure_budget(checkout)
     if rules.name != "project":
         return written
     # The project rules include localSettingsIgnored; an adoption must pass its own guard.
@@ -102,8 +124,9 @@ def guard_summary(build: str) -> str:
 
 def guard_notes(checkout: Path, build: str) -> list[str]:
     """What a report should say about the guard of ``build`` beyond installed or not (a
-    Maven enforcer whose version this POM cannot show to be recent enough)."""
-    return maven.notes(checkout) if _known(build) == "maven" else []
+    Maven enforcer whose version this POM cannot show to be recent enough, a project
+    checker configuration without the line budget)."""
+    return maven.notes(checkout) if _known(build) == "maven" else check_config.notes(checkout)
 
 
 def _known(build: str) -> str:

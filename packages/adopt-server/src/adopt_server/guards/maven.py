@@ -7,6 +7,7 @@ from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.conformance import RuleSet
+from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
 from adopt_server.guards.pom_xml import (
     Element,
     Node,
@@ -176,41 +177,62 @@ def _append_under(source: str, plugin: Element, container: str, node: Node, unit
     return append_child(source, plugin, Node(container, children=(node,)), unit)
 
 
-def _execution(rules: RuleSet) -> Node:
+def _list(name: str, item: str, values: tuple[str, ...]) -> tuple[Node, ...]:
+    return (Node(name, children=tuple(Node(item, v) for v in values)),) if values else ()
+
+
+def _forbidden() -> Node:
+    return Node(
+        "forbiddenTokens", children=tuple(Node("forbiddenToken", t) for t in PLACEHOLDER_TOKENS)
+    )
+
+
+def _rules(rules: RuleSet) -> tuple[Node, ...]:
+    """The enforcer rules of the guard. The Java rules have no placeholder check, so the
+    document rules are wired on their own with the placeholder text as ``forbiddenTokens``
+    (the composite skips its copies of them), and ``contextBudget`` holds both documents to
+    the line and byte budgets."""
+    claude_md = Node(
+        "claudeMdFormat",
+        children=(
+            Node("claudeMdFile", "${project.basedir}/CLAUDE.md"),
+            *_list("requiredSections", "requiredSection", rules.sections),
+            _forbidden(),
+        ),
+    )
     if rules.name == "minimal":
-        rule = Node(
-            "claudeMdFormat",
-            children=(
-                Node("claudeMdFile", "${project.basedir}/CLAUDE.md"),
-                *(
-                    (
-                        Node(
-                            "requiredSections",
-                            children=tuple(Node("requiredSection", s) for s in rules.sections),
-                        ),
-                    )
-                    if rules.sections
-                    else ()
-                ),
+        return (claude_md,)
+    skipped = ("claudeMdFormat", "agentsMdFormat") if rules.sections else ("agentsMdFormat",)
+    composite = Node(
+        "claudeCodeProject",
+        children=(
+            Node("projectDir", "${project.basedir}"),
+            *_list("claudeMdSections", "claudeMdSection", rules.sections),
+            *_list("skippedRules", "skippedRule", skipped),
+        ),
+    )
+    agents_md = Node(
+        "agentsMdFormat",
+        children=(Node("agentsMdFile", "${project.basedir}/AGENTS.md"), _forbidden()),
+    )
+    budget = Node(
+        "contextBudget",
+        children=(
+            *_list(
+                "files",
+                "file",
+                ("${project.basedir}/CLAUDE.md", "${project.basedir}/AGENTS.md"),
             ),
-        )
-    else:
-        rule = Node(
-            "claudeCodeProject",
-            children=(
-                Node("projectDir", "${project.basedir}"),
-                *(
-                    (
-                        Node(
-                            "claudeMdSections",
-                            children=tuple(Node("claudeMdSection", s) for s in rules.sections),
-                        ),
-                    )
-                    if rules.sections
-                    else ()
-                ),
-            ),
-        )
+            Node("maxBytes", str(MAX_BYTES)),
+            Node("maxLines", str(MAX_LINES)),
+        ),
+    )
+    # without required sections of its own, CLAUDE.md keeps the composite's format check
+    documents = (claude_md, agents_md) if rules.sections else (agents_md,)
+    return (composite, *documents, budget)
+
+
+def _execution(rules: RuleSet) -> Node:
     return Node(
         "execution",
         children=(
@@ -218,7 +240,7 @@ def _execution(rules: RuleSet) -> Node:
             Node("phase", "validate"),
             Node("inherited", "false"),
             Node("goals", children=(Node("goal", "enforce"),)),
-            Node("configuration", children=(Node("rules", children=(rule,)),)),
+            Node("configuration", children=(Node("rules", children=_rules(rules)),)),
         ),
     )
 

@@ -235,6 +235,7 @@ def _adopt_one(
             warn=report.warn,
             pull_request_gate=gate,
             closed=lambda pr: setattr(report, "closed_pull_request_url", pr),
+            cancelled=observer.cancelled,
         )
         try:
             _run_steps(index, ctx, report, observer)

@@ -11,15 +11,15 @@ from mcp_common import mask_credentials
 
 from adopt_server.assets import install_assets
 from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.checks import guard_errors
 from adopt_server.conformance import rules_for
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.project_check import ConfigError
 from adopt_server.guards import detect_build, guard_notes, install_guard, is_guard_installed
 from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, render
+from adopt_server.pipeline.untrusted import run_untrusted
 
 _WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
 _VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
@@ -123,8 +123,9 @@ def verify(ctx: RepoContext) -> None:
     """Check the adoption with the guard's rules, then (adopting only) run the guard as the
     project's build will.
 
-    The check reads files only: the same checker the committed script is built from runs in
-    process, for every build system (one rule set: no required section of CLAUDE.md or
+    The check reads files only: the same checker the committed script is built from runs, in
+    an isolated child process that a cancel stops (see :mod:`.untrusted`), for every build
+    system (one rule set: no required section of CLAUDE.md or
     AGENTS.md may be missing, empty or placeholder), after confirming the committed script is
     one an adoption wrote (an adoption refreshes it to this version). Verification stops
     there: it never runs anything of the repository. An adoption then runs the Maven or
@@ -139,11 +140,18 @@ def verify(ctx: RepoContext) -> None:
             "this checker; re-run the adoption to install it"
         )
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
-    try:
-        outcome = run_check(ctx.checkout, rule_set=rules.name, sections=rules.sections)
-    except ConfigError as error:
-        raise StepError(f"verify failed: {error}") from None
-    problems += [v.text() for v in outcome.violations if v.severity == "error"]
+    checked = run_untrusted(
+        "verify",
+        ctx.cancelled,
+        guard_errors,
+        str(ctx.checkout),
+        rules.name,
+        list(rules.sections),
+        what="the guard's check",
+    )
+    if "config" in checked:
+        raise StepError(f"verify failed: {checked['config']}")
+    problems += checked["errors"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
     if build not in _VERIFY_ARGS or ctx.options.verify_only:

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from mcp_common import ToolError
 
-from adopt_server.conformance import (
-    agents_md_draft,
-    agents_md_from_guidance,
-    claude_md_importing_agents_md,
-    reshape,
-    rules_for,
-    with_agents_md_import,
-)
+from adopt_server.checks import conformed_guidance
+from adopt_server.conformance import claude_md_importing_agents_md, rules_for
 from adopt_server.guards import detect_build
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult
+from adopt_server.pipeline.untrusted import run_untrusted
 
 CLAUDE_INIT = ("claude", "-p", "/init", "--permission-mode", "acceptEdits")
 _INIT_WAITS = (5.0, 10.0, 20.0, 30.0)
@@ -81,7 +76,8 @@ def conform(ctx: RepoContext) -> None:
     it. Only when the rules demand sections of CLAUDE.md itself (the Maven guard's Java
     sections) does CLAUDE.md keep the guidance, reshaped, beside a drafted AGENTS.md. A
     required section the guidance lacks holds the adoption's placeholder, which the
-    ``guidance`` step then has ``claude`` replace. CRLF files keep their line endings.
+    ``guidance`` step then has ``claude`` replace. CRLF files keep their line endings. The
+    reshaping reads the repository's text, so it runs where a cancel can stop it.
     """
     rules = rules_for(ctx.options.rules, detect_build(ctx.checkout), ctx.options.sections)
     has_agents = ctx.files.exists("AGENTS.md")
@@ -90,20 +86,18 @@ def conform(ctx: RepoContext) -> None:
             raise StepError(f"conform requires CLAUDE.md but it was not found in {ctx.checkout}")
         ctx.files.write_text("CLAUDE.md", claude_md_importing_agents_md())
         return
-    original = ctx.files.read_text("CLAUDE.md")
-    if not has_agents and not rules.sections:
-        ctx.files.create_text("AGENTS.md", agents_md_from_guidance(original))
-        stub = claude_md_importing_agents_md()
-        ctx.files.write_text(
-            "CLAUDE.md", stub.replace("\n", "\r\n") if "\r\n" in original else stub
-        )
-        return
-    if not has_agents:
-        ctx.files.create_text("AGENTS.md", agents_md_draft())
-    shaped = reshape(original, rules)
-    if not rules.sections:
-        shaped = with_agents_md_import(shaped)
-    if "\r\n" in original and "\r\n" not in shaped:
-        shaped = shaped.replace("\n", "\r\n")
-    if shaped != original:
-        ctx.files.write_text("CLAUDE.md", shaped)
+    written = run_untrusted(
+        "conform",
+        ctx.cancelled,
+        conformed_guidance,
+        ctx.files.read_text("CLAUDE.md"),
+        has_agents,
+        rules.name,
+        rules.build,
+        list(rules.sections),
+        what="the reshaping of the guidance",
+    )
+    if "AGENTS.md" in written:
+        ctx.files.create_text("AGENTS.md", written["AGENTS.md"])
+    if "CLAUDE.md" in written:
+        ctx.files.write_text("CLAUDE.md", written["CLAUDE.md"])

@@ -76,7 +76,8 @@ class RepoContext:
     ``git_env`` carries the credential prompt answers for commands that reach the remote.
     ``warn`` records a warning in the repository's report; ``pull_request_gate`` blocks until
     the campaign's rate limit allows one more pull request; ``closed`` records a pull request
-    the run closed.
+    the run closed; ``cancelled`` says the caller wants the run to stop (a long check is
+    killed as soon as it does).
     """
 
     url: RepositoryUrl
@@ -91,6 +92,7 @@ class RepoContext:
     warn: Callable[[str], None] = lambda message: None
     pull_request_gate: Callable[[], None] = lambda: None
     closed: Callable[[str], None] = lambda url: None
+    cancelled: Callable[[], bool] = lambda: False
 
     def git(self, *args: str, remote: bool = False) -> CommandResult:
         """Run ``git <args>`` in the checkout; ``remote`` adds the credential answers and

@@ -15,18 +15,12 @@ The prompts are the reviewable templates in ``prompts/`` (see the package README
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
-from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
-    RuleSet,
-    rules_for,
-    section_lines,
-    unwritten_sections,
-)
+from adopt_server.checks import NO_COMMAND, guidance_gaps
+from adopt_server.conformance import AGENTS_MD_SECTIONS, RuleSet, rules_for
 from adopt_server.conformance.rules import AGENTS_MD_TITLE
 from adopt_server.guards import (
     BUILD_DESCRIPTIONS,
@@ -35,16 +29,14 @@ from adopt_server.guards import (
     detect_build,
     guard_summary,
 )
+from adopt_server.guards.budget import MAX_BYTES, MAX_LINES
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.options import DEFAULT_BRANCH
 from adopt_server.pipeline.runner import CommandError, render
+from adopt_server.pipeline.untrusted import run_untrusted
 
-MAX_LINES = 300
-"""The line budget of a guidance file (the guard enforces it too)."""
-MAX_BYTES = 32 * 1024
-"""The byte budget of a guidance file: what Codex reads of instruction files at most."""
 BUILD_SECTION = "## Build, test, and run"
 _EDIT_MODE = ("--permission-mode", "acceptEdits")
 _WHY = {
@@ -129,24 +121,25 @@ def find_gaps(
             if file.required:
                 gaps += [Gap(file.path, s, "missing") for s in file.sections]
             continue
-        unwritten = {
-            gap.heading: gap.problem
-            for gap in unwritten_sections(text, file.sections)
-            if file.required or gap.problem != "missing"
-        }
-        for section in file.sections:
-            if section in unwritten:
-                gaps.append(Gap(file.path, section, unwritten[section]))
-            elif (
-                section == BUILD_SECTION and command and file.required and not _names(text, command)
-            ):
-                gaps.append(
-                    Gap(
-                        file.path,
-                        section,
-                        f"does not name the build and test command `{command.command}`",
-                    )
-                )
+        answer = run_untrusted(
+            "guidance",
+            ctx.cancelled,
+            guidance_gaps,
+            text,
+            list(file.sections),
+            file.required,
+            BUILD_SECTION,
+            command.command if command else None,
+            list(command.programs) if command else [],
+            what="the check of the guidance",
+        )
+        for section, problem in answer:
+            reason = (
+                f"does not name the build and test command `{command.command}`"
+                if problem == NO_COMMAND and command
+                else problem
+            )
+            gaps.append(Gap(file.path, section, reason))
         size = len(text.encode("utf-8"))
         lines = len(text.splitlines())
         if size > MAX_BYTES or lines > MAX_LINES:
@@ -172,14 +165,6 @@ def _read(ctx: RepoContext, path: str) -> str | None:
             "the adoption reads and commits only regular files. Remove it, then adopt again."
         )
     return ctx.files.read_text(path, errors="replace")
-
-
-def _names(text: str, command: BuildCommand) -> bool:
-    content = "\n".join(section_lines(text, BUILD_SECTION))
-    return command.command in content or any(
-        re.search(rf"(?<![\w./-]){re.escape(program)}(?![\w-])", content)
-        for program in command.programs
-    )
 
 
 def _facts(build: str, command: BuildCommand | None) -> str:

@@ -19,11 +19,17 @@ _UNRANKED = len(RULES)
 
 @dataclass(frozen=True, slots=True)
 class Import:
-    """One imported name: ``target`` is dotted; ``alias`` the name it binds, if renamed."""
+    """One imported name: ``target`` is dotted (or, for path-named modules, the specifier as
+    written); ``alias`` the name it binds, if renamed; ``wildcard`` for everything of the
+    target (or a namespace bound to ``alias``). ``name`` is the name taken from the target
+    when the target does not spell it (an ES ``import { a as b }``: ``a``); ``exported``
+    marks a re-export, which the file's own users can import from it."""
 
     target: str
     alias: str | None = None
     wildcard: bool = False
+    name: str | None = None
+    exported: bool = False
 
     @property
     def bound_name(self) -> str:
@@ -31,13 +37,19 @@ class Import:
         return self.alias or self.target.rsplit(".", 1)[-1]
 
 
+DECLARATION_KINDS = frozenset({"type", "member", "macro"})
+"""What a declaration can be: a type, a top-level function or value, a macro (Rust)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """A name declared in a file and visible outside its body.
 
-    ``kind`` is ``type`` (class, interface, object, enum, record, alias) or ``member`` (a
-    top-level function or value); ``nested`` says whether it sits inside another type.
+    ``kind`` is ``type`` (class, interface, object, enum, record, alias), ``member`` (a
+    top-level function or value) or ``macro``; ``nested`` says whether it sits inside another type.
     ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
+    ``exported`` says it is part of its module's public API (Rust ``pub``, an ES
+    ``export``, a capitalised Go name outside ``internal/``…) rather than internal.
     """
 
     simple_name: str
@@ -46,6 +58,7 @@ class Declaration:
     nested: bool = False
     lines: tuple[int, int] = (0, 0)
     span: tuple[int, int] = (0, 0)
+    exported: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,13 @@ class SourceFacts:
     """How often each of ``references`` occurs in the code (same order)."""
     supertypes: tuple[str, ...] = ()
     """The names the file's types extend or implement, as written (JVM languages)."""
+    notes: tuple[str, ...] = ()
+    """What reading the file could not take as written (unbalanced ``#if`` nesting)."""
+    condition: str = ""
+    """When the file is built at all, in its language's terms (a Go build constraint);
+    empty: always."""
+    focus: str = ""
+    """For the facts of one declaration (extracted with a span): its qualified name."""
 
     def counted(self) -> dict[str, int]:
         """Each reference with how often the code uses it."""
@@ -109,6 +129,29 @@ NO_DEPENDENCIES = FileDependencies((), ())
 """The dependencies of a file that has none (or is no source file)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A name several project files could supply, resolved to one: ``chosen``, and the
+    ``others`` set aside, with the ``reason`` (nearest module, public API, build tags…)."""
+
+    name: str
+    chosen: str
+    others: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """What linking one file found: its dependencies; per dependency, the declarations
+    (qualified names) its code uses and how often; the alternatives set aside; and notes on
+    what was cut short (a re-export cycle, a chain too long)."""
+
+    dependencies: FileDependencies
+    symbols: Mapping[str, Mapping[str, int]]
+    alternatives: tuple[Alternative, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
 class EdgeSet:
     """Edges being collected for one file: each target once, with its strongest rule and
     the sum of its uses, in order of first addition; never the file itself.
@@ -118,14 +161,21 @@ class EdgeSet:
     """
 
     def __init__(self, owner: str, ranking: Mapping[str, int] = STRENGTH) -> None:
-        self._owner = owner
+        self.owner = owner
         self._ranking = ranking
         self._found: dict[str, tuple[str, int]] = {}
+        self._symbols: dict[str, dict[str, int]] = {}
+        self._alternatives: dict[str, Alternative] = {}
+        self._notes: dict[str, None] = {}
 
-    def add(self, target: str | None, rule: str, uses: int) -> None:
-        """Record that the file reaches ``target`` by ``rule``, used ``uses`` times."""
-        if target is None or target == self._owner:
+    def add(self, target: str | None, rule: str, uses: int, symbol: str | None = None) -> None:
+        """Record that the file reaches ``target`` by ``rule``, used ``uses`` times, and
+        (when known) which declaration of it, by qualified name."""
+        if target is None or target == self.owner:
             return
+        if symbol is not None:
+            used = self._symbols.setdefault(target, {})
+            used[symbol] = used.get(symbol, 0) + uses
         known = self._found.get(target)
         if known is None:
             self._found[target] = (rule, uses)
@@ -133,6 +183,14 @@ class EdgeSet:
             stronger = self._ranking.get(rule, _UNRANKED) < self._ranking.get(known[0], _UNRANKED)
             best = rule if stronger else known[0]
             self._found[target] = (best, known[1] + uses)
+
+    def alternative(self, alternative: Alternative) -> None:
+        """Record that a name was resolved to one of several files."""
+        self._alternatives.setdefault(alternative.name, alternative)
+
+    def note(self, text: str) -> None:
+        """Record what linking had to cut short."""
+        self._notes.setdefault(text, None)
 
     def __contains__(self, target: object) -> bool:
         return target in self._found
@@ -144,3 +202,14 @@ class EdgeSet:
     def edges(self) -> tuple[Edge, ...]:
         """The collected edges, in order of first addition."""
         return tuple(Edge(target, rule, uses) for target, (rule, uses) in self._found.items())
+
+    def linked(
+        self, ambiguous: tuple[Ambiguity, ...] = (), shadowed: tuple[str, ...] = ()
+    ) -> Linked:
+        """Everything collected, with the names left ``ambiguous`` and ``shadowed``."""
+        return Linked(
+            FileDependencies(self.edges(), ambiguous, shadowed),
+            self._symbols,
+            tuple(self._alternatives.values()),
+            tuple(self._notes),
+        )

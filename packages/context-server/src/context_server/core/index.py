@@ -5,19 +5,31 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
+import os
 import threading
 import time
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar, cast
 
+import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
 from context_server.core.facts import SourceFacts
-from context_server.core.languages import SourceLanguage, families, family_of, language_of
+from context_server.core.languages import (
+    SourceLanguage,
+    dialect,
+    families,
+    family_of,
+    language_of,
+)
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.walk import (
@@ -50,6 +62,7 @@ class IndexStatistics:
     resolved graph came from the store, ``graph_reused`` that it came from memory.
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
     what changed); otherwise ``relisted`` directories were listed again after a change.
+    ``workers`` processes parsed the files (0: this process did).
     """
 
     parsed: int = 0
@@ -59,6 +72,7 @@ class IndexStatistics:
     graph_restored: bool = False
     walked: bool = False
     relisted: int = 0
+    workers: int = 0
 
 
 @dataclass(slots=True)
@@ -331,11 +345,8 @@ class IndexCache:
         changed: dict[str, FileRecord] = {}
         sources: dict[str, SourceFacts] = {}
         problems = list(listing.problems)
-        for number, (item, language) in enumerate(selected, start=1):
-            if number % PROGRESS_EVERY == 0:
-                check_cancelled()
-                if progress is not None:
-                    progress(number, len(selected))
+        plan: list[tuple[FileEntry, SourceLanguage, str, FileRecord | None, bool]] = []
+        for item, language in selected:
             module = modules[item.relative]
             cached = known.get(item.relative)
             if cached is not None and (
@@ -343,29 +354,46 @@ class IndexCache:
                 or (cached.facts is not None and cached.facts.language != language.name)
             ):
                 cached = None
-            if (
+            stale = (
                 cached is None
                 or cached.size != item.size
                 or cached.mtime_ns != item.mtime_ns
                 or cached.ctime_ns != item.ctime_ns
                 or item.relative in touched
-            ):
-                cached, parsed = _parse(item, language, module, allowed, cached)
-                if parsed or cached is not known.get(item.relative):
-                    changed[item.relative] = cached
+            )
+            plan.append((item, language, module, cached, stale))
+        parsed_in_workers, stats.workers = _parse_in_workers(
+            [(item, lang, module, cached) for item, lang, module, cached, stale in plan if stale],
+            allowed,
+            check_cancelled,
+            progress,
+        )
+        for number, (item, language, module, cached, stale) in enumerate(plan, start=1):
+            if number % PROGRESS_EVERY == 0:
+                check_cancelled()
+                if progress is not None and not parsed_in_workers:
+                    progress(number, len(selected))
+            if stale:
+                done = parsed_in_workers.get(item.relative)
+                if done is None:
+                    done = _parse(item, language, module, allowed, cached)
+                record, parsed = done
+                if parsed or record is not known.get(item.relative):
+                    changed[item.relative] = record
             else:
-                parsed = False
+                assert cached is not None
+                record, parsed = cached, False
             if parsed:
                 stats.parsed += 1
             elif item.relative in from_disk:
                 stats.restored += 1
             else:
                 stats.reused += 1
-            fresh[item.relative] = cached
-            if cached.facts is not None:
-                sources[item.relative] = cached.facts
-            elif cached.problem is not None:
-                problems.append(Problem(item.relative, cached.problem))
+            fresh[item.relative] = record
+            if record.facts is not None:
+                sources[item.relative] = record.facts
+            elif record.problem is not None:
+                problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
         wanted = {name for family in families(languages) for name in family.config_files}
@@ -537,6 +565,106 @@ def _parse(
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
     facts = family_of(language.name).extract(language, text, item.relative, module)
     return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
+
+
+PARALLEL_FROM = 4000
+"""Files to parse from which worker processes parse them (one per CPU core)."""
+BATCH = 250
+_Job = tuple[FileEntry, SourceLanguage, str, FileRecord | None]
+
+
+def _parse_in_workers(
+    jobs: list[_Job],
+    allowed: AllowedPaths,
+    check_cancelled: Callable[[], None],
+    progress: ProgressCallback | None,
+) -> tuple[dict[str, tuple[FileRecord, bool]], int]:
+    """``jobs`` parsed by worker processes when there are enough of them and more than one
+    core (parsing holds the interpreter: threads would not help); nothing otherwise, or
+    when the workers cannot be had (the caller then parses in this process).
+
+    The workers are started afresh (``spawn``: the server has threads, which ``fork`` would
+    copy mid-work), read every file through the same confinement, send back each record
+    MessagePack-encoded, and write nothing to the server's standard output.
+    """
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_FROM or workers < 2:
+        return {}, 0
+    batches = [jobs[n : n + BATCH] for n in range(0, len(jobs), BATCH)]
+    done: dict[str, tuple[FileRecord, bool]] = {}
+    context = multiprocessing.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_worker_start, initargs=(allowed.roots,)
+        ) as pool:
+            futures = [
+                pool.submit(
+                    _parse_batch,
+                    [
+                        (item, language.name, module, previous)
+                        for item, language, module, previous in batch
+                    ],
+                )
+                for batch in batches
+            ]
+            try:
+                for future in futures:
+                    while True:
+                        try:
+                            results = future.result(timeout=0.5)
+                            break
+                        except FutureTimeout:
+                            check_cancelled()
+                    for relative, encoded, parsed in results:
+                        done[relative] = (_RECORD.decode(encoded), parsed)
+                    check_cancelled()
+                    if progress is not None:
+                        progress(len(done), len(jobs))
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    except (OSError, BrokenProcessPool) as exc:
+        _log.warning("parsing in worker processes failed (%s); parsing here instead", exc)
+        return {}, 0
+    # a record whose content was unchanged keeps the previous facts object
+    for item, _, _, previous in jobs:
+        record, parsed = done[item.relative]
+        if not parsed and previous is not None:
+            done[item.relative] = (
+                replace(
+                    previous, size=record.size, mtime_ns=record.mtime_ns, ctime_ns=record.ctime_ns
+                ),
+                False,
+            )
+    return done, workers
+
+
+_WORKER: list[AllowedPaths] = []
+_RECORD = msgspec.msgpack.Decoder(FileRecord)
+_ENCODE = msgspec.msgpack.Encoder()
+
+
+def _worker_start(roots: tuple[Path, ...]) -> None:
+    """A parse worker: nothing it does may reach the server's standard output (the
+    JSON-RPC channel in stdio mode)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    _WORKER.append(AllowedPaths(list(roots)))
+
+
+def _parse_batch(
+    batch: list[tuple[FileEntry, str, str, FileRecord | None]],
+) -> list[tuple[str, bytes, bool]]:
+    allowed = _WORKER[0]
+    out = []
+    for item, language, module, previous in batch:
+        record, parsed = _parse(item, dialect(language), module, allowed, previous)
+        if not parsed and previous is not None:
+            record = replace(record, facts=None, problem=None)  # the parent keeps its own
+        out.append((item.relative, _ENCODE.encode(record), parsed))
+    return out
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 
-from context_server.core.facts import NO_DEPENDENCIES, Edge, FileDependencies, SourceFacts
+from context_server.core.facts import NO_DEPENDENCIES, Edge, FileDependencies, Linked, SourceFacts
 from context_server.core.languages import Linker, family_of
 from context_server.core.walk import sort_key
 
@@ -30,6 +30,7 @@ class Resolver:
         ``direct``, when given, is every file's direct dependencies as resolved before from
         the same sources and configs (the on-disk index store): they are taken instead of
         resolved again."""
+        self._sources = sources
         grouped: dict[str, dict[str, SourceFacts]] = {}
         plugins = {}
         for relative in sorted(sources, key=sort_key):
@@ -107,5 +108,18 @@ class Resolver:
     def resolve(self, relative: str, facts: SourceFacts, whole: bool = True) -> FileDependencies:
         """The dependencies of ``facts``: the file at ``relative`` or, with ``whole`` false,
         one declaration of it (its imports then only bind names; what it uses counts)."""
+        return self.link(relative, facts, whole).dependencies
+
+    def link(self, relative: str, facts: SourceFacts, whole: bool = True) -> Linked:
+        """Like :meth:`resolve`, with the declarations used in each dependency, the
+        alternatives set aside and what linking cut short."""
         linker = self._by_dialect.get(facts.language)
-        return linker.edges(relative, facts, whole) if linker is not None else NO_DEPENDENCIES
+        if linker is None:
+            return Linked(NO_DEPENDENCIES, {})
+        return linker.link(relative, facts, whole)
+
+    def details(self, relative: str) -> Linked:
+        """:meth:`link` of the source file at ``relative`` as indexed (the stored graph
+        keeps only the edges: this links the one file again)."""
+        facts = self._sources.get(relative)
+        return self.link(relative, facts) if facts is not None else Linked(NO_DEPENDENCIES, {})

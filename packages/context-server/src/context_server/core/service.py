@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
-from context_server.core.facts import Ambiguity, Declaration, Edge, FileDependencies
+from context_server.core.facts import Alternative, Ambiguity, Declaration, Edge, Linked
 from context_server.core.index import IndexCache, ProjectIndex, read_source
 from context_server.core.languages import LANGUAGES, dialect, family_of, select_languages
 from context_server.core.outline import outline, render_signatures
@@ -94,6 +95,10 @@ class ContextSelection:
     omitted: list[SelectedFile] = field(default_factory=list)
     ambiguous: tuple[Ambiguity, ...] = ()
     other_matches: tuple[str, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What reading the target or resolving its names cut short (unbalanced ``#if``
+    nesting, a re-export cycle, a long chain)."""
 
     @property
     def dependency_tokens(self) -> int:
@@ -251,7 +256,8 @@ class ContextService:
         found = users(
             index,
             match.path,
-            declaration.simple_name if narrowed and declaration is not None else None,
+            declaration if narrowed else None,
+            match.member,
             lambda path: self.text(index, path),
         )
         symbol = declaration.qualified_name if declaration is not None else None
@@ -311,20 +317,21 @@ class ContextService:
         # Token counts and a declaration's own dependencies are kept with the index: a warm
         # question reads and counts only what it returns as source.
         costs = index.derived("token counts", dict[tuple[object, ...], int])
-        parts = index.derived("declaration dependencies", dict[tuple[str, str], FileDependencies])
+        parts = index.derived("declaration dependencies", dict[tuple[str, str], Linked])
         span = symbol.span if narrowed and symbol is not None else None
-        first: FileDependencies | None = None
-        if span is not None:
-            # One declaration of a module of several: what that declaration alone needs.
-            first = parts.get((target, str(span)))
-            if first is None:
+        linked = parts.get((target, str(span)))
+        if linked is None:
+            if span is None:
+                linked = index.resolver.details(target)
+            else:
+                # One declaration of a module of several: what that declaration alone needs.
                 language = dialect(facts.language)
                 part = family_of(language.name).extract(
                     language, self.text(index, target), target, facts.module, span
                 )
-                first = parts[(target, str(span))] = index.resolver.resolve(
-                    target, part, whole=False
-                )
+                linked = index.resolver.link(target, part, whole=False)
+            parts[(target, str(span))] = linked
+        first = linked.dependencies if span is not None else None
         reached = index.resolver.reach(target, depth, first)
 
         def shown(language_name: str, text: str) -> str:
@@ -382,14 +389,22 @@ class ContextService:
             omitted=omitted,
             ambiguous=(first or index.resolver.direct(target)).ambiguous,
             other_matches=match.others,
+            alternatives=linked.alternatives,
+            notes=(*facts.notes, *linked.notes),
         )
 
 
-def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, int, bytes]:
+_SEGMENTS = re.compile(r"[./:]+")
+
+
+def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, bool, int, bytes]:
+    """Top-level before nested, main before test sources, a module's public API before its
+    internals, the shorter module path (whatever the language separates it by), the path."""
     path, declaration = match
     nested = declaration is not None and declaration.nested
-    length = declaration.qualified_name.count(".") if declaration is not None else 0
-    return nested, is_test_source(path), length, sort_key(path)
+    internal = declaration is not None and not declaration.exported
+    length = len(_SEGMENTS.split(declaration.qualified_name)) if declaration is not None else 0
+    return nested, is_test_source(path), internal, length, sort_key(path)
 
 
 @dataclass(frozen=True, slots=True)

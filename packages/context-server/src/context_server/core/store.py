@@ -40,7 +40,13 @@ from urllib.parse import quote
 import msgspec
 import platformdirs
 
-from context_server.core.facts import Ambiguity, Edge, FileDependencies, SourceFacts
+from context_server.core.facts import (
+    DECLARATION_KINDS,
+    Ambiguity,
+    Edge,
+    FileDependencies,
+    SourceFacts,
+)
 from context_server.core.languages import LANGUAGES
 
 FORMAT = 2
@@ -59,7 +65,6 @@ _STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
 # What decoding a malformed row may raise (msgspec's errors are ValueErrors).
 _MALFORMED = (ValueError, TypeError, IndexError)
 _LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
-_KINDS = frozenset({"type", "member"})
 # a name code spells: no control character (no line break into an answer), bounded
 _NAME = re.compile(r"[^\x00-\x1f\x7f]{1,512}")
 _SCHEMA = (
@@ -272,24 +277,32 @@ class RootStore:
             " CASE WHEN length(facts) <= ? THEN facts END FROM files"
             " WHERE problem IS NULL AND length(path) <= 4096 LIMIT ?"
         )
-        rows = self._read(query, (MAX_FACTS_BYTES, limit + 1))
         found: dict[str, FileRecord] = {}
         unlisted: list[str] = []
         bad = 0
+        seen = 0
+
+        def take(row: tuple[Any, ...]) -> None:
+            nonlocal bad, seen
+            seen += 1
+            if seen > limit:
+                return
+            if row[0] not in paths:
+                unlisted.append(row[0])
+                return
+            try:
+                path, record = _record(row)
+            except _MALFORMED:
+                bad += 1
+                return
+            found[path] = record
+
+        # streamed: the rows are decoded as they come, never all held as blobs at once
         with collector_paused():
-            for row in rows[:limit]:
-                if row[0] not in paths:
-                    unlisted.append(row[0])
-                    continue
-                try:
-                    path, record = _record(row)
-                except _MALFORMED:
-                    bad += 1
-                    continue
-                found[path] = record
+            self._read_each(query, (MAX_FACTS_BYTES, limit + 1), take)
         if bad:
             _log.warning("index store %s: %d malformed rows ignored (re-parsed)", self.path, bad)
-        if len(rows) > limit:
+        if seen > limit:
             _log.warning(
                 "index store %s: more than %d rows for %d files; the rest is not read",
                 self.path,
@@ -299,8 +312,10 @@ class RootStore:
         return found, unlisted
 
     def save(self, changed: Mapping[str, FileRecord], gone: Iterable[str]) -> None:
-        """Write ``changed`` records and forget the ``gone`` paths, in one transaction."""
-        rows = [
+        """Write ``changed`` records and forget the ``gone`` paths, in one transaction (the
+        rows encoded one by one as SQLite takes them: a first build of a large project never
+        holds all of them encoded at once)."""
+        rows = (
             (
                 path,
                 record.size,
@@ -312,9 +327,9 @@ class RootStore:
                 record.problem,
             )
             for path, record in changed.items()
-        ]
+        )
         removed = [(path,) for path in gone]
-        if not rows and not removed:
+        if not changed and not removed:
             return
 
         def write(connection: sqlite3.Connection) -> None:
@@ -357,18 +372,30 @@ class RootStore:
         )
 
     def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        self._read_each(query, parameters, rows.append)
+        return rows
+
+    def _read_each(
+        self,
+        query: str,
+        parameters: tuple[object, ...],
+        each: Callable[[tuple[Any, ...]], object],
+    ) -> None:
         with self._lock:
             if self._connection is None:
-                return []
+                return
             try:
-                return self._connection.execute(query, parameters).fetchall()
+                cursor = self._connection.execute(query, parameters)
+                while batch := cursor.fetchmany(512):
+                    for row in batch:
+                        each(row)
             except sqlite3.Error as exc:
                 self._fail("unreadable", exc)
                 if _damaged(exc):
                     # removed, so that the next process starts it afresh
                     with contextlib.suppress(OSError):
                         _remove(self.path)
-                return []
 
     def _write(self, action: Callable[[sqlite3.Connection], object]) -> None:
         with self._lock:
@@ -537,7 +564,10 @@ def _decode_facts(data: object, module: str) -> SourceFacts:
     if facts.language not in _LANGUAGE_NAMES or facts.module != module:
         raise ValueError("facts of another language or module")
     for declaration in facts.declarations:
-        if declaration.kind not in _KINDS or min(*declaration.lines, *declaration.span) < 0:
+        if (
+            declaration.kind not in DECLARATION_KINDS
+            or min(*declaration.lines, *declaration.span) < 0
+        ):
             raise ValueError("bad declaration")
     if len(facts.uses) not in (0, len(facts.references)) or min(facts.uses, default=1) < 1:
         raise ValueError("bad use counts")

@@ -1,13 +1,16 @@
 """Usages: the files that depend on a file or one of its declarations, most using first.
 
-The reverse of the dependency graph the resolver already holds. The lines of a use come from
-the user's syntax tree: identifier nodes spelling a name the target declares (comments and
-string literals hold no identifier nodes, so they never count).
+The reverse of the dependency graph the resolver already holds. A user of one declaration is
+a file whose references its language resolved to that declaration (by qualified name, so an
+enum variant or a method call spelled like the type is no use of it); a member (a method, a
+field) is named after a dot, which no resolver follows, so its users are the files spelling
+it. The lines of a use come from the user's syntax tree: identifier nodes spelling a name the
+target declares (comments and string literals hold no identifier nodes, so they never count).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import tree_sitter
@@ -32,25 +35,43 @@ class Usage:
 def users(
     index: ProjectIndex,
     target: str,
-    naming: str | None,
+    declaration: Declaration | None,
+    member: bool,
     read: Callable[[str], str],
 ) -> list[Usage]:
     """Every file depending on ``target``, most uses first, then by path.
 
-    With ``naming`` (one declaration of a file holding several, or a member), a user of the
-    file counts only if its code spells that name; its uses are then the number of such
-    identifiers (``read`` gives a file's text).
+    With ``declaration`` (one declaration of a file holding several), a user of the file
+    counts only if its code resolves a name to that declaration, as often as it does; for a
+    ``member``, only if its code spells the member's name, as often as it does (``read``
+    gives a file's text).
     """
     found: list[Usage] = []
     for path, edge in reverse_edges(index).get(target, ()):
         uses = edge.uses
-        if naming is not None:
-            uses = len(occurrences(index, path, {naming}, read))
+        if declaration is not None and member:
+            uses = len(occurrences(index, path, {declaration.simple_name}, read))
             if uses == 0:
                 continue
+        elif declaration is not None:
+            used = used_symbols(index, path).get(target, {})
+            if declaration.qualified_name not in used:
+                continue
+            uses = used[declaration.qualified_name]
         found.append(Usage(path, index.sources[path].language, edge.rule, uses))
     found.sort(key=lambda usage: -usage.uses)
     return found
+
+
+def used_symbols(index: ProjectIndex, path: str) -> Mapping[str, Mapping[str, int]]:
+    """Per dependency of ``path``, the declarations (qualified names) its code uses and how
+    often: the file linked once more (the stored graph keeps only the edges), then kept with
+    the index."""
+    found = index.derived("used symbols", dict[str, Mapping[str, Mapping[str, int]]])
+    used = found.get(path)
+    if used is None:
+        used = found[path] = index.resolver.details(path).symbols
+    return used
 
 
 def reverse_edges(index: ProjectIndex) -> dict[str, list[tuple[str, Edge]]]:

@@ -107,6 +107,15 @@ class Ambiguity(StructuredResult):
     candidates: list[str]
 
 
+class AlternativeChoice(StructuredResult):
+    """A name several project files could supply: the one chosen, the others, and why."""
+
+    name: str
+    chosen: str
+    others: list[str]
+    reason: str
+
+
 class ContextAnswer(StructuredResult):
     """The answer of ``find_context``: the target, its dependencies in priority order, and
     what was left out or could not be resolved."""
@@ -120,6 +129,8 @@ class ContextAnswer(StructuredResult):
     dependency_tokens: int
     omitted: list[OmittedFile]
     ambiguous: list[Ambiguity]
+    alternatives: list[AlternativeChoice]
+    notes: list[str]
     other_matches: list[str]
     page: PageInfo
 
@@ -174,6 +185,13 @@ class FindContextTool:
             ambiguous=[
                 Ambiguity(name=a.name, candidates=list(a.candidates)) for a in selection.ambiguous
             ],
+            alternatives=[
+                AlternativeChoice(
+                    name=a.name, chosen=a.chosen, others=list(a.others), reason=a.reason
+                )
+                for a in selection.alternatives
+            ],
+            notes=list(selection.notes),
             other_matches=list(selection.other_matches),
             page=page.info(),
         )
@@ -200,7 +218,8 @@ def _markdown(
     if selection.other_matches:
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
         out.append(
-            "Also matched (not chosen; top-level before nested, main before test sources): "
+            "Also matched (not chosen; top-level before nested, main before test sources, "
+            "public before internal, shorter module path first): "
             f"{shown}.\n"
         )
     if not selection.dependencies and not selection.omitted:
@@ -255,6 +274,13 @@ def _markdown(
             + ", ".join(f"`{c}`" for c in ambiguity.candidates)
             + "; import it explicitly to resolve it.\n"
         )
+    for alternative in selection.alternatives:
+        out.append(
+            f"\nChosen for `{alternative.name}`: `{alternative.chosen}` ({alternative.reason}); "
+            "also declared in " + ", ".join(f"`{other}`" for other in alternative.others) + ".\n"
+        )
+    for note in selection.notes:
+        out.append(f"\nCut short: {note}.\n")
     for item in page.items:
         if item.source is not None:
             out.append(f"\n## `{item.path}`\n\n{code_block(item.source, item.language)}")

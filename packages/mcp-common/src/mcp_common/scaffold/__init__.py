@@ -188,6 +188,8 @@ def write_package(server: NewServer, root: Path) -> Path:
         target = directory / server.path_of(relative)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(Template(text).substitute(values), encoding="utf-8", newline="\n")
+    if (root / "LICENSE").is_file():  # a copy: an sdist cannot carry a link out of its folder
+        shutil.copyfile(root / "LICENSE", directory / "LICENSE")
     return directory
 
 

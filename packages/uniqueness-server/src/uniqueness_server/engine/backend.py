@@ -25,6 +25,7 @@ Every backend also:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -86,6 +87,76 @@ class Progress:
         self._context.report_progress(round(percent, 1), 100.0, message)
 
 
+@dataclass(eq=False)
+class _Watch:
+    context: ToolContext
+    interrupt: Callable[[], None]
+    progress: Callable[[], float] | None
+    sink: Progress | None
+    message: str | None
+    interrupted: bool = False
+
+
+class _Watchdog:
+    """One thread watching every running query of the process: it interrupts the query of a
+    cancelled call and forwards progress. (A thread per query cost more than a small query.)"""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watches: set[_Watch] = set()
+        self._thread: threading.Thread | None = None
+
+    def add(self, watch: _Watch) -> None:
+        with self._lock:
+            self._watches.add(watch)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="uniqueness-query-watch", daemon=True
+                )
+                self._thread.start()
+
+    def discard(self, watch: _Watch) -> None:
+        with self._lock:
+            self._watches.discard(watch)
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self._watches)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(_POLL_SECONDS)
+            with self._lock:
+                watches = list(self._watches)
+            for watch in watches:
+                if watch.context.cancelled:
+                    if not watch.interrupted:
+                        watch.interrupted = True
+                        # an interrupt may block (Spark asks its server): never this thread
+                        threading.Thread(target=_quietly, args=(watch.interrupt,)).start()
+                elif watch.progress is not None and watch.sink is not None:
+                    # the query may have ended (its connection closed) since the snapshot
+                    value = _quietly(watch.progress)
+                    if watch.sink.scan_reports and value is not None and value >= 0:
+                        watch.sink.report(value, watch.message)
+
+
+def _quietly(action: Callable[[], float | None]) -> float | None:
+    """``action()``, or None when it fails: a query that ended in the meantime."""
+    try:
+        return action()
+    except Exception:  # any driver error here means the query is gone
+        return None
+
+
+_WATCHDOG = _Watchdog()
+
+
+def running_queries() -> int:
+    """How many queries of this process are running now (every backend's, watched)."""
+    return _WATCHDOG.count()
+
+
 @contextmanager
 def watching(
     context: ToolContext,
@@ -96,25 +167,12 @@ def watching(
 ) -> Iterator[None]:
     """Interrupt the running query when the call is cancelled; forward its progress."""
     context.check_cancelled()
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.wait(_POLL_SECONDS):
-            if context.cancelled:
-                interrupt()
-                return
-            if progress is not None and sink is not None and sink.scan_reports:
-                value = progress()
-                if value >= 0:
-                    sink.report(value, message)
-
-    thread = threading.Thread(target=watch, name="uniqueness-query-watch", daemon=True)
-    thread.start()
+    watch = _Watch(context, interrupt, progress, sink, message)
+    _WATCHDOG.add(watch)
     try:
         yield
     finally:
-        done.set()
-        thread.join()
+        _WATCHDOG.discard(watch)
     context.check_cancelled()
 
 

@@ -102,17 +102,20 @@ def read_layout(
     header_row: int,
     delimiter: str | None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    label: str | None = None,
 ) -> CsvLayout:
     """Header names, delimiter and comment presence, from the first bytes of ``path``.
 
     The prefix read grows to the end of the header line (a very wide header), up to
-    ``max_line_bytes``; a longer header line is an error naming the limit.
+    ``max_line_bytes``; a longer header line is an error naming the limit. Messages name the
+    file ``label`` (default: its name).
     """
-    data = read_prefix(path, compressed, PREFIX_BYTES)
+    name = path.name if label is None else label
+    data = read_prefix(path, compressed, PREFIX_BYTES, name)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise _invalid(
-            f"{path.name} holds NUL bytes (the first at byte {nul:,}"
+            f"{name} holds NUL bytes (the first at byte {nul:,}"
             f"{' of its decompressed content' if compressed else ''}): it is binary data, "
             "not delimited text"
         )
@@ -120,23 +123,23 @@ def read_layout(
     cap = max_line_bytes * max(header_row, 1) + PREFIX_BYTES
     while len(data) == size and data.count(b"\n") < max(header_row, 1):
         if size >= cap:
-            raise overlong_line(path.name, data.count(b"\n") + 1, None, max_line_bytes)
+            raise overlong_line(name, data.count(b"\n") + 1, None, max_line_bytes)
         size = min(4 * size, cap)
-        data = read_prefix(path, compressed, size)
+        data = read_prefix(path, compressed, size, name)
     complete = len(data) < size
     allow_csv_fields(max_line_bytes)
-    text = decode_prefix(data, path.name, complete)
+    text = decode_prefix(data, name, complete)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if complete and lines and lines[-1] == "":
         lines.pop()
     elif not complete:
         lines.pop()  # the last line may be cut short
     if not any(line.strip() for line in lines):
-        raise _invalid(f"{path.name} is empty: it has no header and no rows")
+        raise _invalid(f"{name} is empty: it has no header and no rows")
     if header_row > len(lines):
         where = "has only" if complete else "has more than"
         raise _invalid(
-            f"headerRow {header_row} is past the end of the header area: {path.name} {where} "
+            f"headerRow {header_row} is past the end of the header area: {name} {where} "
             f"{len(lines)} lines{'' if complete else f' in its first {size:,} bytes'}"
         )
     chosen = (
@@ -156,7 +159,7 @@ def read_layout(
             raise _invalid(f"row {header_row} holds no header: line {header_row} is a comment")
         if not line.strip():
             raise _invalid(f"row {header_row} holds no header: line {header_row} is blank")
-        where = f"line {header_row} of {path.name}"
+        where = f"line {header_row} of {name}"
         header, spanned = _header_record(lines[header_row - 1 :], chosen, where)
         skip = header_row - 1 + spanned
         data_lines = lines[skip:]

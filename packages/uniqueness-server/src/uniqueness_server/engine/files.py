@@ -11,22 +11,25 @@ DuckDB as column lists, never written anywhere.
 
 from __future__ import annotations
 
+import atexit
 import csv
 import io
 import os
 import re
+import shutil
 import tempfile
+import threading
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
-import yaml  # type: ignore[import-untyped]
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.backends.embedded import (
+    SMALL_FILE_BYTES,
     DuckDbBackend,
     duckdb_error,
     literal,
@@ -45,7 +48,6 @@ from uniqueness_server.engine.limits import (
 from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
-from uniqueness_server.engine.yaml12 import load_yaml
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 
@@ -83,8 +85,13 @@ def open_file(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     context: ToolContext | None = None,
     descriptor: int | None = None,
+    confined_to: Sequence[Path] | None = None,
 ) -> Table:
     """``path`` (already confined by the caller) as a table of text columns.
+
+    ``confined_to``, the caller's allowed directories, confines the DuckDB engine reading the
+    file as well: it opens nothing outside them (see
+    :func:`~uniqueness_server.engine.backends.embedded.new_connection`).
 
     ``descriptor``, when given, is an open descriptor of ``path`` made by the caller's
     confinement: every read then goes through it (``/proc/self/fd/N``), never through the name,
@@ -94,27 +101,82 @@ def open_file(
     0 means no header (columns ``column1…``). ``label`` is how messages name the file.
     A delimited line longer than ``max_line_bytes`` is an error, never a skipped row.
     """
-    source = path if descriptor is None else _through(descriptor, path.name)
+    through = None if descriptor is None else _Through(descriptor, _link_name(path.name))
+    source = path if through is None else through.link
     try:
         return _open_table(
-            path, source, label, fmt, header_row, delimiter, max_line_bytes, context, descriptor
+            path,
+            source,
+            label,
+            fmt,
+            header_row,
+            delimiter,
+            max_line_bytes,
+            context,
+            through,
+            confined_to,
         )
     except BaseException:
-        if descriptor is not None:
-            source.unlink(missing_ok=True)
-            source.parent.rmdir()
-            os.close(descriptor)
+        if through is not None:
+            through.release()
         raise
 
 
-def _through(descriptor: int, name: str) -> Path:
+def _link_name(name: str) -> str:
+    """The name of the link a file is read through: its own, pattern characters replaced (a
+    pattern a reader would expand; the link's directory holds nothing else, and messages name
+    the file by its label)."""
+    return _GLOB_CHARACTER.sub("_", name)
+
+
+class _Through:
     """A private path named ``name`` that reads the file open at ``descriptor``: a symlink to
-    ``/proc/self/fd/<descriptor>`` in a fresh directory only this process may read, so
-    readers see the file's own name and suffix but always reach the checked file."""
-    holder = Path(tempfile.mkdtemp(prefix="uniqueness-source-"))
-    link = holder / name
-    os.symlink(f"/proc/self/fd/{descriptor}", link)
-    return link
+    ``/proc/self/fd/<descriptor>`` alone in a directory only this process may read, so
+    readers see the file's own name and suffix but always reach the checked file.
+
+    The directories are kept for later calls (removing a directory costs milliseconds on some
+    file systems, more than a small call) and removed when the process exits.
+    """
+
+    _root: tuple[int, Path] | None = None  # (pid, directory): a forked worker makes its own
+    _free: ClassVar[list[Path]] = []
+    _made = 0
+    _lock = threading.Lock()
+
+    def __init__(self, descriptor: int, name: str) -> None:
+        self._descriptor = descriptor
+        with _Through._lock:
+            self._holder = self._acquire()
+        self.link = self._holder / name
+        try:
+            os.symlink(f"/proc/self/fd/{descriptor}", self.link)
+        except BaseException:
+            self._give_back()
+            raise
+
+    @classmethod
+    def _acquire(cls) -> Path:
+        if cls._root is None or cls._root[0] != os.getpid():
+            root = Path(tempfile.mkdtemp(prefix="uniqueness-sources-"))
+            atexit.register(shutil.rmtree, root, ignore_errors=True)
+            cls._root, cls._free, cls._made = (os.getpid(), root), [], 0
+        if cls._free:
+            return cls._free.pop()
+        cls._made += 1
+        holder = cls._root[1] / str(cls._made)
+        holder.mkdir(mode=0o700)
+        return holder
+
+    def _give_back(self) -> None:
+        with _Through._lock:
+            if _Through._root is not None and self._holder.parent == _Through._root[1]:
+                _Through._free.append(self._holder)
+
+    def release(self) -> None:
+        """Remove the link and close the descriptor."""
+        self.link.unlink(missing_ok=True)
+        self._give_back()
+        os.close(self._descriptor)
 
 
 def _open_table(
@@ -126,7 +188,8 @@ def _open_table(
     delimiter: str | None,
     max_line_bytes: int,
     context: ToolContext | None,
-    descriptor: int | None,
+    through: _Through | None,
+    confined_to: Sequence[Path] | None,
 ) -> Table:
     if not path.exists():
         raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
@@ -142,7 +205,7 @@ def _open_table(
             f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
         )
     compressed = is_gzip(source)
-    kind = detect_format(source, compressed, fmt)
+    kind = detect_format(source, compressed, fmt, label)
     if kind not in _WITH_HEADER_ROW and header_row != 1:
         raise ToolError(
             f"headerRow applies to csv, tsv and xlsx sources, not {kind.value}",
@@ -153,8 +216,9 @@ def _open_table(
             f"delimiter applies to csv and tsv sources, not {kind.value}",
             ErrorCode.INVALID_ARGUMENT,
         )
-    connection = new_connection()
-    backend = DuckDbBackend(connection, context or ToolContext(), label)
+    small = not compressed and source.stat().st_size <= SMALL_FILE_BYTES
+    connection = new_connection(confined_to, progress=not small)
+    backend = DuckDbBackend(connection, context or ToolContext(), label, small=small)
     try:
         names = _load(
             backend, source, compressed, kind, header_row, delimiter, label, max_line_bytes
@@ -162,8 +226,8 @@ def _open_table(
     except BaseException:
         backend.close()
         raise
-    if descriptor is not None:
-        backend.hold(descriptor, source)
+    if through is not None:
+        backend.on_close(through.release)
     return Table(backend=backend, label=label, names=addressable(names))
 
 
@@ -181,14 +245,17 @@ def _load(
         return _csv(backend, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
     if kind in (Format.JSON, Format.JSONL, Format.PARQUET):
         return _duckdb_document(backend, path, compressed, kind, label)
-    data = read_all(path, compressed)
+    data = read_all(path, compressed, label)
     if kind is Format.XLSX:
         return _xlsx(backend, data, header_row, label)
     text = decode_prefix(data, label, complete=True)
-    try:
-        document = load_yaml(text) if kind is Format.YAML else parse_toon(text)
-    except yaml.YAMLError as exc:
-        raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc
+    if kind is Format.YAML:
+        # imported here: only YAML sources need the parser
+        from uniqueness_server.engine.yaml12 import load_yaml
+
+        document = load_yaml(text, label)
+    else:
+        document = parse_toon(text)
     names, rows = flatten_records(find_records(document, label))
     load_rows(backend.connection, len(names), rows)
     return names
@@ -212,7 +279,7 @@ def _csv(
             f"tab), not {delimiter!r}",
             ErrorCode.INVALID_ARGUMENT,
         )
-    layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes)
+    layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes, label)
     width = len(layout.header)
     if layout.has_comments:
         rows = list(
@@ -244,7 +311,7 @@ def _python_csv_rows(
     max_line_bytes: int,
 ) -> Iterator[list[str | None]]:
     """Data rows of a CSV file with comment lines (DuckDB would cut values at any ``#``)."""
-    raw = read_all(path, compressed)
+    raw = read_all(path, compressed, label)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -319,10 +386,11 @@ def _duckdb_document(
     compression = literal("gzip" if compressed else "none")
     try:
         if kind is Format.PARQUET:
-            source = (
-                literal(_gunzipped_in_memory(backend, path)) if compressed else duckdb_path(path)
+            reader = (
+                _gunzipped_parquet(backend, path, label)
+                if compressed
+                else f"read_parquet({duckdb_path(path)})"
             )
-            reader = f"read_parquet({source})"
         else:
             layout = "'array'" if kind is Format.JSON else "'newline_delimited'"
             options = f"format = {layout}, records = true, compression = {compression}"
@@ -348,19 +416,21 @@ def _duckdb_document(
     return [name for _, name in selected]
 
 
-def _gunzipped_in_memory(backend: DuckDbBackend, path: Path) -> str:
-    """A gzip-compressed Parquet file, decompressed into a filesystem private to this
-    connection (DuckDB reads Parquet only from a seekable file; nothing is written to disk)."""
-    from fsspec.implementations.memory import MemoryFileSystem
+def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str) -> str:
+    """A gzip-compressed Parquet file, decompressed and decoded in memory (DuckDB reads
+    Parquet only from a seekable file; nothing is written to disk), as a relation of this
+    connection alone."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    filesystem = MemoryFileSystem(skip_instance_cache=True)
-    # the class keeps one store for every instance: give this connection its own
-    filesystem.store = {}
-    filesystem.pseudo_dirs = [""]
-    with filesystem.open("/source.parquet", "wb") as handle:
-        handle.write(read_all(path, compressed=True))
-    backend.connection.register_filesystem(filesystem)
-    return "memory:///source.parquet"
+    try:
+        data = pq.read_table(pa.BufferReader(read_all(path, True, label)))
+    except (pa.ArrowException, OSError) as exc:
+        raise ToolError(
+            f"{label} is not a readable Parquet file: {exc}", ErrorCode.INVALID_ARGUMENT
+        ) from exc
+    backend.connection.register("gunzipped_parquet", data)
+    return "gunzipped_parquet"
 
 
 def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> list[str]:

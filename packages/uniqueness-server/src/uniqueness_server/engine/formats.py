@@ -53,8 +53,9 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-def read_prefix(path: Path, compressed: bool, size: int = _PEEK) -> bytes:
-    """Up to ``size`` bytes of the (decompressed) content, for sniffing."""
+def read_prefix(path: Path, compressed: bool, size: int = _PEEK, label: str | None = None) -> bytes:
+    """Up to ``size`` bytes of the (decompressed) content, for sniffing (``label`` names the
+    file in messages; default its name)."""
     try:
         if compressed:
             with gzip.open(path, "rb") as handle:
@@ -62,10 +63,10 @@ def read_prefix(path: Path, compressed: bool, size: int = _PEEK) -> bytes:
         with path.open("rb") as handle:
             return handle.read(size)
     except (OSError, EOFError, zlib.error) as exc:
-        raise unreadable_gzip(path, exc) from exc
+        raise unreadable_gzip(path.name if label is None else label, exc) from exc
 
 
-def read_all(path: Path, compressed: bool) -> bytes:
+def read_all(path: Path, compressed: bool, label: str | None = None) -> bytes:
     """The whole (decompressed) content; a truncated gzip stream is an error, never EOF."""
     try:
         if compressed:
@@ -73,13 +74,13 @@ def read_all(path: Path, compressed: bool) -> bytes:
                 return handle.read()
         return path.read_bytes()
     except (OSError, EOFError, zlib.error) as exc:
-        raise unreadable_gzip(path, exc) from exc
+        raise unreadable_gzip(path.name if label is None else label, exc) from exc
 
 
-def unreadable_gzip(path: Path, exc: BaseException) -> ToolError:
-    """The error for a gzip stream that breaks before its end."""
+def unreadable_gzip(label: str, exc: BaseException) -> ToolError:
+    """The error for a gzip stream (of the file ``label``) that breaks before its end."""
     return ToolError(
-        f"reading {path.name} failed before the end of the data: the gzip stream is "
+        f"reading {label} failed before the end of the data: the gzip stream is "
         f"truncated or corrupt ({exc})",
         ErrorCode.FAILED,
     )
@@ -89,18 +90,22 @@ def _strip_gz(name: str) -> str:
     return name[:-3] if name.lower().endswith(".gz") else name
 
 
-def detect_format(path: Path, compressed: bool, requested: str = "auto") -> Format:
-    """The format to read ``path`` as: ``requested`` unless ``auto``, else content then name."""
+def detect_format(
+    path: Path, compressed: bool, requested: str = "auto", label: str | None = None
+) -> Format:
+    """The format to read ``path`` as: ``requested`` unless ``auto``, else content then name
+    (``label``, the file as messages name it; default its name)."""
     if requested != "auto":
         return Format(requested)
-    head = read_prefix(path, compressed, 4096)
+    label = path.name if label is None else label
+    head = read_prefix(path, compressed, 4096, label)
     if head.startswith(_PARQUET_MAGIC):
         return Format.PARQUET
     if head.startswith(_ZIP_MAGIC):
         if _strip_gz(path.name).lower().endswith(".xlsx") or b"xl/" in head:
             return Format.XLSX
         raise ToolError(
-            f"{path.name} is a ZIP archive that is not an .xlsx workbook; unzip it first",
+            f"{label} is a ZIP archive that is not an .xlsx workbook; unzip it first",
             ErrorCode.UNSUPPORTED,
         )
     by_name = _EXTENSIONS.get(Path(_strip_gz(path.name)).suffix.lower())
@@ -108,7 +113,7 @@ def detect_format(path: Path, compressed: bool, requested: str = "auto") -> Form
         return by_name
     if b"\x00" in head:
         raise ToolError(
-            f"{path.name} looks like a binary file in no supported format; supported formats: "
+            f"{label} looks like a binary file in no supported format; supported formats: "
             f"{', '.join(f.value for f in Format)}",
             ErrorCode.UNSUPPORTED,
         )

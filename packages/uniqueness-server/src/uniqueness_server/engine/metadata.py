@@ -34,10 +34,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import sqlglot
-from sqlglot import exp
+from typing import TYPE_CHECKING, Any, Protocol
 
 from uniqueness_server.engine.model import (
     ColumnEstimate,
@@ -48,6 +45,9 @@ from uniqueness_server.engine.model import (
 )
 from uniqueness_server.engine.sql import any_missing
 from uniqueness_server.engine.table import Table
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 LIKELY_UNIQUE = 0.99  # estimated distinct values per present row making a column a likely key
 STALE_RATIO = 0.2  # estimated rows this far off the counted rows: statistics look stale
@@ -185,6 +185,10 @@ def query_shape(sql: str, catalog: Catalog) -> tuple[tuple[str, ...], Projection
     the rows of one table and selects its plain columns (so every row it returns is a row of
     the table, at most once, and a declared key among the selected columns still holds);
     ``None`` for anything else. Unquoted names are folded as the database folds them."""
+    # imported here: only database query sources need the parser (it takes a second to load)
+    import sqlglot
+    from sqlglot import exp
+
     try:
         statement = sqlglot.parse_one(sql, dialect=catalog.dialect)
     except sqlglot.errors.SqlglotError:

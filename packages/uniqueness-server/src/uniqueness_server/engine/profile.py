@@ -216,13 +216,15 @@ def text_profile(table: Table, register: Register) -> Profile:
         coded = _coded_profile(table, register)
         if coded is not None:
             return coded
+    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    if len(sample) < _SAMPLE_ROWS:
+        return _whole_sample_profile(table, sample, register)
     head = "profile_sample"
     table.backend.execute(
         f"CREATE OR REPLACE TEMP TABLE {head} AS SELECT * FROM {table.relation} "
         f"LIMIT {_SAMPLE_ROWS}"
     )
     guesses = _first_types(table, range(len(table.names)), head)
-    sample = table.query(f"SELECT * FROM {head}")
     parts = ["COUNT(*)"]
     for p in range(len(table.names)):
         c = table.column(p)
@@ -238,6 +240,34 @@ def text_profile(table: Table, register: Register) -> Profile:
     verified = [int(row[4 + p * 4]) for p in range(len(table.names))]
     kinds = _embedded_types(table, guesses, present, verified)
     return _profile(table, row, 4, present, kinds, sample, exact=False)
+
+
+def _whole_sample_profile(
+    table: Table, sample: Sequence[Sequence[Any]], register: Register
+) -> Profile:
+    """The profile of a text source whose sample holds every row: counted exactly from the
+    sample itself, types tested on each column's distinct values in one query (whose size
+    does not grow with the columns: planning a test per column cost more than the rest)."""
+    columns: list[ColumnProfile] = []
+    values: dict[int, Any] = {}
+    for p in range(len(table.names)):
+        present = [r[p] for r in sample if r[p] is not None]
+        values[p] = pa.array(list(dict.fromkeys(present)), type=pa.string())
+    kinds = _dictionary_types(table, values, register)
+    for p, name in enumerate(table.names):
+        present = [r[p] for r in sample if r[p] is not None]
+        columns.append(
+            ColumnProfile(
+                name=name,
+                type=kinds[p],
+                missing=len(sample) - len(present),
+                distinct=len(values[p]),
+                distinct_exact=True,
+                average_length=round(sum(map(len, present)) / len(present), 2) if present else 0.0,
+                samples=_samples(sample, p),
+            )
+        )
+    return Profile(source=table.label, rows=len(sample), columns=tuple(columns))
 
 
 def typed_profile(table: Table) -> Profile:

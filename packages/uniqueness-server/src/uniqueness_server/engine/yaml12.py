@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import yaml  # type: ignore[import-untyped]
+from mcp_common import ErrorCode, ToolError
 
 
 class Yaml12Loader(yaml.SafeLoader):  # type: ignore[misc]
@@ -30,6 +31,10 @@ Yaml12Loader.add_implicit_resolver(
 Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
 
 
-def load_yaml(text: str) -> Any:
-    """The document ``text`` holds, read by :class:`Yaml12Loader`."""
-    return yaml.load(text, Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+def load_yaml(text: str, label: str) -> Any:
+    """The document ``text`` (of the file ``label``) holds, read by :class:`Yaml12Loader`;
+    invalid YAML is a tool error naming the file."""
+    try:
+        return yaml.load(text, Loader=Yaml12Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise ToolError(f"{label} is not valid YAML: {exc}", ErrorCode.INVALID_ARGUMENT) from exc

@@ -125,4 +125,5 @@ class SourceOpener:
             # readers go through this descriptor, never the name: a symlink swapped in at the
             # path after the check is never followed
             descriptor=self.allowed.open_descriptor(real),
+            confined_to=self.allowed.roots,
         )

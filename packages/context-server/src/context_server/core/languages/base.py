@@ -15,7 +15,7 @@ from typing import Protocol
 
 import tree_sitter
 
-from context_server.core.facts import FileDependencies, SourceFacts
+from context_server.core.facts import Linked, SourceFacts
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,14 @@ class SourceLanguage:
         return self.grammar_language().id_for_node_kind(kind, True) or -1
 
 
+def in_order(captures: Mapping[str, Sequence[tree_sitter.Node]]) -> list[tree_sitter.Node]:
+    """Every captured node, in source order (a query's captures come grouped by pattern,
+    whose order is not the text's: references must not depend on it)."""
+    return sorted(
+        (node for nodes in captures.values() for node in nodes), key=lambda node: node.start_byte
+    )
+
+
 _local = threading.local()
 _GRAMMAR_LOCK = threading.Lock()
 _GRAMMARS: dict[str, tree_sitter.Language] = {}
@@ -78,10 +86,10 @@ _QUERIES: dict[tuple[str, str], tree_sitter.Query] = {}
 class Linker(Protocol):
     """A language's view of one project: which files each of its files depends on."""
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
-        """The direct dependencies of ``facts``: the file at ``relative`` or, with ``whole``
-        false, one declaration of it (its imports then only bind names; what it uses
-        counts)."""
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The direct dependencies of ``facts`` (with the declarations used in each, and
+        the alternatives set aside): the file at ``relative`` or, with ``whole`` false, one
+        declaration of it (its imports then only bind names; what it uses counts)."""
         ...
 
     def declared(self, name: str) -> tuple[str, ...]:

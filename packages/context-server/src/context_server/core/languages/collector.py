@@ -14,7 +14,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
@@ -227,8 +227,11 @@ class _Collector:
         cursor.set_byte_range(header_end, len(source))
         found = cursor.captures(root)
         imports = sorted(found.get("import", ()), key=_start)
+        scoped: list[tuple[int, int, str, str]] = []
         for node in imports:
-            self._import(node)
+            self._import(node, scoped)
+        # innermost scope first
+        scoped.sort(key=lambda entry: entry[1] - entry[0])
         skipped = _Ranges([*spans, *((n.start_byte, n.end_byte) for n in imports)])
         names = self._declarations(found.get("declaration", ()))
         for node in found.get("parameters", ()):
@@ -253,11 +256,11 @@ class _Collector:
             if chain is not None:
                 if chain[0] not in chains:
                     chains.add(chain[0])
-                    events.append(chain)
+                    events.append((chain[0], _scoped(chain[1], start, scoped)))
                 continue
             name = text_of(node)
             if self._is_reference(node, name, is_type_name):
-                events.append((start, name))
+                events.append((start, _scoped(name, start, scoped)))
         events.sort(key=lambda event: event[0])
         self.references.extend(text for _, text in events)
         self.declarations.sort(key=lambda declaration: declaration.span)
@@ -468,5 +471,37 @@ class _Collector:
             ):
                 self.packages.append("".join(text_of(child).split()))
 
-    def _import(self, node: tree_sitter.Node) -> None:
-        self.imports.extend(self.spec.read_import(node, self.module, self.is_package))
+    def _import(
+        self, node: tree_sitter.Node, scoped: list[tuple[int, int, str, str]] | None = None
+    ) -> None:
+        """Record an import statement; one inside a function (a local scope) binds its names
+        there only: as ``name@<offset of the scope>``, which the references inside use."""
+        found = self.spec.read_import(node, self.module, self.is_package)
+        owner = self._scope_of(node) if scoped is not None else None
+        if owner is None or scoped is None:
+            self.imports.extend(found)
+            return
+        for item in found:
+            if item.wildcard:
+                self.imports.append(item)
+                continue
+            bound = f"{item.bound_name}@{owner.start_byte}"
+            scoped.append((owner.start_byte, owner.end_byte, item.bound_name, bound))
+            self.imports.append(replace(item, alias=bound))
+
+    def _scope_of(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        current = node.parent
+        while current is not None:
+            if current.type in self.spec.local_scopes:
+                return current
+            current = current.parent
+        return None
+
+
+def _scoped(name: str, start: int, scoped: list[tuple[int, int, str, str]]) -> str:
+    """``name`` with its first segment renamed to the scoped import covering ``start``."""
+    first, separator, rest = name.partition(".")
+    for low, high, bound_name, bound in scoped:
+        if low <= start < high and first == bound_name:
+            return bound + separator + rest
+    return name

@@ -19,7 +19,7 @@ import tree_sitter
 import tree_sitter_c_sharp
 
 from context_server.core.facts import Declaration, Import, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 from context_server.core.languages.names import NameLinker, NamePolicy
 
 CSHARP = SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language)
@@ -41,6 +41,10 @@ _TYPES = frozenset(
 _NAMESPACES = frozenset({"namespace_declaration", "file_scoped_namespace_declaration"})
 _CHAINS = frozenset({"qualified_name", "member_access_expression", "alias_qualified_name"})
 _DOTTED = re.compile(r"[A-Za-z_@][\w]*(?:\.[A-Za-z_@][\w]*)+")
+_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(if|elif|else|endif)\b")
+MAX_ALTERNATIVES = 8
+"""Alternatives a file's ``#if`` blocks are read as, at most."""
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
@@ -66,22 +70,134 @@ class _Walk:
 def extract_csharp(
     language: SourceLanguage, text: str, module: str = "", span: tuple[int, int] | None = None
 ) -> SourceFacts:
-    """The facts of one C# file; with ``span``, only references inside it are collected."""
+    """The facts of one C# file; with ``span``, only references inside it are collected.
+
+    A file with ``#if`` blocks is read once per alternative (see :func:`branches`): what
+    any alternative declares, imports or names counts, each reference as often as the
+    alternative naming it most.
+    """
+    variants, notes = branches(text)
+    if len(variants) == 1:
+        return _extract(language, variants[0], module, span, notes)
+    facts = [_extract(language, variant, module, span, notes) for variant in variants]
+    declarations: dict[tuple[str, str], Declaration] = {}
+    imports: dict[Import, None] = {}
+    counts: Counter[str] = Counter()
+    for one in facts:
+        for declaration in one.declarations:
+            declarations.setdefault((declaration.qualified_name, declaration.kind), declaration)
+        imports.update(dict.fromkeys(one.imports))
+        counts |= Counter(one.counted())
+    first = facts[0]
+    return SourceFacts(
+        language=first.language,
+        package=next((one.package for one in facts if one.package), ""),
+        imports=tuple(imports),
+        declarations=tuple(sorted(declarations.values(), key=lambda d: d.span)),
+        local_names=frozenset(name for one in facts for name in one.local_names),
+        references=tuple(counts),
+        module=module,
+        uses=tuple(counts.values()),
+        notes=notes,
+    )
+
+
+def branches(text: str) -> tuple[list[str], tuple[str, ...]]:
+    """The alternatives a file's ``#if``/``#elif``/``#else`` blocks make, as texts of the
+    same length (inactive branches and directive lines blanked, line breaks kept), and
+    notes on nesting that does not balance.
+
+    Alternative *k* keeps branch *k* of every block (its last branch when it has fewer;
+    none when that block has no ``#else``), so every branch is read in one alternative
+    at least, at most :data:`MAX_ALTERNATIVES` of them. An ``#endif`` without ``#if`` is
+    ignored and an ``#if`` left open ends with the file, each noted.
+    """
+    lines = _LINES.findall(text)
+    directives: list[tuple[int, str]] = []
+    for number, line in enumerate(lines):
+        match = _DIRECTIVE.match(line)
+        if match is not None:
+            directives.append((number, match.group(1)))
+    if not any(kind == "if" for _, kind in directives):
+        return [text], ()
+    notes: list[str] = []
+    # per line: the (block, branch) pairs it sits in, outermost first
+    blocks: list[list[str]] = []  # per block: the directive opening each branch
+    stack: list[int] = []
+    owner: list[tuple[tuple[int, int], ...]] = [()] * len(lines)
+    blank: set[int] = set()
+    current: tuple[tuple[int, int], ...] = ()
+    position = 0
+    for number in range(len(lines)):
+        if position < len(directives) and directives[position][0] == number:
+            kind = directives[position][1]
+            position += 1
+            blank.add(number)
+            if kind == "if":
+                blocks.append([kind])
+                stack.append(len(blocks) - 1)
+                current = (*current, (stack[-1], 0))
+            elif kind in {"elif", "else"}:
+                if not stack:
+                    notes.append(f"#{kind} without #if at line {number + 1} ignored")
+                    continue
+                blocks[stack[-1]].append(kind)
+                current = (*current[:-1], (stack[-1], len(blocks[stack[-1]]) - 1))
+            elif kind == "endif":
+                if not stack:
+                    notes.append(f"#endif without #if at line {number + 1} ignored")
+                    continue
+                stack.pop()
+                current = current[:-1]
+            continue
+        owner[number] = current
+    if stack:
+        notes.append(f"{len(stack)} #if never closed: each ends with the file")
+    has_else = ["else" in block for block in blocks]
+    count = min(MAX_ALTERNATIVES, max(len(block) for block in blocks))
+    if count < max(len(block) for block in blocks):
+        notes.append(f"more than {MAX_ALTERNATIVES} branches in one block: the rest not read")
+    variants = []
+    for alternative in range(count):
+        out = []
+        for number, line in enumerate(lines):
+            keep = number not in blank and all(
+                branch == min(alternative, len(blocks[block]) - 1)
+                and (alternative < len(blocks[block]) or has_else[block])
+                for block, branch in owner[number]
+            )
+            out.append(line if keep else _blanked(line))
+        variants.append("".join(out))
+    return variants, tuple(notes)
+
+
+def _blanked(line: str) -> str:
+    """``line`` as spaces of the same UTF-8 length, its line break kept."""
+    body = line.rstrip("\r\n")
+    return " " * len(body.encode("utf-8")) + line[len(body) :]
+
+
+def _extract(
+    language: SourceLanguage,
+    text: str,
+    module: str,
+    span: tuple[int, int] | None,
+    notes: tuple[str, ...],
+) -> SourceFacts:
     source = text.encode("utf-8")
     root = language.parser().parse(source).root_node
     walk = _Walk()
     _visit(root, "", None, walk)
     names: list[str] = []
-    for nodes in tree_sitter.QueryCursor(_query(language)).captures(root).values():
-        for node in nodes:
-            start = node.start_byte
-            if span is not None and not span[0] <= start < span[1]:
-                continue
-            if any(first <= start < last for first, last in walk.skipped):
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if span is not None and not span[0] <= start < span[1]:
+            continue
+        if any(first <= start < last for first, last in walk.skipped):
+            continue
+        name = _reference(node)
+        if name:
+            names.append(name)
     counts = Counter(names)
     package = walk.namespaces[0] if walk.namespaces else ""
     # Every enclosing namespace (and any further namespace of the file) is visible too.
@@ -103,6 +219,7 @@ def extract_csharp(
         references=tuple(counts),
         module=module,
         uses=tuple(counts.values()),
+        notes=notes,
     )
 
 
@@ -140,6 +257,7 @@ def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Wal
                     outer is not None,
                     (child.start_point[0] + 1, child.end_point[0] + 1),
                     (child.start_byte, child.end_byte),
+                    any(c.type == "modifier" and _text(c) == "public" for c in child.children),
                 )
             )
             body = child.child_by_field_name("body")

@@ -21,13 +21,92 @@ from dataclasses import dataclass
 import tree_sitter
 import tree_sitter_go
 
-from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.facts import (
+    Alternative,
+    Declaration,
+    EdgeSet,
+    Import,
+    Linked,
+    SourceFacts,
+)
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 GO = SourceLanguage("go", "Go", (".go",), tree_sitter_go.language)
 
 _MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.MULTILINE)
 _TEST_SUFFIX = "_test.go"
+GOOSES = frozenset(
+    [
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "wasip1",
+        "windows",
+        "zos",
+    ]
+)
+GOARCHES = frozenset(
+    [
+        "386",
+        "amd64",
+        "amd64p32",
+        "arm",
+        "armbe",
+        "arm64",
+        "arm64be",
+        "loong64",
+        "mips",
+        "mipsle",
+        "mips64",
+        "mips64le",
+        "mips64p32",
+        "mips64p32le",
+        "ppc",
+        "ppc64",
+        "ppc64le",
+        "riscv",
+        "riscv64",
+        "s390",
+        "s390x",
+        "sparc",
+        "sparc64",
+        "wasm",
+    ]
+)
+_UNIX = frozenset(
+    [
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "linux",
+        "netbsd",
+        "openbsd",
+        "solaris",
+    ]
+)
+# The build a project is read as: linux/amd64 with cgo and no custom tags.
+_DEFAULT_GOOS, _DEFAULT_GOARCH = "linux", "amd64"
+_DEFAULT_TAGS = frozenset({"cgo", "gc"})
+_TOKEN = re.compile(r"\s*(\|\||&&|!|\(|\)|[\w.]+)")
+MAX_CONSTRAINT_TERMS = 10
+"""Distinct tags two constraints may name before they are taken as compatible unchecked."""
 # A name of the file's own package beats the same file reached through an import.
 _RANKING = {"package": 0, "import": 1}
 
@@ -48,7 +127,11 @@ def extract_go(
     Imports carry the import path in ``target``, the name given to it in ``alias`` (``_``
     for a blank import) and ``wildcard`` for a dot import. References are ``pkg.Name`` for a
     qualified use and the plain name otherwise, from code only; with ``span``, only those
-    inside it. Declarations are named ``<directory>.<Name>`` (methods ``<directory>.T.M``).
+    inside it, and when ``span`` is a type's declaration, those of the type's methods in the
+    file too (the facts' ``focus`` names the type). Declarations are named
+    ``<directory>.<Name>`` (methods ``<directory>.T.M``). The file's build constraint
+    (``//go:build``, else ``// +build`` lines, and its name's ``_GOOS``/``_GOARCH`` suffixes)
+    is its ``condition``.
     """
     source = text.encode("utf-8")
     root = language.parser().parse(source).root_node
@@ -66,16 +149,23 @@ def extract_go(
             header_end = child.end_byte
         else:
             declarations.extend(_declared(child, scope))
+    spans = [span] if span is not None else []
+    focus = ""
+    if span is not None:
+        owner = next((d for d in declarations if d.kind == "type" and d.span == span), None)
+        if owner is not None:
+            focus = owner.qualified_name
+            prefix = f"{owner.qualified_name}."
+            spans.extend(d.span for d in declarations if d.qualified_name.startswith(prefix))
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
-    for nodes in cursor.captures(root).values():
-        for node in nodes:
-            if span is not None and not span[0] <= node.start_byte < span[1]:
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(cursor.captures(root)):
+        if spans and not any(low <= node.start_byte < high for low, high in spans):
+            continue
+        name = _reference(node)
+        if name:
+            names.append(name)
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
@@ -86,7 +176,41 @@ def extract_go(
         references=tuple(counts),
         module=module,
         uses=tuple(counts.values()),
+        condition=constraint(text, module),
+        focus=focus,
     )
+
+
+def constraint(text: str, path: str) -> str:
+    """The build constraint of a Go file as one boolean expression ("" when it has none):
+    its ``//go:build`` line (else its ``// +build`` lines) before the package clause, and
+    what its file name says (``x_linux.go``, ``x_windows_amd64.go``)."""
+    parts: list[str] = []
+    legacy: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("package ") or stripped == "package":
+            break
+        if stripped.startswith("//go:build "):
+            parts.append(f"({stripped[len('//go:build ') :].strip()})")
+        elif stripped.startswith("// +build "):
+            # space-separated options are ORed, comma-separated terms ANDed
+            options = stripped[len("// +build ") :].split()
+            legacy.append(
+                "(" + " || ".join("(" + " && ".join(o.split(",")) + ")" for o in options) + ")"
+            )
+    if not parts and legacy:
+        parts.extend(legacy)
+    stem = posixpath.basename(path).removesuffix(".go").removesuffix("_test")
+    pieces = stem.split("_")[1:]
+    if pieces and pieces[-1] in GOARCHES:
+        if len(pieces) > 1 and pieces[-2] in GOOSES:
+            parts.append(f"({pieces[-2]} && {pieces[-1]})")
+        else:
+            parts.append(pieces[-1])
+    elif pieces and pieces[-1] in GOOSES:
+        parts.append(pieces[-1])
+    return " && ".join(parts)
 
 
 def _reference(node: tree_sitter.Node) -> str | None:
@@ -144,17 +268,21 @@ def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
             if spec.type in {"type_spec", "type_alias"} and name:
                 spec_lines = (spec.start_point[0] + 1, spec.end_point[0] + 1)
                 span = (node.start_byte, node.end_byte)
-                yield Declaration(name, qualified(name), "type", False, spec_lines, span)
+                yield Declaration(
+                    name, qualified(name), "type", False, spec_lines, span, _exported(name, scope)
+                )
     elif node.type == "function_declaration":
         name = _text(node.child_by_field_name("name"))
         if name:
-            yield Declaration(name, qualified(name), "member", False, lines, where)
+            yield Declaration(
+                name, qualified(name), "member", False, lines, where, _exported(name, scope)
+            )
     elif node.type == "method_declaration":
         name = _text(node.child_by_field_name("name"))
         receiver = _receiver(node.child_by_field_name("receiver"))
         if name and receiver:
             full = qualified(f"{receiver}.{name}")
-            yield Declaration(name, full, "member", True, lines, where)
+            yield Declaration(name, full, "member", True, lines, where, _exported(name, scope))
     elif node.type in {"var_declaration", "const_declaration"}:
         for spec in node.named_children:
             if spec.type not in {"var_spec", "const_spec"}:
@@ -162,7 +290,15 @@ def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
             for child in spec.children_by_field_name("name"):
                 name = _text(child)
                 if name and name != "_":
-                    yield Declaration(name, qualified(name), "member", False, lines, where)
+                    exported = _exported(name, scope)
+                    yield Declaration(
+                        name, qualified(name), "member", False, lines, where, exported
+                    )
+
+
+def _exported(name: str, folder: str) -> bool:
+    """A capitalised name outside an ``internal`` folder is its module's public API."""
+    return name[:1].isupper() and "internal" not in folder.split("/")
 
 
 def _receiver(node: tree_sitter.Node | None) -> str:
@@ -178,6 +314,109 @@ def _receiver(node: tree_sitter.Node | None) -> str:
     return ""
 
 
+class Condition:
+    """A build constraint as a function of a build context (GOOS, GOARCH, tags)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tags: set[str] = set()
+        self.gooses: set[str] = set()
+        self.arches: set[str] = set()
+        self._tokens = [t for t in _TOKEN.findall(text) if t]
+        self._position = 0
+        try:
+            self._tree = self._or() if self._tokens else True
+            if self._position != len(self._tokens):
+                raise ValueError("trailing tokens")
+        except (ValueError, IndexError, RecursionError):
+            self._tree = True  # unreadable: taken as always built
+
+    def _or(self) -> object:
+        left = self._and()
+        while self._peek() == "||":
+            self._position += 1
+            left = ("or", left, self._and())
+        return left
+
+    def _and(self) -> object:
+        left = self._not()
+        while self._peek() == "&&":
+            self._position += 1
+            left = ("and", left, self._not())
+        return left
+
+    def _not(self) -> object:
+        word = self._tokens[self._position]
+        self._position += 1
+        if word == "!":
+            return ("not", self._not())
+        if word == "(":
+            inner = self._or()
+            if self._peek() != ")":
+                raise ValueError("unclosed")
+            self._position += 1
+            return inner
+        if word in {")", "||", "&&"}:
+            raise ValueError(f"unexpected {word}")
+        if word in GOOSES:
+            self.gooses.add(word)
+        elif word in GOARCHES:
+            self.arches.add(word)
+        else:
+            self.tags.add(word)
+        return word
+
+    def _peek(self) -> str | None:
+        return self._tokens[self._position] if self._position < len(self._tokens) else None
+
+    def holds(self, goos: str, goarch: str, tags: frozenset[str]) -> bool:
+        """Whether the file is built for ``goos``/``goarch`` with ``tags`` set."""
+        return bool(_evaluate(self._tree, goos, goarch, tags))
+
+    def by_default(self) -> bool:
+        """Whether the file is built in the default build (linux/amd64, cgo, no tags)."""
+        return self.holds(_DEFAULT_GOOS, _DEFAULT_GOARCH, _DEFAULT_TAGS)
+
+    def compatible(self, other: Condition) -> bool:
+        """Whether one build can include both files."""
+        if self._tree is True or other._tree is True:
+            return True
+        tags = sorted(self.tags | other.tags)
+        if len(tags) > MAX_CONSTRAINT_TERMS:
+            return True
+        gooses = [*sorted(self.gooses | other.gooses), "other-os"]
+        arches = [*sorted(self.arches | other.arches), "other-arch"]
+        for goos in gooses:
+            for goarch in arches:
+                for mask in range(1 << len(tags)):
+                    chosen = frozenset(t for n, t in enumerate(tags) if mask >> n & 1)
+                    if self.holds(goos, goarch, chosen) and other.holds(goos, goarch, chosen):
+                        return True
+        return False
+
+
+def _evaluate(tree: object, goos: str, goarch: str, tags: frozenset[str]) -> bool:
+    if tree is True:
+        return True
+    if isinstance(tree, str):
+        if tree in GOOSES:
+            return tree == goos
+        if tree in GOARCHES:
+            return tree == goarch
+        if tree == "unix":
+            return goos in _UNIX
+        if tree.startswith("go1"):
+            return True
+        return tree in tags
+    assert isinstance(tree, tuple)
+    if tree[0] == "not":
+        return not _evaluate(tree[1], goos, goarch, tags)
+    left = _evaluate(tree[1], goos, goarch, tags)
+    if tree[0] == "and":
+        return left and _evaluate(tree[2], goos, goarch, tags)
+    return left or _evaluate(tree[2], goos, goarch, tags)
+
+
 @dataclass(frozen=True, slots=True)
 class _Package:
     """The files of one directory and the top-level names each declares."""
@@ -185,6 +424,11 @@ class _Package:
     files: tuple[str, ...]
     declared: Mapping[str, tuple[str, ...]]
     name: str
+    folder: str
+
+    def symbol(self, name: str) -> str:
+        """The qualified name of the package's declaration ``name``."""
+        return f"{self.folder}.{name}" if self.folder else name
 
 
 class GoProject:
@@ -207,6 +451,13 @@ class GoProject:
             folders.setdefault(posixpath.dirname(path), []).append(path)
         self._packages: dict[str, _Package] = {}
         self._declared: dict[str, list[str]] = {}
+        conditions: dict[str, Condition] = {}
+        self._conditions = {
+            path: conditions.setdefault(facts.condition, Condition(facts.condition))
+            for path, facts in sources.items()
+        }
+        # a type's methods by the files declaring them: (folder, type) -> {file: count}
+        self._methods: dict[tuple[str, str], dict[str, int]] = {}
         for folder, files in folders.items():
             declared: dict[str, list[str]] = {}
             for path in files:
@@ -214,6 +465,10 @@ class GoProject:
                     holders = self._declared.setdefault(declaration.qualified_name, [])
                     if path not in holders:
                         holders.append(path)
+                    if declaration.nested:
+                        receiver = declaration.qualified_name.rsplit(".", 2)[-2]
+                        holding = self._methods.setdefault((folder, receiver), {})
+                        holding[path] = holding.get(path, 0) + 1
                     if not declaration.nested:
                         owners = declared.setdefault(declaration.simple_name, [])
                         if path not in owners:
@@ -221,7 +476,7 @@ class GoProject:
             library = [p for p in files if not p.endswith(_TEST_SUFFIX)]
             name = sources[library[0] if library else files[0]].package
             self._packages[folder] = _Package(
-                tuple(files), {k: tuple(v) for k, v in declared.items()}, name
+                tuple(files), {k: tuple(v) for k, v in declared.items()}, name, folder
             )
 
     def folder(self, import_path: str) -> str | None:
@@ -237,15 +492,23 @@ class GoProject:
         """Files declaring ``name`` (``<directory>.<Name>``)."""
         return tuple(self._declared.get(name, ()))
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files ``facts`` depends on, with the rule (``package``/``import``) and uses."""
         is_test = relative.endswith(_TEST_SUFFIX)
         found = EdgeSet(relative, _RANKING)
 
-        def add(owners: tuple[str, ...], rule: str, uses: int) -> None:
+        mine = self._conditions.get(relative, Condition(facts.condition))
+
+        def add(package: _Package, name: str, rule: str, uses: int) -> None:
+            owners = [
+                owner
+                for owner in package.declared.get(name, ())
+                if not owner.endswith(_TEST_SUFFIX) or is_test
+            ]
+            if len(owners) > 1:
+                owners = self._built_with(mine, owners, package.symbol(name), found)
             for owner in owners:
-                if not owner.endswith(_TEST_SUFFIX) or is_test:
-                    found.add(owner, rule, uses)
+                found.add(owner, rule, uses, package.symbol(name))
 
         bound: dict[str, _Package] = {}
         dotted: list[_Package] = []
@@ -258,7 +521,9 @@ class GoProject:
                 dotted.append(package)
             elif item.alias == "_":
                 if whole:
-                    add(package.files, "import", 0)
+                    for owner in package.files:
+                        if not owner.endswith(_TEST_SUFFIX) or is_test:
+                            found.add(owner, "import", 0)
             else:
                 bound[item.alias or package.name] = package
         own = self._packages.get(posixpath.dirname(relative))
@@ -267,16 +532,37 @@ class GoProject:
             first, _, rest = reference.partition(".")
             if first in bound and rest and first not in facts.local_names:
                 if rest[:1].isupper():
-                    add(bound[first].declared.get(rest, ()), "import", count)
+                    add(bound[first], rest, "import", count)
                 continue
             if first in facts.local_names:
                 continue
             if own is not None and own.name == facts.package:
-                add(own.declared.get(first, ()), "package", count)
+                add(own, first, "package", count)
             if first[:1].isupper():
                 for package in dotted:
-                    add(package.declared.get(first, ()), "import", count)
-        return FileDependencies(found.edges(), ())
+                    add(package, first, "import", count)
+        if not whole and facts.focus:
+            # the type's methods declared in the package's other files are part of it
+            folder = posixpath.dirname(relative)
+            receiver = facts.focus.rsplit(".", 1)[-1]
+            for path, count in self._methods.get((folder, receiver), {}).items():
+                if path != relative and (is_test or not path.endswith(_TEST_SUFFIX)):
+                    found.add(path, "package", count, facts.focus)
+        return found.linked()
+
+    def _built_with(
+        self, mine: Condition, owners: list[str], name: str, found: EdgeSet
+    ) -> list[str]:
+        """Of several files declaring one name (build-tag twins), those a build with the
+        referring file includes, the default build's first; the others are alternatives."""
+        conditions = {owner: self._conditions.get(owner, Condition("")) for owner in owners}
+        together = [owner for owner in owners if mine.compatible(conditions[owner])] or owners
+        default = [owner for owner in together if conditions[owner].by_default()]
+        chosen = default[:1] or together[:1]
+        others = tuple(owner for owner in owners if owner not in chosen)
+        if others:
+            found.alternative(Alternative(name, chosen[0], others, "build constraints"))
+        return chosen
 
 
 class Go:

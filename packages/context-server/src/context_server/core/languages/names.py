@@ -18,10 +18,17 @@ resolves by a later segment.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from context_server.core.facts import Ambiguity, EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.facts import (
+    Alternative,
+    Ambiguity,
+    EdgeSet,
+    Import,
+    Linked,
+    SourceFacts,
+)
 from context_server.core.walk import sort_key
 
 
@@ -97,17 +104,25 @@ class NameTables:
                 return name
         return None
 
-    def owners(self, qualified: str, members: bool = True) -> tuple[str, ...]:
-        """The files ``qualified`` links: a type's first file by path (every file of a
-        spread type); else, with ``members``, every file declaring a function or value of
-        that name (overloads for different receivers live in different files). A Kotlin
-        factory function named like its class is taken to mean the class."""
-        found = self.types.get(qualified, ())
-        if qualified not in self.spread:
-            found = found[:1]
-        if members and not found:
-            found = self.members.get(qualified, ())
-        return found
+    def owners(
+        self, qualified: str, referrer: str, found: EdgeSet | None = None, members: bool = True
+    ) -> tuple[str, ...]:
+        """The files ``qualified`` links from ``referrer``: of several files declaring one
+        type, the nearest to ``referrer`` (the others recorded as alternatives in ``found``)
+        or, for a spread type, every one; else, with ``members``, every file declaring a
+        function or value of that name (overloads for different receivers live in
+        different files). A Kotlin factory function named like its class is taken to mean
+        the class."""
+        files = self.types.get(qualified, ())
+        if len(files) > 1 and qualified not in self.spread:
+            chosen = nearest(referrer, files)
+            if found is not None:
+                others = tuple(f for f in files if f != chosen)
+                found.alternative(Alternative(qualified, chosen, others, "nearest module"))
+            files = (chosen,)
+        if members and not files:
+            files = self.members.get(qualified, ())
+        return files
 
 
 class Bindings:
@@ -152,15 +167,17 @@ class NameLinker:
             assumed = 0 if not item.wildcard and item.bound_name[:1].isupper() else 1
             qualified = tables.longest(item.target.split("."), 1)
             if qualified is not None:
-                for owner in tables.owners(qualified):
-                    found.add(owner, "import", assumed)
+                for owner in tables.owners(qualified, found.owner, found):
+                    found.add(owner, "import", assumed, qualified)
         # The other parts of a type spread over several files (a C# partial class).
         for declaration in facts.declarations:
             if declaration.qualified_name in tables.spread:
-                for owner in tables.owners(declaration.qualified_name, members=False):
-                    found.add(owner, "package", 1)
+                for owner in tables.owners(
+                    declaration.qualified_name, found.owner, found, members=False
+                ):
+                    found.add(owner, "package", 1, declaration.qualified_name)
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The dependencies of ``facts`` (see the module's rules)."""
         tables = self.tables
         bindings = Bindings(facts.imports)
@@ -193,8 +210,8 @@ class NameLinker:
                     guesses.append((reference, count))
                 continue
             if qualified is not None:
-                for owner in tables.owners(qualified, members=False):
-                    found.add(owner, rule, count)
+                for owner in tables.owners(qualified, relative, found, members=False):
+                    found.add(owner, rule, count, qualified)
         # Last, once every certain edge is known: a name nested in a type the file already
         # depends on (or, for a file whose types extend others, anywhere) is most likely
         # inherited (``CronField.Type`` used as ``Type`` in a subclass), not the unrelated
@@ -209,11 +226,11 @@ class NameLinker:
                 continue
             qualified, ambiguity = self._guess(segments)
             if qualified is not None:
-                for owner in tables.owners(qualified, members=False):
-                    found.add(owner, "simple-name", count)
+                for owner in tables.owners(qualified, relative, found, members=False):
+                    found.add(owner, "simple-name", count, qualified)
             if ambiguity is not None:
                 ambiguous.setdefault(ambiguity.name, ambiguity)
-        return FileDependencies(found.edges(), tuple(ambiguous.values()), tuple(shadowed))
+        return found.linked(tuple(ambiguous.values()), tuple(shadowed))
 
     def meaning(
         self,
@@ -274,3 +291,20 @@ class NameLinker:
             files = sorted({tables.types[c][0] for c in candidates}, key=sort_key)
             return None, Ambiguity(segments[0], tuple(files))
         return None, None
+
+
+def nearest(referrer: str, files: Sequence[str]) -> str:
+    """The file of ``files`` nearest ``referrer`` in the folder tree: the most leading
+    folders in common, then the shallowest, then the first by path."""
+    home = referrer.split("/")[:-1]
+
+    def distance(file: str) -> tuple[int, int, bytes]:
+        folders = file.split("/")[:-1]
+        shared = 0
+        for mine, theirs in zip(home, folders, strict=False):
+            if mine != theirs:
+                break
+            shared += 1
+        return -shared, len(folders), sort_key(file)
+
+    return min(files, key=distance)

@@ -10,19 +10,30 @@ use resolves through them; relative imports count from the module's package.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import tree_sitter
 import tree_sitter_python
 
-from context_server.core.facts import EdgeSet, FileDependencies, Import, SourceFacts
+from context_server.core.facts import Alternative, EdgeSet, Import, Linked, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage
 from context_server.core.languages.collector import CollectorSpec, Rescue, collect, text_of
-from context_server.core.languages.names import Bindings, NameLinker, NamePolicy, NameTables
+from context_server.core.languages.names import (
+    Bindings,
+    NameLinker,
+    NamePolicy,
+    NameTables,
+    nearest,
+)
 
 PYTHON = SourceLanguage(
     "python", "Python", (".py", ".pyi"), tree_sitter_python.language, "#", colon_body=True
 )
 _INIT = frozenset({"__init__.py", "__init__.pyi"})
+# Folders a project's packages usually sit in (put on the import path by its build).
+_SOURCE_FOLDERS = frozenset({"src", "lib", "python", "source"})
+MAX_REEXPORT_DEPTH = 32
+"""Re-exports followed in a row at most, looking for the module declaring a name."""
 
 
 def _import(node: tree_sitter.Node, module: str, is_package: bool) -> Iterator[Import]:
@@ -92,45 +103,213 @@ _SPEC = CollectorSpec(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """A declaration (``name``) of the module in ``file``, or (``name`` None) the module."""
+
+    file: str
+    name: str | None
+
+
 class PythonLinker(NameLinker):
-    """Python names resolve only through what the module imports."""
+    """Python names resolve only through what the module imports, to the file declaring
+    them (followed through the re-exports of a package's ``__init__``)."""
+
+    def __init__(
+        self,
+        sources: Mapping[str, SourceFacts],
+        policy: NamePolicy,
+        configs: Mapping[str, bytes] | None = None,
+    ) -> None:
+        super().__init__(sources, policy)
+        self._sources = sources
+        self._names = {
+            path: frozenset(d.simple_name for d in f.declarations if not d.nested)
+            for path, f in sources.items()
+        }
+        self._modules: dict[str, list[str]] = {}
+        roots = _import_roots(sources, configs or {})
+        for path, facts in sources.items():
+            for name in (facts.module, *_namespace_names(path, roots)):
+                if name:
+                    files = self._modules.setdefault(name, [])
+                    if path not in files:
+                        files.append(path)
+        self._exports: dict[str, dict[str, Import]] = {}
+        self._stars: dict[str, list[str]] = {}
+        for path, facts in sources.items():
+            exports: dict[str, Import] = {}
+            for item in facts.imports:
+                if item.wildcard:
+                    self._stars.setdefault(path, []).append(item.target)
+                elif "@" not in item.bound_name:
+                    exports.setdefault(item.bound_name, item)
+            self._exports[path] = exports
 
     def build_tables(self, sources: Mapping[str, SourceFacts], policy: NamePolicy) -> NameTables:
         """Declarations, and every module by its name."""
         return NameTables(sources, policy, modules=True)
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
-        """The modules ``facts`` imports and what its code uses through them."""
+    def declared(self, name: str) -> tuple[str, ...]:
+        """Files declaring ``name`` (a class, function or value, or a module by any name it
+        is imported by)."""
+        found = list(self.tables.by_name.get(name, ()))
+        found.extend(path for path in self._modules.get(name, ()) if path not in found)
+        return tuple(found)
+
+    def place(self, importer: str, segments: list[str], search: _Search) -> _Place | None:
+        """The file declaring what the dotted name ``segments`` means: its longest prefix
+        naming a module (the nearest to ``importer`` of several), then the declaration the
+        rest names there, followed through the module's own imports (re-exports)."""
+        for size in range(len(segments), 0, -1):
+            files = self._modules.get(".".join(segments[:size]))
+            if not files:
+                continue
+            file = nearest(importer, files)
+            if len(files) > 1:
+                search.alternatives.append(
+                    Alternative(
+                        ".".join(segments[:size]),
+                        file,
+                        tuple(f for f in files if f != file),
+                        "nearest module",
+                    )
+                )
+            rest = segments[size:]
+            if not rest:
+                return _Place(file, None)
+            return self._member(file, rest, search) or _Place(file, None)
+        return None
+
+    def _member(self, file: str, rest: list[str], search: _Search) -> _Place | None:
+        """The file declaring ``rest[0]`` as the module in ``file`` sees it: declared there,
+        imported there (a re-export), or from a module it star-imports."""
+        name = rest[0]
+        if name in self._names.get(file, ()):
+            return _Place(file, name)
+        key = (file, name)
+        if key in search.chain:
+            cycle = " -> ".join(f"{path}:{alias}" for path, alias in [*search.chain, key])
+            search.notes.append(f"re-export cycle {cycle} (followed once)")
+            return None
+        if len(search.chain) >= MAX_REEXPORT_DEPTH:
+            search.notes.append(
+                f"re-exports of `{name}` followed {MAX_REEXPORT_DEPTH} deep; the rest not searched"
+            )
+            return None
+        search.chain.append(key)
+        try:
+            item = self._exports.get(file, {}).get(name)
+            if item is not None:
+                target = item.target.split(".")
+                if item.alias is None and len(target) > 1 and target[0] == name:
+                    return self.place(file, [name, *rest[1:]], search)  # ``import a.b``
+                return self.place(file, [*target, *rest[1:]], search)
+            for base in self._stars.get(file, ()):
+                found = self.place(file, [*base.split("."), *rest], search)
+                if found is not None and found.name is not None:
+                    return found
+        finally:
+            search.chain.pop()
+        return None
+
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The files declaring what ``facts`` uses through its imports (each with how often),
+        and the modules it imports without using anything through them (import only)."""
         bindings = Bindings(facts.imports)
         found = EdgeSet(relative)
-        self.link_imports(found, facts, bindings, whole)
+        search = _Search()
+        used: set[str] = set()
         for reference, count in facts.counted().items():
             segments = reference.split(".")
             if segments[0] in facts.local_names:
                 continue
-            qualified, rule = self._python(segments, bindings)
-            if qualified is not None:
-                for owner in self.tables.owners(qualified):
-                    found.add(owner, rule, count)
-        return FileDependencies(found.edges(), ())
+            place, rule, through = self._python(relative, segments, bindings, search)
+            if place is not None:
+                found.add(place.file, rule, count, self._symbol(place))
+                used.add(through)
+        if whole:
+            for item in facts.imports:
+                if (item.target if item.wildcard else item.bound_name) in used:
+                    continue
+                place = self.place(relative, item.target.split("."), search)
+                if place is not None:
+                    found.add(place.file, "import", 0, self._symbol(place))
+        for alternative in search.alternatives:
+            found.alternative(alternative)
+        for note in search.notes:
+            found.note(note)
+        return found.linked()
 
-    def _python(self, segments: list[str], bindings: Bindings) -> tuple[str | None, str]:
-        tables = self.tables
+    def _symbol(self, place: _Place) -> str | None:
+        facts = self._sources.get(place.file)
+        if facts is None:
+            return None
+        if place.name is None:
+            return facts.module or None
+        return f"{facts.module}.{place.name}" if facts.module else place.name
+
+    def _python(
+        self, relative: str, segments: list[str], bindings: Bindings, search: _Search
+    ) -> tuple[_Place | None, str, str]:
+        """What a reference means, the rule, and the import it went through (its bound
+        name, or a star import's target)."""
         outer = segments[0]
         if outer in bindings.names:
             target = bindings.names[outer].split(".")
-            if outer == target[0]:
+            if outer.split("@", 1)[0] == target[0] and len(target) > 1:
                 # ``import a.b`` binds ``a``: the use spells the whole dotted path itself.
-                return tables.longest(segments, 1), "import"
-            # ``from m import NAME`` where NAME is a value, not a declared class or
-            # function: its use is a use of the module that defines it.
-            return tables.longest(target + segments[1:], max(1, len(target) - 1)), "import"
+                path = [target[0], *segments[1:]]
+                return self.place(relative, path, search), "import", outer
+            return self.place(relative, [*target, *segments[1:]], search), "import", outer
         for base in bindings.wildcards:
             prefix = base.split(".") if base else []
-            found = tables.longest(prefix + segments, len(prefix) + 1)
-            if found is not None:
-                return found, "wildcard"
-        return None, "import"
+            found = self.place(relative, [*prefix, *segments], search)
+            if found is not None and found.name is not None:
+                return found, "wildcard", base
+        return None, "import", outer
+
+
+@dataclass(slots=True)
+class _Search:
+    """One file's look-ups: the (file, name) chain followed, and what to tell about it."""
+
+    chain: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    alternatives: list[Alternative] = field(default_factory=list)
+
+
+def _import_roots(sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> set[str]:
+    """Folders a Python project puts on the import path: the project root, ``src``-like
+    folders and those holding a ``pyproject.toml``, ``setup.cfg`` or ``setup.py``."""
+    roots = {""}
+    for path in [*sources, *configs]:
+        folder, _, name = path.rpartition("/")
+        if name in {"setup.py", "pyproject.toml", "setup.cfg"}:
+            roots.add(folder)
+        parts = folder.split("/") if folder else []
+        for size in range(1, len(parts) + 1):
+            if parts[size - 1] in _SOURCE_FOLDERS:
+                roots.add("/".join(parts[:size]))
+    return roots
+
+
+def _namespace_names(path: str, roots: set[str]) -> list[str]:
+    """The module names ``path`` has below each import root holding it through namespace
+    packages (folders without ``__init__``) as well as regular ones."""
+    folder, _, file_name = path.rpartition("/")
+    stem = file_name.rsplit(".", 1)[0]
+    names = []
+    for root in roots:
+        if root and not (folder == root or folder.startswith(root + "/")):
+            continue
+        inner = folder[len(root) :].strip("/") if root else folder
+        parts = inner.split("/") if inner else []
+        if stem != "__init__":
+            parts.append(stem)
+        if parts and all(part.isidentifier() for part in parts):
+            names.append(".".join(parts))
+    return names
 
 
 class Python:
@@ -138,7 +317,7 @@ class Python:
 
     name = "python"
     dialects = (PYTHON,)
-    config_files: tuple[str, ...] = ()
+    config_files = ("pyproject.toml", "setup.cfg")
 
     def modules(self, paths: Sequence[str]) -> dict[str, str]:
         """The dotted module of each file: its path from the topmost directory of its
@@ -164,7 +343,7 @@ class Python:
 
     def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
         """Modules and their names, resolved through imports."""
-        return PythonLinker(sources, NamePolicy())
+        return PythonLinker(sources, NamePolicy(), configs)
 
     def user_names(self, facts: SourceFacts) -> Iterable[str]:
         """A module is used by its own name too (``import utils`` then ``utils.x``)."""

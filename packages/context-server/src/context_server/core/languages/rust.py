@@ -1,4 +1,4 @@
-"""Rust: module facts and resolution along the module tree of files.
+"""Rust: module facts and resolution along the module tree of files, to the declaring file.
 
 The module tree follows the files as rustc reads them: ``mod x;`` in ``lib.rs``, ``main.rs``,
 ``mod.rs`` (or a crate root outside ``src``, such as ``tests/it.rs``) names ``x.rs`` or
@@ -6,9 +6,12 @@ The module tree follows the files as rustc reads them: ``mod x;`` in ``lib.rs``,
 ``crate`` (the crate root: ``src/lib.rs``, else ``src/main.rs``), ``super``, ``self``, the
 name of a project crate (``[package] name`` or ``[lib] name`` of its ``Cargo.toml``, ``-``
 read as ``_``), or a name the file binds (``use``, ``mod``); each segment naming a child
-module descends, and the first that does not is an item of the module reached: that file
-is the dependency (one that re-exports the item with ``pub use`` leads on to its source at
-the next level). Other paths (``std``, dependencies) give no edge.
+module descends, and the first that does not is an item of the module reached. The
+dependency is the file declaring that item: when the module only re-exports it (``pub use
+a::Item``, ``pub use a::*``, a ``use`` binding it), the re-export is followed, each module
+once per chain and at most :data:`MAX_REEXPORT_DEPTH` deep. A ``#[macro_export]`` macro is
+an item of its crate's root. A ``use`` inside a function or an inline module binds its
+names there only. Other paths (``std``, dependencies) give no edge.
 """
 
 from __future__ import annotations
@@ -18,21 +21,26 @@ import re
 import tomllib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 import tree_sitter_rust
 
-from context_server.core.facts import Declaration, EdgeSet, FileDependencies, Import, SourceFacts
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 RUST = SourceLanguage("rust", "Rust", (".rs",), tree_sitter_rust.language)
 
 _TYPES = frozenset({"struct_item", "enum_item", "trait_item", "type_item", "union_item"})
-_MEMBERS = frozenset({"function_item", "const_item", "static_item", "macro_definition"})
+_MEMBERS = frozenset({"function_item", "const_item", "static_item"})
 _CHAINS = frozenset({"scoped_identifier", "scoped_type_identifier"})
 _PATH = re.compile(r"[\w]+(?:::[\w]+)+")
 _ROOTS = ("lib.rs", "main.rs")
 _ANCHORS = frozenset({"crate", "super", "self"})
+# Where a ``use`` binds its names only (its scope): a function, a closure, an inline module.
+_SCOPES = frozenset({"function_item", "closure_expression", "mod_item", "impl_item", "trait_item"})
+MAX_REEXPORT_DEPTH = 32
+"""Re-exports followed in a row at most, looking for the file declaring an item."""
 
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
@@ -68,9 +76,12 @@ def extract_rust(
     """The facts of the Rust file at root-relative path ``module``.
 
     Imports carry the ``use`` path (``::``-joined) in ``target`` and the name it binds in
-    ``alias`` (``wildcard`` for ``*``); ``mod x;`` is the import ``self::x`` binding ``x``.
-    References are the paths and names of code (the first segment of a path stands for
-    it); declarations are named ``crate::<module>::<Name>``.
+    ``alias`` (``wildcard`` for ``*``), ``exported`` for ``pub use``; ``mod x;`` is the import
+    ``self::x`` binding ``x``. A ``use`` inside a function or an inline module binds
+    ``name@<offset of its scope>``, and the references inside that scope use that name.
+    References are the paths and names of code (the first segment of a path stands for it;
+    a macro call is ``name!``); declarations are named ``crate::<module>::<Name>``, an inline
+    module's items ``crate::<module>::<inline>::<Name>``.
     """
     source = text.encode("utf-8")
     root = language.parser().parse(source).root_node
@@ -78,27 +89,45 @@ def extract_rust(
     imports: list[Import] = []
     declarations: list[Declaration] = []
     skipped: list[tuple[int, int]] = []
+    scoped: list[tuple[int, int, str, str]] = []  # start, end, name, bound as
     for child in root.named_children:
-        if child.type == "use_declaration":
-            imports.extend(_uses(child.child_by_field_name("argument"), []))
-            skipped.append((child.start_byte, child.end_byte))
-        elif child.type == "mod_item" and child.child_by_field_name("body") is None:
+        if child.type == "mod_item" and child.child_by_field_name("body") is None:
             child_module = _text(child.child_by_field_name("name"))
             imports.append(Import(f"self::{child_module}", child_module))
             skipped.append((child.start_byte, child.end_byte))
-        else:
-            declarations.extend(_declared(child, scope))
+        elif child.type != "use_declaration":
+            declarations.extend(_declared(child, scope, ""))
+    for node in tree_sitter.QueryCursor(_uses_query(language)).captures(root).get("use", ()):
+        skipped.append((node.start_byte, node.end_byte))
+        owner = _scope_of(node)
+        exported = _is_pub(node)
+        found = list(_uses(node.child_by_field_name("argument"), []))
+        if owner is None:
+            imports.extend(replace(item, exported=exported) for item in found)
+            continue
+        inline = owner.type == "mod_item"
+        for item in found:
+            target = item.target
+            if inline and target.split("::", 1)[0] == "super":
+                # ``super`` of an inline module is the file's own module
+                target = "self" + target[len("super") :]
+            if item.wildcard or item.alias is None:
+                imports.append(Import(target, item.alias, item.wildcard))
+                continue
+            bound = f"{item.alias}@{owner.start_byte}"
+            scoped.append((owner.start_byte, owner.end_byte, item.alias, bound))
+            imports.append(Import(target, bound))
+    scoped.sort(key=lambda entry: entry[1] - entry[0])  # innermost first
     names: list[str] = []
-    for nodes in tree_sitter.QueryCursor(_query(language)).captures(root).values():
-        for node in nodes:
-            start = node.start_byte
-            if span is not None and not span[0] <= start < span[1]:
-                continue
-            if any(first <= start < last for first, last in skipped):
-                continue
-            name = _reference(node)
-            if name:
-                names.append(name)
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if span is not None and not span[0] <= start < span[1]:
+            continue
+        if any(first <= start < last for first, last in skipped):
+            continue
+        name = _reference(node)
+        if name:
+            names.append(_scoped(name, start, scoped))
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
@@ -110,6 +139,36 @@ def extract_rust(
         module=module,
         uses=tuple(counts.values()),
     )
+
+
+def _uses_query(language: SourceLanguage) -> tree_sitter.Query:
+    return language.query("(use_declaration) @use")
+
+
+def _scope_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The function or inline module a ``use`` sits in (None: the file's top level)."""
+    current = node.parent
+    while current is not None:
+        if current.type in _SCOPES:
+            return current
+        current = current.parent
+    return None
+
+
+def _scoped(name: str, start: int, scoped: list[tuple[int, int, str, str]]) -> str:
+    """``name`` with its first segment renamed to the scoped binding covering ``start``."""
+    first, separator, rest = name.partition("::")
+    bare = first.removesuffix("!")
+    for low, high, bound_name, bound in scoped:
+        if low <= start < high and bare == bound_name:
+            return bound + first[len(bare) :] + separator + rest
+    return name
+
+
+def _is_pub(node: tree_sitter.Node) -> bool:
+    """Whether the item is ``pub`` (not ``pub(crate)``, ``pub(super)``…)."""
+    visibility = next((c for c in node.named_children if c.type == "visibility_modifier"), None)
+    return visibility is not None and _compact(visibility) == "pub"
 
 
 def _uses(node: tree_sitter.Node | None, prefix: list[str]) -> Iterator[Import]:
@@ -140,7 +199,8 @@ def _uses(node: tree_sitter.Node | None, prefix: list[str]) -> Iterator[Import]:
 
 
 def _reference(node: tree_sitter.Node) -> str | None:
-    """A whole path at its first segment, nothing at a later one, else the name."""
+    """A whole path at its first segment, nothing at a later one, a macro call as
+    ``name!``, else the name."""
     parent = node.parent
     best: str | None = None
     current = parent
@@ -153,6 +213,10 @@ def _reference(node: tree_sitter.Node) -> str | None:
         current = current.parent
     if best is not None:
         return best
+    if parent is not None and parent.type == "macro_invocation":
+        called = parent.child_by_field_name("macro")
+        if called is not None and called.id == node.id:
+            return f"{_text(node)}!"
     if parent is not None and parent.type.endswith("_item"):
         named = parent.child_by_field_name("name")
         if named is not None and named.id == node.id:
@@ -160,30 +224,80 @@ def _reference(node: tree_sitter.Node) -> str | None:
     return _text(node)
 
 
-def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
+def _declared(node: tree_sitter.Node, scope: str, inline: str) -> Iterator[Declaration]:
+    """The items ``node`` declares (an inline module's too, named inside it)."""
     name = _text(node.child_by_field_name("name"))
     if not name:
         return
-    kind = "type" if node.type in _TYPES else "member" if node.type in _MEMBERS else None
-    if kind is None:
+    prefix = f"{scope}::{inline}" if inline else scope
+    if node.type == "mod_item":
+        body = node.child_by_field_name("body")
+        if body is not None:
+            inner = f"{inline}::{name}" if inline else name
+            for child in body.named_children:
+                yield from _declared(child, scope, inner)
+        return
+    if node.type == "macro_definition":
+        kind = "macro"
+        exported = _macro_export(node)
+    elif node.type in _TYPES or node.type in _MEMBERS:
+        kind = "type" if node.type in _TYPES else "member"
+        exported = _is_pub(node)
+    else:
         return
     yield Declaration(
         name,
-        f"{scope}::{name}",
+        f"{prefix}::{name}",
         kind,
-        False,
+        bool(inline),
         (node.start_point[0] + 1, node.end_point[0] + 1),
         (node.start_byte, node.end_byte),
+        exported,
     )
 
 
+def _macro_export(node: tree_sitter.Node) -> bool:
+    """Whether ``#[macro_export]`` precedes the macro (it is then an item of the crate root)."""
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in {"attribute_item", "line_comment"}:
+        if sibling.type == "attribute_item" and "macro_export" in _text(sibling):
+            return True
+        sibling = sibling.prev_named_sibling
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """An item (``item``) of the module in ``file``, or (``item`` None) the module itself."""
+
+    file: str
+    item: str | None
+
+
+@dataclass(slots=True)
+class _Search:
+    """One look-up: the (file, name) pairs on the current chain, and notes on what was cut."""
+
+    notes: list[str]
+    chain: list[tuple[str, str]] = field(default_factory=list)
+    cut: bool = False
+
+
 class RustProject:
-    """Resolves ``use`` and ``mod`` paths of the project's Rust files to files."""
+    """Resolves ``use`` and ``mod`` paths of the project's Rust files to the files
+    declaring the items they name."""
 
     def __init__(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> None:
+        self._sources = sources
         self._files = frozenset(sources)
         self._declared: dict[str, list[str]] = {}
+        self._items: dict[str, frozenset[str]] = {}
+        self._macros: dict[tuple[str, str], str] = {}
         for path, facts in sources.items():
+            self._items[path] = frozenset(
+                d.qualified_name.split("::")[len(module_path(path).split("::"))]
+                for d in facts.declarations
+            )
             for declaration in facts.declarations:
                 files = self._declared.setdefault(declaration.qualified_name, [])
                 if path not in files:
@@ -197,6 +311,18 @@ class RustProject:
                 continue
             for name in _crate_names(data):
                 self._crates.setdefault(name.replace("-", "_"), root)
+        self._aliases: dict[str, dict[str, Import]] = {}
+        for path, facts in sources.items():
+            crate = self._crate_root(path)
+            for declaration in facts.declarations:
+                if declaration.kind == "macro" and declaration.exported and crate is not None:
+                    self._macros.setdefault((crate, declaration.simple_name), path)
+            aliases: dict[str, Import] = {}
+            for item in facts.imports:
+                if item.alias is not None and not item.wildcard and item.target:
+                    aliases.setdefault(item.alias, item)
+            self._aliases[path] = aliases
+        self._bindings: dict[tuple[str, str], _Place | None] = {}
 
     def _root_in(self, folder: str) -> str | None:
         for name in _ROOTS:
@@ -242,8 +368,9 @@ class RustProject:
             return path
         return self._root_in(folder)
 
-    def walk(self, path: str, segments: list[str], bound: Mapping[str, str]) -> str | None:
-        """The file a path written in ``path`` leads to, if it stays in the project."""
+    def place(self, path: str, segments: list[str], search: _Search) -> _Place | None:
+        """The item (or module) a path written in ``path`` names, if it stays in the
+        project: followed through re-exports to the file declaring it."""
         first, rest = segments[0], segments[1:]
         current: str | None
         if first == "crate":
@@ -254,53 +381,186 @@ class RustProject:
             current = self._parent(path)
             while current is not None and rest[:1] == ["super"]:
                 current, rest = self._parent(current), rest[1:]
-        elif first in bound:
-            current = bound[first]
-        elif first in self._crates:
+        elif first in self._crates and not self._binds(path, first):
             current = self._crates[first]
         else:
-            return None
+            bound = self._binding(path, first, search)
+            if bound is None or bound.item is not None:
+                return bound  # an item's associated items and variants are in its file
+            current = bound.file
         for segment in rest:
             if current is None:
                 return None
             child = self._child(current, segment)
             if child is None:
+                return self._item(current, segment, search)
+            current = child
+        return _Place(current, None) if current is not None else None
+
+    def _binds(self, path: str, name: str) -> bool:
+        return name in self._aliases.get(path, {})
+
+    def _binding(self, path: str, name: str, search: _Search) -> _Place | None:
+        """What ``name`` is bound to in ``path`` by its ``use``/``mod`` (None: nothing in
+        the project)."""
+        key = (path, name)
+        if key in self._bindings:
+            return self._bindings[key]
+        item = self._aliases.get(path, {}).get(name)
+        if item is None:
+            return None
+        if key in search.chain:
+            cycle = " -> ".join(f"{file}::{alias}" for file, alias in search.chain)
+            search.notes.append(f"re-export cycle {cycle} (followed once)")
+            search.cut = True
+            return None
+        if len(search.chain) >= MAX_REEXPORT_DEPTH:
+            search.notes.append(
+                f"re-exports of `{name}` followed {MAX_REEXPORT_DEPTH} deep; the rest not searched"
+            )
+            search.cut = True
+            return None
+        search.chain.append(key)
+        try:
+            found = self.place(path, item.target.split("::"), search)
+        finally:
+            search.chain.pop()
+        if not search.cut:
+            self._bindings[key] = found
+        return found
+
+    def _item(self, path: str, name: str, search: _Search) -> _Place | None:
+        """The file declaring the item ``name`` of the module in ``path``: the module
+        itself, the source of a re-export binding it, an exported macro of a crate root,
+        or a module it glob-imports."""
+        if name in self._items.get(path, ()):
+            return _Place(path, name)
+        macro = self._macros.get((path, name))
+        if macro is not None:
+            return _Place(macro, name)
+        bound = self._binding(path, name, search)
+        if bound is not None:
+            return bound
+        facts = self._sources.get(path)
+        if facts is None:
+            return None
+        for item in facts.imports:
+            if not item.wildcard or (path, f"*{item.target}") in search.chain:
+                continue
+            search.chain.append((path, f"*{item.target}"))
+            try:
+                module = self.place(path, item.target.split("::"), search)
+                found = self._item(module.file, name, search) if module is not None else None
+            finally:
+                search.chain.pop()
+            if found is not None:
+                return found
+        return None
+
+    def module(self, path: str, segments: list[str], depth: int = 0) -> _Place | None:
+        """The module a path written in ``path`` reaches, descending through modules only
+        (what a path names when the item it ends in cannot be found)."""
+        first, rest = segments[0], segments[1:]
+        current: str | None
+        if first == "crate":
+            current = self._crate_root(path)
+        elif first == "self":
+            current = path
+        elif first == "super":
+            current = self._parent(path)
+            while current is not None and rest[:1] == ["super"]:
+                current, rest = self._parent(current), rest[1:]
+        elif first in self._crates and not self._binds(path, first):
+            current = self._crates[first]
+        elif self._binds(path, first) and depth < MAX_REEXPORT_DEPTH:
+            bound = self.module(path, self._aliases[path][first].target.split("::"), depth + 1)
+            current = bound.file if bound is not None else None
+        else:
+            return None
+        for segment in rest:
+            child = self._child(current, segment) if current is not None else None
+            if child is None:
                 break
             current = child
-        return current
+        return _Place(current, None) if current is not None else None
 
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``crate::<module>::<Name>``)."""
         return tuple(self._declared.get(name, ()))
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
-        """The files ``facts`` reaches through ``use``/``mod`` (rule ``import``) and written
-        paths (rule ``qualified``), with how often the code uses each."""
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The files declaring what ``facts`` names through ``use``/``mod`` (rule
+        ``import``) and written paths (rule ``qualified``), with how often the code uses
+        each."""
         counts = facts.counted()
-        firsts: Counter[str] = Counter()
-        for reference, count in counts.items():
-            firsts[reference.split("::", 1)[0]] += count
+        search = _Search([])
         # The first rule that reached a file stays its rule.
         found = EdgeSet(relative, {})
-        bound: dict[str, str] = {}
+        plain: Counter[str] = Counter()
+        for reference, count in counts.items():
+            first, _, rest = reference.partition("::")
+            bare = first.removesuffix("!")
+            place = self._binding(relative, bare, search) if bare not in facts.local_names else None
+            if place is not None and place.item is None and rest:
+                # a path through a bound module: the item it names
+                inner = self.place(place.file, ["self", *rest.split("::")], search)
+                if inner is not None:
+                    found.add(inner.file, "import", count, self._symbol(inner))
+                    continue
+            plain[bare] += count
+        globs: list[_Place] = []
         for item in facts.imports:
-            target = self.walk(relative, item.target.split("::"), bound)
-            if target is None:
+            if item.wildcard:
+                module = self.place(relative, item.target.split("::"), search)
+                if module is not None:
+                    globs.append(module)
                 continue
-            if item.alias is not None and item.alias != "_":
-                bound[item.alias] = target
-            uses = 1 if item.wildcard or item.alias is None else firsts.get(item.alias, 0)
+            if item.alias is None or item.alias == "_":
+                continue
+            place = self._binding(relative, item.alias, search) or self.module(
+                relative, item.target.split("::")
+            )
+            if place is None:
+                continue
+            uses = plain.get(item.alias, 0)
             if whole or uses:
-                found.add(target, "import", uses)
+                found.add(place.file, "import", uses, self._symbol(place))
+        used_globs: set[str] = set()
         for reference, count in counts.items():
             segments = reference.split("::")
-            if (
-                len(segments) > 1
-                and segments[0] not in bound
-                and segments[0] not in facts.local_names
-            ):
-                found.add(self.walk(relative, segments, bound), "qualified", count)
-        return FileDependencies(found.edges(), ())
+            bare = segments[0].removesuffix("!")
+            if bare in facts.local_names or self._binds(relative, bare):
+                continue
+            if len(segments) > 1:
+                path = [bare, *segments[1:]]
+                place = self.place(relative, path, search) or self.module(relative, path)
+                if place is not None:
+                    found.add(place.file, "qualified", count, self._symbol(place))
+                continue
+            for module in globs:
+                inner = self._item(module.file, bare, search)
+                if inner is not None:
+                    found.add(inner.file, "import", count, self._symbol(inner))
+                    used_globs.add(module.file)
+                    break
+            else:
+                crate = self._crate_root(relative)
+                macro = (
+                    self._macros.get((crate, bare)) if segments[0].endswith("!") and crate else None
+                )
+                if macro is not None:
+                    found.add(macro, "package", count, self._symbol(_Place(macro, bare)))
+        if whole:
+            for module in globs:
+                if module.file not in used_globs:
+                    found.add(module.file, "import", 1, None)
+        for note in search.notes:
+            found.note(note)
+        return found.linked()
+
+    @staticmethod
+    def _symbol(place: _Place) -> str | None:
+        return f"{module_path(place.file)}::{place.item}" if place.item is not None else None
 
 
 class Rust:

@@ -25,11 +25,11 @@ import tree_sitter_typescript
 from context_server.core.facts import (
     Declaration,
     EdgeSet,
-    FileDependencies,
     Import,
+    Linked,
     SourceFacts,
 )
-from context_server.core.languages.base import Linker, SourceLanguage
+from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 TYPESCRIPT = SourceLanguage(
     "typescript", "TypeScript", (".ts", ".mts", ".cts"), tree_sitter_typescript.language_typescript
@@ -55,6 +55,7 @@ _TYPES = frozenset(
         "interface_declaration",
         "type_alias_declaration",
         "enum_declaration",
+        "internal_module",
     }
 )
 _MEMBERS = frozenset(
@@ -63,6 +64,13 @@ _MEMBERS = frozenset(
 _VARIABLES = frozenset({"lexical_declaration", "variable_declaration"})
 _NAMES = ("identifier", "type_identifier", "shorthand_property_identifier")
 _MAX_EXTENDS = 8
+_MAX_CONDITIONS = 8
+_COMPILER_CONFIGS = frozenset({"tsconfig.json", "jsconfig.json"})
+_MANIFEST = "package.json"
+MAX_REEXPORT_DEPTH = 32
+"""Re-exports followed in a row at most, looking for where a name is declared."""
+MAX_REEXPORT_VISITS = 2000
+"""Modules searched at most for one imported name (a barrel of barrels of ``export *``)."""
 
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
@@ -98,10 +106,15 @@ def extract_script(
 ) -> SourceFacts:
     """The facts of one script file at root-relative path ``module``.
 
-    Imports carry the specifier as written in ``target`` and the local name they bind in
-    ``alias`` (``wildcard`` for ``import * as ns``; no alias for a side-effect import, a
-    re-export or a ``require``). References are the names used in code outside import statements
-    (comments and strings never count); with ``span``, only those inside it.
+    Imports carry the specifier as written in ``target``, the local name they bind in
+    ``alias`` and the name taken from the module in ``name`` (``default`` for a default
+    import; ``wildcard`` for ``import * as ns``; no alias for a side-effect import or a
+    ``require``). Re-exports are imports marked ``exported``: ``export { a as b } from``
+    (alias ``b``, name ``a``), ``export * from`` (wildcard, no alias), ``export * as ns
+    from`` (wildcard, alias ``ns``), and the module's own export lists ``export { a as b }``
+    and ``export default a`` (target ``""``). References are the names used in code outside
+    import statements, ``ns.member`` for a member of a name (comments and strings never
+    count); with ``span``, only those inside it.
     """
     source = text.encode("utf-8")
     root = language.parser().parse(source).root_node
@@ -114,25 +127,25 @@ def extract_script(
             imports.extend(_imports(child))
             skipped.append((child.start_byte, child.end_byte))
         elif child.type == "export_statement":
-            source_node = child.child_by_field_name("source")
-            specifier = _specifier(source_node)
+            specifier = _specifier(child.child_by_field_name("source"))
             if specifier is not None:
-                # ``export { A } from``/``export * from``: a re-export is a use of its module.
-                imports.append(Import(specifier, None, True))
+                imports.extend(_reexports(child, specifier))
                 skipped.append((child.start_byte, child.end_byte))
-            declarations.extend(_declared(child, scope))
+                continue
+            found = list(_declared(child, scope))
+            declarations.extend(found)
+            imports.extend(_exports(child, found))
         else:
             declarations.extend(_declared(child, scope))
     names: list[str] = []
-    for capture, nodes in tree_sitter.QueryCursor(_query(language)).captures(root).items():
-        for node in nodes:
-            start = node.start_byte
-            if any(first <= start < last for first, last in skipped):
-                continue
-            if capture == "call":
-                imports.extend(_required(node))
-            elif span is None or span[0] <= start < span[1]:
-                names.append(_text(node))
+    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+        start = node.start_byte
+        if any(first <= start < last for first, last in skipped):
+            continue
+        if node.type == "call_expression":
+            imports.extend(_required(node))
+        elif span is None or span[0] <= start < span[1]:
+            names.append(_reference(node))
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
@@ -146,6 +159,26 @@ def extract_script(
     )
 
 
+def _reference(node: tree_sitter.Node) -> str:
+    """The name ``node`` spells, with the member taken from it (``ns.member``) when it is
+    the object of a member access or the module of a qualified type."""
+    name = _text(node)
+    parent = node.parent
+    if parent is None:
+        return name
+    if parent.type == "member_expression":
+        member = parent.child_by_field_name("property")
+        owner = parent.child_by_field_name("object")
+    elif parent.type in {"nested_type_identifier", "nested_identifier"}:
+        member = parent.child_by_field_name("name") or parent.child_by_field_name("property")
+        owner = parent.child_by_field_name("module") or parent.child_by_field_name("object")
+    else:
+        return name
+    if owner is None or owner.id != node.id or member is None:
+        return name
+    return f"{name}.{_text(member)}"
+
+
 def _imports(node: tree_sitter.Node) -> Iterator[Import]:
     specifier = _specifier(node.child_by_field_name("source"))
     if specifier is None:
@@ -156,15 +189,53 @@ def _imports(node: tree_sitter.Node) -> Iterator[Import]:
         return
     for part in clause.named_children:
         if part.type == "identifier":
-            yield Import(specifier, _text(part))
+            yield Import(specifier, _text(part), name="default")
         elif part.type == "namespace_import":
             alias = next((c for c in part.named_children if c.type == "identifier"), None)
             yield Import(specifier, _text(alias), True)
         elif part.type == "named_imports":
             for item in part.named_children:
                 if item.type == "import_specifier":
-                    bound = item.child_by_field_name("alias") or item.child_by_field_name("name")
-                    yield Import(specifier, _text(bound))
+                    name = _text(item.child_by_field_name("name"))
+                    bound = _text(item.child_by_field_name("alias")) or name
+                    yield Import(specifier, bound, name=name)
+
+
+def _reexports(node: tree_sitter.Node, specifier: str) -> Iterator[Import]:
+    """The names ``export … from specifier`` passes on."""
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+    if clause is not None:
+        for item in clause.named_children:
+            if item.type == "export_specifier":
+                name = _text(item.child_by_field_name("name"))
+                alias = _text(item.child_by_field_name("alias")) or name
+                yield Import(specifier, alias, name=name, exported=True)
+    elif namespace is not None:
+        bound = next((c for c in namespace.named_children if c.type.endswith("identifier")), None)
+        yield Import(specifier, _text(bound), True, exported=True)
+    else:
+        yield Import(specifier, None, True, exported=True)
+
+
+def _exports(node: tree_sitter.Node, declared: list[Declaration]) -> Iterator[Import]:
+    """The module's own export list (``export { a as b }``) and default export, as
+    exports of local names (target ``""``)."""
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    if clause is not None:
+        for item in clause.named_children:
+            if item.type == "export_specifier":
+                name = _text(item.child_by_field_name("name"))
+                alias = _text(item.child_by_field_name("alias")) or name
+                yield Import("", alias, name=name, exported=True)
+        return
+    if not any(child.type == "default" for child in node.children):
+        return
+    value = node.child_by_field_name("value")
+    if value is not None and value.type == "identifier":
+        yield Import("", "default", name=_text(value), exported=True)
+    elif declared:
+        yield Import("", "default", name=declared[0].simple_name, exported=True)
 
 
 def _required(node: tree_sitter.Node) -> Iterator[Import]:
@@ -186,6 +257,12 @@ def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
         inner = node.child_by_field_name("declaration")
         if inner is None:
             inner = next((c for c in node.named_children if c.type in _TYPES), None)
+        if inner is None:
+            return
+        node = inner
+    if node.type == "ambient_declaration":
+        # ``declare class X``, ``declare function f``, ``declare const c``
+        inner = next((c for c in node.named_children if c.type != "comment"), None)
         if inner is None:
             return
         node = inner
@@ -217,21 +294,55 @@ class _Mapping:
     paths_base: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where an exported name is declared: the file and the name there, or (``name`` None)
+    the module itself (a namespace)."""
+
+    file: str
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Package:
+    """A project package (a ``package.json`` with a ``name``): its folder and ``exports``."""
+
+    folder: str
+    manifest: Mapping[str, object]
+
+
 class ScriptProject:
-    """Resolves import specifiers of the project's script files to project files."""
+    """Resolves import specifiers of the project's script files to project files, and
+    imported names through re-exports to the files declaring them."""
 
     def __init__(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> None:
+        self._sources = sources
         self._files = frozenset(sources)
         self._declared: dict[str, list[str]] = {}
+        self._names: dict[str, frozenset[str]] = {}
         for path, facts in sources.items():
+            self._names[path] = frozenset(d.simple_name for d in facts.declarations)
             for declaration in facts.declarations:
                 files = self._declared.setdefault(declaration.qualified_name, [])
                 if path not in files:
                     files.append(path)
-        self._raw = {path: _options(data) for path, data in configs.items()}
+        self._raw = {
+            path: _options(data)
+            for path, data in configs.items()
+            if posixpath.basename(path) in _COMPILER_CONFIGS
+        }
         self._mappings: dict[str, _Mapping] = {}
         for path in self._raw:
             self._mappings[posixpath.dirname(path)] = self._mapping(path)
+        self._packages: dict[str, _Package] = {}
+        for path, data in sorted(configs.items()):
+            if posixpath.basename(path) != _MANIFEST:
+                continue
+            manifest = _options(data)
+            name = manifest.get("name")
+            if isinstance(name, str) and name and name not in self._packages:
+                self._packages[name] = _Package(posixpath.dirname(path), manifest)
+        self._places: dict[tuple[str, str], _Place | None] = {}
 
     def _mapping(self, path: str) -> _Mapping:
         """The config's settings merged over those it ``extends`` (nearest wins)."""
@@ -276,7 +387,7 @@ class ScriptProject:
             return self._file(_join(posixpath.dirname(importer), specifier))
         mapping = self._nearest(importer)
         if mapping is None:
-            return None
+            return self._workspace(specifier)
         for pattern, targets in mapping.paths:
             matched = _match(pattern, specifier)
             if matched is None:
@@ -286,8 +397,10 @@ class ScriptProject:
                 if found is not None:
                     return found
         if mapping.base is not None:
-            return self._file(_join(mapping.base, specifier))
-        return None
+            found = self._file(_join(mapping.base, specifier))
+            if found is not None:
+                return found
+        return self._workspace(specifier)
 
     def _nearest(self, importer: str) -> _Mapping | None:
         folder = posixpath.dirname(importer)
@@ -309,25 +422,207 @@ class ScriptProject:
         """Files declaring ``name`` (``<module>.<Name>``)."""
         return tuple(self._declared.get(name, ()))
 
-    def edges(self, relative: str, facts: SourceFacts, whole: bool) -> FileDependencies:
-        """The files ``facts`` imports (rule ``import``) and how often the code uses what
-        each import binds.
+    def _workspace(self, specifier: str) -> str | None:
+        """The project file a bare ``specifier`` names through a project package of that
+        name (its ``package.json`` ``exports``, else ``types``/``module``/``main``, else the
+        path below its folder): a workspace package, or a package importing itself."""
+        name, subpath = specifier, "."
+        while name not in self._packages:
+            name, slash, rest = name.rpartition("/")
+            if not slash or not name:
+                return None
+            subpath = f"./{rest}" if subpath == "." else f"./{rest}/{subpath[2:]}"
+        package = self._packages[name]
+        exports = package.manifest.get("exports")
+        if exports is not None:
+            return self._exported(package.folder, exports, subpath)
+        if subpath == ".":
+            for field in ("types", "typings", "module", "main"):
+                value = package.manifest.get(field)
+                if isinstance(value, str):
+                    found = self._file(_join(package.folder, value))
+                    if found is not None:
+                        return found
+        return self._file(_join(package.folder, subpath))
 
-        A namespace import counts uses of its namespace; a side-effect import, a
-        re-export and ``require`` count as used once. With ``whole`` false (one
+    def _exported(self, folder: str, exports: object, subpath: str) -> str | None:
+        """The project file ``exports`` maps ``subpath`` to (exact keys, then ``*``
+        patterns; the first condition whose target is a project source wins)."""
+        if not isinstance(exports, dict) or not any(str(k).startswith(".") for k in exports):
+            exports = {".": exports}
+        if subpath in exports:
+            return self._condition(folder, exports[subpath], "")
+        for pattern, value in exports.items():
+            matched = _match(str(pattern), subpath)
+            if matched is not None and "*" in str(pattern):
+                return self._condition(folder, value, matched)
+        return None
+
+    def _condition(self, folder: str, value: object, star: str, depth: int = 0) -> str | None:
+        if depth > _MAX_CONDITIONS:
+            return None
+        if isinstance(value, str):
+            return self._file(_join(folder, value.replace("*", star)))
+        options = value.values() if isinstance(value, dict) else value
+        if isinstance(options, list | type({}.values())):
+            for option in options:
+                found = self._condition(folder, option, star, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def place(self, module: str, name: str, notes: list[str]) -> _Place | None:
+        """Where ``name``, imported from the project file ``module``, is declared: followed
+        through ``export … from``, ``export *`` and import-then-export chains, each module
+        at most once per chain, at most :data:`MAX_REEXPORT_DEPTH` deep and
+        :data:`MAX_REEXPORT_VISITS` modules per name (``notes`` says what was cut)."""
+        key = (module, name)
+        if key in self._places:
+            return self._places[key]
+        search = _Search(notes)
+        found = self._place(module, name, search, [])
+        if not search.cut:
+            self._places[key] = found
+        return found
+
+    def _place(self, module: str, name: str, search: _Search, chain: list[str]) -> _Place | None:
+        if module in chain:
+            search.cut = True
+            cycle = " -> ".join([*chain[chain.index(module) :], module])
+            search.notes.append(f"re-export cycle {cycle} (followed once)")
+            return None
+        if len(chain) >= MAX_REEXPORT_DEPTH or search.visits >= MAX_REEXPORT_VISITS:
+            if not search.cut:
+                search.notes.append(
+                    f"re-exports of `{name}` followed through {search.visits} modules, "
+                    f"{len(chain)} deep; the rest not searched"
+                )
+            search.cut = True
+            return None
+        search.visits += 1
+        facts = self._sources.get(module)
+        if facts is None:
+            return None
+        if name in self._names.get(module, ()):
+            return _Place(module, name)
+        chain = [*chain, module]
+        stars: list[str] = []
+        for item in facts.imports:
+            if not item.exported:
+                continue
+            if item.alias is None:
+                stars.append(item.target)
+                continue
+            if item.alias != name:
+                continue
+            if item.target:
+                target = self.resolve(module, item.target)
+                if target is None:
+                    return None  # passed on from outside the project
+                if item.wildcard:
+                    return _Place(target, None)
+                found = self._place(target, item.name or name, search, chain)
+                return found or _Place(target, None)
+            return self._local(module, facts, item.name or name, search, chain)
+        for specifier in stars:
+            target = self.resolve(module, specifier)
+            if target is not None:
+                found = self._place(target, name, search, chain)
+                if found is not None:
+                    return found
+        return None
+
+    def _local(
+        self, module: str, facts: SourceFacts, local: str, search: _Search, chain: list[str]
+    ) -> _Place | None:
+        """Where the local name ``local`` of ``module`` (exported by an export list) is
+        declared: the module itself, or where the import binding it leads."""
+        if local in self._names.get(module, ()):
+            return _Place(module, local)
+        for item in facts.imports:
+            if item.exported or item.alias != local or not item.target:
+                continue
+            target = self.resolve(module, item.target)
+            if target is None:
+                return None
+            if item.wildcard:
+                return _Place(target, None)
+            return self._place(target, item.name or "default", search, chain) or _Place(
+                target, None
+            )
+        return _Place(module, local)
+
+    def _imported(
+        self, relative: str, item: Import, notes: list[str]
+    ) -> tuple[_Place | None, str | None]:
+        """Where an import's name is declared (None: outside the project) and the module
+        the specifier names."""
+        target = self.resolve(relative, item.target)
+        if target is None:
+            return None, None
+        if item.wildcard or item.name is None:
+            return _Place(target, None), target
+        return self.place(target, item.name, notes) or _Place(target, None), target
+
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The files declaring what ``facts`` imports (rule ``import``), followed through
+        re-exports, and how often the code uses each.
+
+        A named or default import counts the uses of its name; a namespace import
+        (``import * as ns``) counts ``ns.member`` as a use of the file declaring
+        ``member`` and a bare ``ns`` as a use of the module; a side-effect import, a
+        ``require`` and a re-export count as used once. With ``whole`` false (one
         declaration of the file), only imports whose names the declaration uses count.
         """
         counts = facts.counted()
+        by_first: dict[str, list[tuple[str, int]]] = {}
+        for reference, count in counts.items():
+            first, _, member = reference.partition(".")
+            by_first.setdefault(first, []).append((member, count))
         found = EdgeSet(relative)
+        notes: list[str] = []
         for item in facts.imports:
-            target = self.resolve(relative, item.target)
-            if target is None:
+            if not item.target:
+                continue  # the module's own export list
+            place, module = self._imported(relative, item, notes)
+            if place is None or module is None:
                 continue
-            uses = counts.get(item.alias, 0) if item.alias is not None else 1
-            if not whole and (uses == 0 or item.alias is None):
+            if item.exported or item.alias is None:
+                if whole:
+                    found.add(place.file, "import", 1, self._symbol(place))
                 continue
-            found.add(target, "import", uses)
-        return FileDependencies(found.edges(), ())
+            uses = by_first.get(item.alias, [])
+            if place.name is not None:
+                total = sum(count for _, count in uses)
+                if whole or total:
+                    found.add(place.file, "import", total, self._symbol(place))
+                continue
+            # a namespace: each member used is a use of the file declaring it
+            plain = 0
+            for member, count in uses:
+                inner = self.place(place.file, member, notes) if member else None
+                if inner is None:
+                    plain += count
+                else:
+                    found.add(inner.file, "import", count, self._symbol(inner))
+            if plain or (whole and not uses):
+                found.add(place.file, "import", plain, None)
+        for note in notes:
+            found.note(note)
+        return found.linked()
+
+    @staticmethod
+    def _symbol(place: _Place) -> str | None:
+        return f"{module_name(place.file)}.{place.name}" if place.name is not None else None
+
+
+@dataclass(slots=True)
+class _Search:
+    """One look-up through re-exports: modules visited, whether it was cut short, notes."""
+
+    notes: list[str]
+    visits: int = 0
+    cut: bool = False
 
 
 class Script:
@@ -336,7 +631,7 @@ class Script:
 
     name = "script"
     dialects = (TYPESCRIPT, TSX, JAVASCRIPT)
-    config_files = ("tsconfig.json", "jsconfig.json")
+    config_files = (*sorted(_COMPILER_CONFIGS), _MANIFEST)
 
     def modules(self, paths: Sequence[str]) -> dict[str, str]:
         """An ES module is named by its root-relative path."""

@@ -12,10 +12,13 @@ sketches with DuckDB's own 64-bit ``hash``.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,7 +36,7 @@ from uniqueness_server.engine.backend import (
     Sketcher,
     watching,
 )
-from uniqueness_server.engine.check import ROWS_PER_GROUP, shorten
+from uniqueness_server.engine.check import ROWS_PER_GROUP, counted_groups, shorten
 from uniqueness_server.engine.limits import overlong_line
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
@@ -52,6 +55,9 @@ from uniqueness_server.engine.stats import (
 )
 from uniqueness_server.engine.table import Table
 
+SMALL_FILE_BYTES = 1 << 20
+"""A file up to this size (not compressed) is small: a check groups it once before copying."""
+_KEPT_ROWS = 100_000  # a check's copies of at most this many rows are not dropped early
 _PREFILTER = 1 << 60  # hashes below it enter DuckDB's bounded min first: 1/16 of the range
 
 
@@ -60,16 +66,71 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def new_connection() -> duckdb.DuckDBPyConnection:
-    """A private in-memory DuckDB whose spill files (if any) go to the system temp dir."""
-    connection = duckdb.connect(":memory:")
-    # the check reads row numbers from a copy's rowid (keyed_copy_statement): the copy must
-    # keep the source's order, which is DuckDB's default; said here so it stays so
-    connection.execute("SET preserve_insertion_order = true")
-    connection.execute("SET enable_progress_bar = true")
-    connection.execute("SET enable_progress_bar_print = false")
-    connection.execute(f"SET temp_directory = {literal(tempfile.gettempdir())}")
+_DATABASES: dict[tuple[str, ...] | None, duckdb.DuckDBPyConnection] = {}
+_DATABASES_LOCK = threading.Lock()
+# what the engine's own SQL does: read, and make or drop the call's temporary tables and views
+_STATEMENTS = frozenset(
+    {duckdb.StatementType.SELECT, duckdb.StatementType.CREATE, duckdb.StatementType.DROP}
+)
+
+
+def _database(confined_to: Sequence[Path] | None) -> duckdb.DuckDBPyConnection:
+    """The process's in-memory DuckDB database for sources confined to ``confined_to`` (None:
+    not confined, the command line), made on first use and kept: opening a database costs
+    tens of milliseconds, more than a small call itself.
+
+    A confined database reads files only inside those directories, judged by DuckDB itself on
+    the real path (symlinks resolved) of every file it opens: external access is disabled but
+    for them, which can be neither re-enabled nor widened while the database runs, and it
+    loads no extension. Spill files (if any) go to a private directory of the system temp
+    directory.
+    """
+    key = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    with _DATABASES_LOCK:
+        database = _DATABASES.get(key)
+        if database is None:
+            database = duckdb.connect(":memory:")
+            # the check reads row numbers from a copy's rowid (keyed_copy_statement): the copy
+            # must keep the source's order, which is DuckDB's default; said here so it stays so
+            database.execute("SET GLOBAL preserve_insertion_order = true")
+            # a directory of its own: DuckDB lets a database read its temp directory whatever
+            # the allowed directories say, and the system one holds other users' files
+            spill = tempfile.mkdtemp(prefix="uniqueness-spill-")
+            atexit.register(shutil.rmtree, spill, ignore_errors=True)
+            database.execute(f"SET temp_directory = {literal(spill)}")
+            database.execute("SET autoinstall_known_extensions = false")
+            database.execute("SET autoload_known_extensions = false")
+            if key is not None:
+                listed = ", ".join(literal(os.path.join(d, "")) for d in key)
+                database.execute(f"SET allowed_directories = [{listed}]")
+                database.execute("SET enable_external_access = false")
+            _DATABASES[key] = database
+        return database
+
+
+def new_connection(
+    confined_to: Sequence[Path] | None = None, *, progress: bool = True
+) -> duckdb.DuckDBPyConnection:
+    """A connection of its own to the process's database for ``confined_to`` (see
+    :func:`_database`): its temporary tables, views and settings are private to it and go
+    with it when it closes, so one call never sees another's. ``progress``: its queries
+    measure their progress (two settings, which cost a small call more than its scan)."""
+    connection = _database(confined_to).cursor()
+    if progress:
+        connection.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
     return connection
+
+
+def refuse_unless_reading(sql: str) -> None:
+    """Raise unless every statement of ``sql`` reads or makes or drops the call's own
+    temporary relations: a statement that would write a file (``COPY … TO``, ``EXPORT``),
+    attach a database, load an extension or change a setting never runs, whatever built it."""
+    for statement in duckdb.extract_statements(sql):
+        if statement.type not in _STATEMENTS:
+            raise ToolError(
+                f"refused to run a {statement.type.name} statement: the engine only reads",
+                ErrorCode.FAILED,
+            )
 
 
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
@@ -117,17 +178,27 @@ class DuckDbBackend:
     local = True
     catalog: Catalog | None = None
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, context: ToolContext, label: str):
+    def __init__(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        context: ToolContext,
+        label: str,
+        *,
+        small: bool = False,
+    ) -> None:
+        """``small``: the source is known to be small (its file is at most
+        :data:`SMALL_FILE_BYTES`), so fewer, whole-source statements answer faster."""
         self._connection = connection
+        self._small = small
         self._context = context
         self._label = label
         self.progress = Progress(context)
-        self._held: list[tuple[int, Path]] = []
+        self._releases: list[Callable[[], None]] = []
 
-    def hold(self, descriptor: int, link: Path) -> None:
-        """Keep ``descriptor`` open while the connection lives (its reads go through ``link``,
-        a symlink to it alone in a private directory, removed on close)."""
-        self._held.append((descriptor, link))
+    def on_close(self, release: Callable[[], None]) -> None:
+        """Run ``release`` when the backend closes (after its connection), e.g. closing the
+        descriptor its reads went through."""
+        self._releases.append(release)
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
@@ -149,12 +220,14 @@ class DuckDbBackend:
     def fetchall(self, sql: str) -> list[tuple[Any, ...]]:
         """All rows of ``sql``; cancellation interrupts it, failures become ToolErrors."""
         with self._guarded():
+            refuse_unless_reading(sql)
             return self._connection.execute(sql).fetchall()
 
     def batches(self, sql: str, rows: int) -> Iterator[Any]:
         """The result of ``sql`` as Arrow record batches of at most ``rows`` rows, streamed
         (never held whole); cancellation interrupts it, failures become ToolErrors."""
         with self._guarded():
+            refuse_unless_reading(sql)
             yield from self._connection.sql(sql).to_arrow_reader(rows)
 
     @contextmanager
@@ -186,13 +259,12 @@ class DuckDbBackend:
             raise duckdb_error(exc, self._label) from exc
 
     def close(self) -> None:
-        """Close the connection and the descriptors it read through."""
+        """Close the connection (its temporary relations go with it) and the descriptors it
+        read through."""
         self._connection.close()
-        for descriptor, link in self._held:
-            link.unlink(missing_ok=True)
-            link.parent.rmdir()
-            os.close(descriptor)
-        self._held.clear()
+        for release in self._releases:
+            release()
+        self._releases.clear()
 
     def duplicate_groups(
         self, table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
@@ -200,7 +272,15 @@ class DuckDbBackend:
         """Totals and one page of duplicate groups (first-occurrence order, with row numbers)
         from one scan: the key columns are copied in source order (see
         :func:`keyed_copy_statement`), the copy is grouped once, and only a page of duplicates
-        reads the copy again."""
+        reads the copy again.
+
+        A small file is grouped once first: when it holds no duplicate (or no page is asked
+        for), that one statement is the answer (each statement costs more than the scan).
+        """
+        if self._small:
+            counts, _ = counted_groups(table, positions, nulls, 0, 0)
+            if not counts[2] or limit <= 0:
+                return counts, []
         table.query(keyed_copy_statement(table, positions))
         table.query(repeated_keys_statement(table, positions))
         rows, missing_rows, multi_groups, multi_rows, multi_missing_groups, multi_missing_rows = (
@@ -228,9 +308,12 @@ class DuckDbBackend:
                 examples.append(
                     DuplicateGroup(values, int(row[width]), listed[int(row[width + 1])])
                 )
-            table.query("DROP TABLE dup_page")
-        table.query("DROP TABLE dup_keys")
-        table.query("DROP TABLE keyed")
+        if rows > _KEPT_ROWS:
+            # the copies free their memory for any search that follows; small ones go with
+            # the connection (a statement costs more than a small call's whole check)
+            table.query("DROP TABLE IF EXISTS dup_page")
+            table.query("DROP TABLE dup_keys")
+            table.query("DROP TABLE keyed")
         return (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows), examples
 
     def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:

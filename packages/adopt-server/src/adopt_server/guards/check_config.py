@@ -1,0 +1,48 @@
+"""The checker configuration an adoption commits: the guidance files' line budget.
+
+Every guard but Maven's runs the committed checker script, which reads
+``.claude/agent-config-check.json``; the adoption writes one holding the line budget of
+:mod:`adopt_server.guards.budget` (the byte budget is the checker's default) when the project
+has none, and never rewrites one the project has: a project configuration without the budget
+is reported instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adopt_server.checkout_files import CheckoutFiles
+from adopt_server.guards.budget import MAX_LINES
+
+CONFIG = ".claude/agent-config-check.json"
+
+# Only the always-loaded files: a skill or sub-agent definition has budgets of its own.
+_BUDGET = {"rules": {"contextBudget": {"maxLines": MAX_LINES, "directories": []}}}
+
+
+def ensure_budget(checkout: Path) -> list[str]:
+    """Write the configuration when the project has none; returns the paths written."""
+    files = CheckoutFiles(checkout)
+    if files.exists(CONFIG):
+        return []
+    files.write_text(CONFIG, json.dumps(_BUDGET, indent=2) + "\n", mode="create")
+    return [CONFIG]
+
+
+def notes(checkout: Path) -> list[str]:
+    """A warning when the project's own configuration sets no line budget."""
+    files = CheckoutFiles(checkout)
+    if not files.is_file(CONFIG):
+        return []
+    try:
+        settings = json.loads(files.read_text(CONFIG, errors="replace"))
+        budget = settings["rules"]["contextBudget"]["maxLines"]
+    except (ValueError, KeyError, TypeError):
+        budget = None
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+        return []
+    return [
+        f"{CONFIG} is the project's own and sets no line budget for CLAUDE.md and AGENTS.md: "
+        f'add "rules": {{"contextBudget": {{"maxLines": {MAX_LINES}}}}} to keep them short.'
+    ]

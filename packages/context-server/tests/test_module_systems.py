@@ -1,0 +1,452 @@
+"""Module systems followed to the declaring file: one fixture per construct, each with its
+exact dependency and usage sets (re-exports, namespace packages, preprocessor branches,
+lexical import scope, build-tag twins, workspace self-imports)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+from conftest import direct, service_for
+from context_server.core.languages import script
+
+Project = Callable[[Mapping[str, str | bytes]], Path]
+
+
+def users(root: Path, name: str) -> list[str]:
+    service = service_for(root)
+    index = service.index(str(root))
+    return sorted(usage.path for usage in service.usages(index, name).users)
+
+
+def context(root: Path, name: str, depth: int = 1) -> list[str]:
+    service = service_for(root)
+    index = service.index(str(root))
+    return sorted(item.path for item in service.select(index, name, depth).dependencies)
+
+
+# --- TypeScript: barrels, namespaces, workspace self-imports ------------------------------------
+BARRELS = {
+    "pkg/package.json": """{
+      "name": "@acme/shapes",
+      "exports": {
+        ".": {"types": "./dist/index.d.ts", "source": "./src/index.ts"},
+        "./geo/*": "./src/geo/*.ts"
+      }
+    }""",
+    "pkg/src/index.ts": 'export * from "./geo";\n'
+    'export { Palette as Colours } from "./paint/palette";\n'
+    'import * as units from "./units";\nexport { units };\n',
+    "pkg/src/geo/index.ts": 'export { Circle } from "./circle";\nexport * from "./square";\n',
+    "pkg/src/geo/circle.ts": "export class Circle { r = 1; }\n",
+    "pkg/src/geo/square.ts": "export class Square {}\nexport interface Side { n: number }\n",
+    "pkg/src/paint/palette.ts": "export class Palette {}\n",
+    "pkg/src/units.ts": "export const cm = 1;\nexport function mm(): number { return 0.1; }\n",
+    "pkg/src/draw.ts": 'import { Circle, Square, Colours } from "./index";\n'
+    'import * as geo from "./geo";\nimport { units } from ".";\n'
+    "// Circle in a comment; 'Palette' in a string\n"
+    "export function draw(c: Circle, s: Square): geo.Square {\n"
+    "  new Colours();\n  return units.cm > 0 ? s : new geo.Square();\n}\n",
+    "pkg/test/draw.test.ts": 'import { Circle } from "@acme/shapes";\n'
+    'import { Square } from "@acme/shapes/geo/square";\n'
+    "export const shapes = [new Circle(), new Square()];\n",
+    "pkg/src/loop/a.ts": 'export * from "./b";\nexport const A = 1;\n',
+    "pkg/src/loop/b.ts": 'export * from "./a";\n',
+    "pkg/src/cyc.ts": 'import { A, Missing } from "./loop/b";\nexport const both = [A, Missing];\n',
+}
+
+
+def test_ts_names_are_followed_through_barrels_to_their_declaring_files(
+    project: Project,
+) -> None:
+    root = project(BARRELS)
+    assert direct(root) == {
+        "pkg/src/index.ts": [
+            "pkg/src/geo/index.ts",
+            "pkg/src/paint/palette.ts",
+            "pkg/src/units.ts",
+        ],
+        "pkg/src/geo/index.ts": ["pkg/src/geo/circle.ts", "pkg/src/geo/square.ts"],
+        "pkg/src/geo/circle.ts": [],
+        "pkg/src/geo/square.ts": [],
+        "pkg/src/paint/palette.ts": [],
+        "pkg/src/units.ts": [],
+        "pkg/src/draw.ts": [
+            "pkg/src/geo/circle.ts",
+            "pkg/src/geo/square.ts",
+            "pkg/src/paint/palette.ts",
+            "pkg/src/units.ts",
+        ],
+        # the package importing itself by its package.json name and exports
+        "pkg/test/draw.test.ts": ["pkg/src/geo/circle.ts", "pkg/src/geo/square.ts"],
+        "pkg/src/loop/a.ts": ["pkg/src/loop/b.ts"],
+        "pkg/src/loop/b.ts": ["pkg/src/loop/a.ts"],
+        # A found through the cycle; Missing declared nowhere: the module named
+        "pkg/src/cyc.ts": ["pkg/src/loop/a.ts", "pkg/src/loop/b.ts"],
+    }
+    assert users(root, "Circle") == [
+        "pkg/src/draw.ts",
+        "pkg/src/geo/index.ts",
+        "pkg/test/draw.test.ts",
+    ]
+    # a star re-export passes the module on without naming Square
+    assert users(root, "Square") == ["pkg/src/draw.ts", "pkg/test/draw.test.ts"]
+    assert users(root, "Palette") == ["pkg/src/draw.ts", "pkg/src/index.ts"]
+    assert users(root, "Side") == []
+
+
+def test_a_re_export_cycle_terminates_with_a_note(project: Project) -> None:
+    root = project(BARRELS)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "pkg/src/cyc.ts", 1)
+    assert [item.path for item in selection.dependencies] == [
+        "pkg/src/loop/a.ts",
+        "pkg/src/loop/b.ts",
+    ]
+    assert selection.notes == (
+        "re-export cycle pkg/src/loop/b.ts -> pkg/src/loop/a.ts -> pkg/src/loop/b.ts "
+        "(followed once)",
+    )
+
+
+def test_a_long_re_export_chain_is_cut_with_a_note(project: Project) -> None:
+    files = {f"src/m{n}.ts": f'export * from "./m{n + 1}";\n' for n in range(40)}
+    files["src/m40.ts"] = "export class Deep {}\n"
+    files["src/use.ts"] = 'import { Deep } from "./m0";\nexport const d = new Deep();\n'
+    root = project(files)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "src/use.ts", 1)
+    # the chain is longer than the bound: the module named stands in, and the answer says so
+    assert [item.path for item in selection.dependencies] == ["src/m0.ts"]
+    assert selection.notes == (
+        f"re-exports of `Deep` followed through {script.MAX_REEXPORT_DEPTH} modules, "
+        f"{script.MAX_REEXPORT_DEPTH} deep; the rest not searched",
+    )
+
+
+def test_a_huge_barrel_is_searched_within_a_bound(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(script, "MAX_REEXPORT_VISITS", 20)
+    files = {f"src/parts/p{n:03d}.ts": f"export class P{n:03d} {{}}\n" for n in range(60)}
+    files["src/index.ts"] = "".join(f'export * from "./parts/p{n:03d}";\n' for n in range(60))
+    files["src/use.ts"] = (
+        'import { P005, P050 } from "./index";\nexport const ps = [new P005(), new P050()];\n'
+    )
+    root = project(files)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "src/use.ts", 1)
+    assert sorted(item.path for item in selection.dependencies) == [
+        "src/index.ts",
+        "src/parts/p005.ts",
+    ]
+    assert selection.notes == (
+        "re-exports of `P050` followed through 20 modules, 1 deep; the rest not searched",
+    )
+
+
+# --- Rust: `pub use` trees, globs, macros, scoped `use`, variants named like types ------------
+PUB_USE = {
+    "Cargo.toml": '[package]\nname = "geo-kit"\nversion = "0.1.0"\n',
+    "src/lib.rs": "pub mod shapes;\nmod raw;\nmod macros;\nmod draw;\nmod ring;\n"
+    "mod loop_a;\nmod loop_b;\n\npub use shapes::{Circle, Square};\npub use shapes::paint::*;\n",
+    "src/shapes/mod.rs": "pub mod circle;\npub mod paint;\npub mod square;\n\n"
+    "pub use self::circle::Circle;\npub use square::Square;\n",
+    "src/shapes/circle.rs": "pub struct Circle {\n    pub r: f64,\n}\n\nimpl Circle {\n"
+    "    pub fn area(&self) -> f64 {\n        self.r\n    }\n}\n",
+    "src/shapes/square.rs": "pub struct Square;\n\n"
+    "/// Variants named like the types: no use of them.\npub enum Shape {\n"
+    "    Circle(f64),\n    Square,\n}\n",
+    "src/shapes/paint.rs": "pub struct Colour;\n",
+    "src/raw.rs": "pub(crate) struct Circle;\n",
+    "src/macros.rs": "#[macro_export]\nmacro_rules! circle {\n"
+    "    () => {\n        $crate::Circle { r: 1.0 }\n    };\n}\n",
+    "src/draw.rs": "use crate::{Circle, Colour};\nuse crate::shapes::square::Shape;\n\n"
+    "// Square in a comment\npub fn draw(c: &Circle, _k: Colour) -> Shape {\n"
+    "    fn inner() {\n        use crate::shapes::Square;\n        let _s = Square;\n    }\n"
+    "    inner();\n    Shape::Circle(c.area())\n}\n",
+    "src/loop_a.rs": "pub use crate::loop_b::Ring;\n",
+    "src/loop_b.rs": "pub use crate::loop_a::Ring;\n",
+    "src/ring.rs": "use crate::loop_a::Ring;\n\npub fn ring(_r: Ring) {}\n",
+    "tests/it.rs": "use geo_kit::circle;\nuse geo_kit::Square;\n\n#[test]\nfn builds() {\n"
+    "    let _c = circle!();\n    let _s = Square;\n}\n",
+}
+
+
+def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
+    project: Project,
+) -> None:
+    root = project(PUB_USE)
+    assert direct(root) == {
+        "src/lib.rs": [
+            "src/draw.rs",
+            "src/loop_a.rs",
+            "src/loop_b.rs",
+            "src/macros.rs",
+            "src/raw.rs",
+            "src/ring.rs",
+            "src/shapes/circle.rs",
+            "src/shapes/mod.rs",
+            "src/shapes/paint.rs",
+            "src/shapes/square.rs",
+        ],
+        "src/shapes/mod.rs": [
+            "src/shapes/circle.rs",
+            "src/shapes/paint.rs",
+            "src/shapes/square.rs",
+        ],
+        "src/shapes/circle.rs": [],
+        "src/shapes/square.rs": [],
+        "src/shapes/paint.rs": [],
+        "src/raw.rs": [],
+        "src/macros.rs": [],
+        # Colour through the glob re-export, Square through a function's own `use`
+        "src/draw.rs": ["src/shapes/circle.rs", "src/shapes/paint.rs", "src/shapes/square.rs"],
+        # the cycle names each other's module
+        "src/loop_a.rs": ["src/loop_b.rs"],
+        "src/loop_b.rs": ["src/loop_a.rs"],
+        "src/ring.rs": ["src/loop_a.rs"],
+        # the crate by its Cargo.toml name; an exported macro is an item of the crate root
+        "tests/it.rs": ["src/macros.rs", "src/shapes/square.rs"],
+    }
+    # the public type, not the crate-internal one of the same name nearer the root
+    assert context(root, "Circle") == []
+    assert users(root, "Circle") == ["src/draw.rs", "src/lib.rs", "src/shapes/mod.rs"]
+    # `Shape::Square` and `Shape::Circle` are variants: uses of Shape only
+    assert users(root, "Shape") == ["src/draw.rs"]
+    assert users(root, "Square") == [
+        "src/draw.rs",
+        "src/lib.rs",
+        "src/shapes/mod.rs",
+        "tests/it.rs",
+    ]
+
+
+def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
+    root = project(PUB_USE)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "src/ring.rs", 1)
+    assert [item.path for item in selection.dependencies] == ["src/loop_a.rs"]
+    assert len(selection.notes) == 1
+    assert selection.notes[0].startswith("re-export cycle src/ring.rs::Ring -> src/loop_a.rs::Ring")
+
+
+# --- Python: package re-exports, namespace packages, function-local imports -------------------
+PACKAGES = {
+    "lib/pyproject.toml": '[project]\nname = "acme-shapes"\n',
+    # `acme` has no __init__.py: a namespace package
+    "lib/src/acme/shapes/__init__.py": "from .circle import Circle\n"
+    "from acme.shapes.square import *\n\n__all__ = ['Circle', 'Square']\n",
+    "lib/src/acme/shapes/circle.py": "class Circle:\n    radius = 1\n",
+    "lib/src/acme/shapes/square.py": "class Square:\n    pass\n\n\nclass Side:\n    pass\n",
+    "lib/src/acme/paint.py": "from acme.shapes import Circle\n\n\nclass Brush(Circle):\n"
+    '    """A Square in a docstring is no use."""\n',
+    "app/main.py": "import acme.shapes\nfrom acme import paint\n\n\ndef run():\n"
+    "    return acme.shapes.Circle(), paint.Brush()\n\n\ndef local():\n"
+    "    from acme.shapes import Square\n\n    return Square()\n\n\n"
+    "def other(Square):\n    return Square\n",
+    "app/other.py": "class Square:\n    pass\n",
+    "tests/test_shapes.py": "from acme.shapes import Circle, Square\n\n\ndef test_both():\n"
+    "    assert Circle() and Square()\n",
+    "loop/__init__.py": "",
+    "loop/a.py": "from loop.b import Ring\n",
+    "loop/b.py": "from loop.a import Ring\n",
+    "loop/use.py": "from loop.a import Ring\n\nRINGS = [Ring]\n",
+}
+
+
+def test_python_names_are_followed_through_packages_to_their_declaring_modules(
+    project: Project,
+) -> None:
+    root = project(PACKAGES)
+    assert direct(root) == {
+        "lib/src/acme/shapes/__init__.py": [
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "lib/src/acme/shapes/circle.py": [],
+        "lib/src/acme/shapes/square.py": [],
+        # a base class imported through the package of a namespace package
+        "lib/src/acme/paint.py": ["lib/src/acme/shapes/circle.py"],
+        # `import acme.shapes` + `acme.shapes.Circle`; Square imported inside `local` only
+        "app/main.py": [
+            "lib/src/acme/paint.py",
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "app/other.py": [],
+        "tests/test_shapes.py": [
+            "lib/src/acme/shapes/circle.py",
+            "lib/src/acme/shapes/square.py",
+        ],
+        "loop/__init__.py": [],
+        "loop/a.py": ["loop/b.py"],
+        "loop/b.py": ["loop/a.py"],
+        "loop/use.py": ["loop/a.py"],
+    }
+    assert users(root, "Circle") == [
+        "app/main.py",
+        "lib/src/acme/paint.py",
+        "lib/src/acme/shapes/__init__.py",
+        "tests/test_shapes.py",
+    ]
+    # the star import passes the module on; `other`'s parameter named Square is its own
+    assert users(root, "acme.shapes.square.Square") == ["app/main.py", "tests/test_shapes.py"]
+    assert users(root, "Side") == []
+    # the class named, not the same-named class of another folder
+    assert context(root, "Brush") == ["lib/src/acme/shapes/circle.py"]
+
+
+def test_a_function_local_import_counts_for_that_function_only(project: Project) -> None:
+    root = project(PACKAGES)
+    assert context(root, "app/main.py#run") == [
+        "lib/src/acme/paint.py",
+        "lib/src/acme/shapes/circle.py",
+    ]
+    assert context(root, "app/main.py#local") == ["lib/src/acme/shapes/square.py"]
+    assert context(root, "app/main.py#other") == []
+
+
+def test_a_python_re_export_cycle_terminates_with_a_note(project: Project) -> None:
+    root = project(PACKAGES)
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "loop/use.py", 1)
+    assert [item.path for item in selection.dependencies] == ["loop/a.py"]
+    assert selection.notes == (
+        "re-export cycle loop/a.py:Ring -> loop/b.py:Ring -> loop/a.py:Ring (followed once)",
+    )
+
+
+# --- C#: preprocessor branches read as alternatives ----------------------------------------------
+PREPROCESSED = {
+    # a partial class wrapped in #if, with an #if splitting its body
+    "src/Lib/Shapes/Circle.cs": "#if NET6_0\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape\n    {\n#else\nnamespace Lib.Shapes\n{\n"
+    "    public partial class Circle : Shape, ILegacy\n    {\n#endif\n"
+    "        public double R;\n#if DEBUG\n        public Square Twin() => new Square();\n"
+    "    }\n#else\n        public Paint.Colour Tint;\n    }\n#endif\n}\n",
+    "src/Lib/Shapes/Circle.Area.cs": "#if HAVE_AREA\nusing Lib.Units;\n\nnamespace Lib.Shapes\n"
+    "{\n    public partial class Circle\n    {\n        public Unit Area() => default;\n"
+    "    }\n}\n#endif\n",
+    "src/Lib/Shapes/Shape.cs": "namespace Lib.Shapes\n{\n    public abstract class Shape { }\n"
+    "    public interface ILegacy { }\n}\n",
+    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    public class Square : Shape { }\n}\n",
+    "src/Lib/Paint/Colour.cs": "namespace Lib.Paint\n{\n    public class Colour { }\n}\n",
+    "src/Lib/Units/Unit.cs": "namespace Lib.Units\n{\n    public struct Unit { }\n}\n",
+    "src/App/Draw.cs": "using Lib.Shapes;\n\nnamespace App\n{\n"
+    "    public class Draw\n    {\n        private Circle circle;\n    }\n}\n",
+    # nesting that does not balance: read as far as it goes, and said so
+    "src/Lib/Broken.cs": "namespace Lib.Shapes\n{\n#endif\n    public class Broken : Shape\n"
+    "    {\n#if A\n    }\n}\n",
+}
+
+
+def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
+    root = project(PREPROCESSED)
+    assert direct(root) == {
+        "src/Lib/Shapes/Circle.cs": [
+            "src/Lib/Paint/Colour.cs",
+            "src/Lib/Shapes/Circle.Area.cs",
+            "src/Lib/Shapes/Shape.cs",
+            "src/Lib/Shapes/Square.cs",
+        ],
+        "src/Lib/Shapes/Circle.Area.cs": ["src/Lib/Shapes/Circle.cs", "src/Lib/Units/Unit.cs"],
+        "src/Lib/Shapes/Shape.cs": [],
+        "src/Lib/Shapes/Square.cs": ["src/Lib/Shapes/Shape.cs"],
+        "src/Lib/Paint/Colour.cs": [],
+        "src/Lib/Units/Unit.cs": [],
+        "src/App/Draw.cs": ["src/Lib/Shapes/Circle.Area.cs", "src/Lib/Shapes/Circle.cs"],
+        "src/Lib/Broken.cs": ["src/Lib/Shapes/Shape.cs"],
+    }
+    assert users(root, "src/Lib/Shapes/Circle.cs") == [
+        "src/App/Draw.cs",
+        "src/Lib/Shapes/Circle.Area.cs",
+    ]
+    assert users(root, "ILegacy") == ["src/Lib/Shapes/Circle.cs"]
+    service = service_for(root)
+    index = service.index(str(root))
+    declared = {d.qualified_name for d in index.sources["src/Lib/Shapes/Circle.cs"].declarations}
+    assert declared == {"Lib.Shapes.Circle"}
+    selection = service.select(index, "Broken", 1)
+    assert [item.path for item in selection.dependencies] == ["src/Lib/Shapes/Shape.cs"]
+    assert selection.notes == (
+        "#endif without #if at line 3 ignored",
+        "1 #if never closed: each ends with the file",
+    )
+
+
+# --- Go: build-tag twins, a type's methods, calls named like types -------------------------
+BUILD_TAGS = {
+    "go.mod": "module example.com/kit\n\ngo 1.22\n",
+    "binding/binding.go": "//go:build !nomsgpack\n\npackage binding\n\n"
+    "var MsgPack = msgpackBinding{}\n\ntype Binding interface{}\n\n"
+    "func Default() Binding { return JSON }\n",
+    "binding/binding_nomsgpack.go": "//go:build nomsgpack\n\npackage binding\n\n"
+    "type Binding interface{}\n\nfunc Default() Binding { return JSON }\n",
+    "binding/json.go": "package binding\n\ntype jsonBinding struct{}\n\nvar JSON = jsonBinding{}\n",
+    "binding/msgpack.go": "//go:build !nomsgpack\n\npackage binding\n\n"
+    "type msgpackBinding struct{}\n",
+    "render/render.go": "package render\n\ntype Render interface{}\n",
+    "ctx/context.go": 'package ctx\n\nimport (\n\t"example.com/kit/binding"\n'
+    '\t"example.com/kit/render"\n)\n\ntype HandlerFunc func(*Context)\n\n'
+    "type Context struct {\n\tengine *Engine\n}\n\n"
+    "func (c *Context) Bind() binding.Binding { return binding.Default() }\n\n"
+    "func (c *Context) JSON(code int) { c.Render(code, nil) }\n\n"
+    "func (c *Context) Render(code int, r render.Render) {}\n",
+    "ctx/engine.go": "package ctx\n\ntype Engine struct{}\n",
+    "ctx/deprecated.go": 'package ctx\n\nimport "example.com/kit/render"\n\n'
+    "func (c *Context) Legacy() render.Render { return nil }\n",
+    "ctx/json.go": "package ctx\n\n// JSON: named like a method of Context.\ntype JSON struct{}\n",
+    "app/main.go": 'package main\n\nimport "example.com/kit/ctx"\n\n'
+    "func main() {\n\tc := &ctx.Context{}\n\tc.JSON(200)\n}\n",
+    "sys/open_linux.go": "package sys\n\nfunc Open() {}\n",
+    "sys/open_windows.go": "package sys\n\nfunc Open() {}\n",
+    "sys/use.go": "package sys\n\nfunc Use() { Open() }\n",
+}
+
+
+def test_go_build_tag_twins_are_alternatives_not_dependencies(project: Project) -> None:
+    root = project(BUILD_TAGS)
+    assert direct(root) == {
+        "binding/binding.go": ["binding/json.go", "binding/msgpack.go"],
+        "binding/binding_nomsgpack.go": ["binding/json.go"],
+        "binding/json.go": [],
+        "binding/msgpack.go": [],
+        "render/render.go": [],
+        "ctx/context.go": ["binding/binding.go", "ctx/engine.go", "render/render.go"],
+        "ctx/engine.go": [],
+        "ctx/deprecated.go": ["ctx/context.go", "render/render.go"],
+        "ctx/json.go": [],
+        # `c.JSON(200)` calls a method: no use of the JSON type
+        "app/main.go": ["ctx/context.go"],
+        "sys/open_linux.go": [],
+        "sys/open_windows.go": [],
+        "sys/use.go": ["sys/open_linux.go"],
+    }
+    assert users(root, "ctx.JSON") == []
+    assert users(root, "Context") == ["app/main.go", "ctx/deprecated.go"]
+    assert users(root, "binding/binding_nomsgpack.go") == []
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "sys/use.go", 1)
+    assert [(a.name, a.chosen, a.others, a.reason) for a in selection.alternatives] == [
+        ("sys.Open", "sys/open_linux.go", ("sys/open_windows.go",), "build constraints")
+    ]
+
+
+def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
+    root = project(BUILD_TAGS)
+    # the struct's fields and every method's body, the methods in another file included
+    assert context(root, "Context") == [
+        "binding/binding.go",
+        "ctx/deprecated.go",
+        "ctx/engine.go",
+        "render/render.go",
+    ]
+    assert context(root, "HandlerFunc") == []
