@@ -25,9 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from adopt_server.conformance import agents_md_text, claude_md_importing_agents_md
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.standalone import script
+from adopt_server.conformance import claude_md_importing_agents_md
+from agent_config_check.command import run_check
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS, AGENTS_MD_TITLE
+from agent_config_check.script import script
 
 TARGET_SECONDS = 2.0
 
@@ -40,7 +41,10 @@ def _front(name: str, description: str, extra: str = "") -> str:
 def make_project(root: Path, definitions: int) -> int:
     """Write the project; returns how many definition files it holds."""
     (root / "CLAUDE.md").write_text(claude_md_importing_agents_md(), encoding="utf-8")
-    (root / "AGENTS.md").write_text(agents_md_text(), encoding="utf-8")
+    guide = "".join(
+        f"\n{s}\n\nWhat the project says about {s[3:].lower()}.\n" for s in AGENTS_MD_SECTIONS
+    )
+    (root / "AGENTS.md").write_text(f"{AGENTS_MD_TITLE}\n{guide}", encoding="utf-8")
     servers = {f"server-{i}": {"command": "npx", "args": [f"pkg-{i}"]} for i in range(50)}
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     agents, commands, skills = (root / ".claude" / d for d in ("agents", "commands", "skills"))

@@ -165,11 +165,11 @@ def adopted_files() -> dict[str, str]:
     """A small repository as adopt_repo leaves it: the guidance in AGENTS.md, a CLAUDE.md
     importing it, and the CI guard running the committed checker."""
     from adopt_server.conformance import (
-        AGENTS_MD_SECTIONS,
         agents_md_from_guidance,
         claude_md_importing_agents_md,
         rules_for,
     )
+    from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
     from adopt_server.guards import install_guard
 
     guidance = "# CLAUDE.md\n\nThe orders service of the demo.\n" + "".join(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from adopt_server.server import APP as ADOPT_APP
+from context_server.core.languages import LANGUAGES
 from context_server.server import APP as CONTEXT_APP
 from mcp_common import ToolDefinition, parse_arguments
 from mcp_common.adapter import ServerApp
@@ -201,3 +202,38 @@ def test_the_guide_has_a_security_model(server: str) -> None:
     security = guide(server).split("## Security model", 1)[1]
     assert "confined" in security.lower()
     assert "127.0.0.1" in security
+
+
+LANGUAGE_WORDS = {
+    "typescript": "TypeScript",
+    "tsx": "TypeScript",
+    "javascript": "JavaScript",
+    "csharp": "C#",
+}
+"""How ``--help`` spells a dialect whose registry name is not its capitalised name."""
+
+
+def test_context_server_help_names_every_language_it_parses() -> None:
+    help_text = " ".join(CONTEXT_APP.description.split())
+    for language in LANGUAGES:
+        word = LANGUAGE_WORDS.get(language.name, language.name.capitalize())
+        assert word in help_text, language.name
+
+
+def flag_tables(server: str) -> str:
+    """A README's flag tables (``| flag | environment variable | ...``), joined."""
+    readme = (ROOT / "packages" / server / "README.md").read_text("utf-8")
+    return "".join(re.findall(r"(?ms)^\| flag \| environment variable \|.*?(?=^[^|])", readme))
+
+
+TABULATED = [server for server in APPS if flag_tables(server)]
+
+
+def test_some_readme_tabulates_its_flags() -> None:
+    assert TABULATED
+
+
+@pytest.mark.parametrize("server", TABULATED)
+def test_a_readme_flag_table_lists_every_flag(server: str) -> None:
+    listed = set(re.findall(r"`(--[a-z-]+)", flag_tables(server)))
+    assert {option.flag for option in options(APPS[server])} - listed == set()

@@ -8,13 +8,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import AGENTS_MD_SECTIONS, unwritten_sections
 from adopt_server.pipeline import AdoptionOptions, adopt_repositories
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.publish import find_pull_request_url
 from adopt_server.pipeline.trust import ProjectTrust, trust_project
 from adopt_server.tools import build_tools
 from adopt_testkit import POM, git, log_lines, make_bare_repository
+from agent_config_check.document_format import unwritten_sections
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 from conftest import AdoptEnv
 from mcp_common import AllowedPaths, ToolCancelledError, ToolContext, invoke
 

@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
-    JAVA_SECTIONS,
-    section_lines,
-    unwritten_sections,
-)
+from adopt_server.conformance import JAVA_SECTIONS
 from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
 from adopt_testkit import FAKES, git, log_lines
+from agent_config_check.document_format import section_lines, unwritten_sections
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 from conftest import AdoptEnv
 
 BRANCH = "claude/adopt-claude-code"

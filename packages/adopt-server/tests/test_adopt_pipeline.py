@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adopt_server.conformance import AGENTS_MD_SECTIONS, claude_md_importing_agents_md
+from adopt_server.conformance import claude_md_importing_agents_md
 from adopt_server.pipeline import (
     AdoptionOptions,
     RepositoryReport,
@@ -16,6 +16,7 @@ from adopt_server.pipeline import (
     batch_json,
 )
 from adopt_testkit import branch_files, commit_subjects, git, log_lines, make_bare_repository
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 from conftest import AdoptEnv
 
 BRANCH = "claude/adopt-claude-code"

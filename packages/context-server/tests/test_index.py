@@ -219,3 +219,89 @@ def test_worker_processes_parse_what_this_process_would(
     again = build(root, cache)
     assert again.statistics.parsed == 0
     assert again.sources == serial.sources
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is no zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.e2e
+def test_a_server_killed_mid_build_leaves_no_parse_worker(project: Project, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from context_server.core.index import PARALLEL_FROM
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: nothing is parsed in workers")
+    root = project(
+        {
+            f"p{n % 20}/C{n}.java": f"package p{n % 20}; class C{n} {{ int x; }}"
+            for n in range(PARALLEL_FROM + 200)
+        }
+    )
+    command = Path(sys.executable).with_name("context-server")
+    server = subprocess.Popen(
+        [
+            str(command),
+            "--allowed-dir",
+            str(root),
+            "--no-index-store",
+            "--log-file",
+            str(tmp_path / "log"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert server.stdin is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "project_tree", "arguments": {"path": "."}}},
+    ]  # fmt: skip
+    import json
+
+    for message in messages:
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+    server.stdin.flush()
+    workers: set[int] = set()
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and time.monotonic() < deadline and server.poll() is None:
+        workers = _children(server.pid)
+        time.sleep(0.1)
+    assert len(workers) >= 2, "the build never started its parse workers"
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    server.stdin.close()
+    assert server.stdout is not None
+    server.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
+        time.sleep(0.1)
+    alive = [pid for pid in workers if _running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == [], "parse workers outlived the server"

@@ -82,7 +82,7 @@ def test_a_mixed_project_builds_one_linker_per_language_present(project: Project
         }
     )
     index = service_for(root).index(str(root))
-    assert sorted(index.resolver.linked_languages) == ["jvm", "python", "script"]
+    assert sorted(index.resolver.linked_languages) == ["ecmascript", "jvm", "python"]
     assert index.resolver.direct("web/x.ts").files == ("web/y.ts",)
 
 

@@ -245,3 +245,82 @@ def test_files_in_languages_without_a_grammar_are_named_never_fatal(project: Pro
     tiny = call(tools_for(only)["repo_map"], {"path": ".", "tokenBudget": 5})
     assert tiny.code == "invalid_argument"
     assert "too small for the map's header alone" in tiny.text
+
+
+def _ranked(root: Path) -> list[str]:
+    from conftest import service_for
+    from context_server.core.repo_map import rank_files
+
+    service = service_for(root)
+    return [path for path, _ in rank_files(service.index(str(root)))]
+
+
+def test_library_code_ranks_above_tests_examples_benchmarks_and_docs(project: Project) -> None:
+    helper_users = {
+        f"tests/test_{n}.py": "from tests.helpers import make\n\n\ndef test():\n    make()\n"
+        for n in range(6)
+    }
+    root = project(
+        {
+            "shop/__init__.py": "",
+            "shop/core.py": "class Basket:\n    pass\n",
+            "shop/api.py": "from shop.core import Basket\n\n\ndef open_basket():\n"
+            "    return Basket()\n",
+            "tests/__init__.py": "",
+            "tests/helpers.py": "from shop.core import Basket\n\n\ndef make():\n"
+            "    return Basket()\n",
+            **helper_users,
+            "examples/demo.py": "from shop.api import open_basket\n\nopen_basket()\n",
+            "benchmarks/bench_api.py": "from shop.api import open_basket\n\nopen_basket()\n",
+            "docs/conf.py": "project = 'shop'\n",
+        }
+    )
+    ranked = _ranked(root)
+    library = ["shop/core.py", "shop/api.py", "shop/__init__.py"]
+    # the test helper every test uses has the highest PageRank, yet ranks after the library
+    assert sorted(ranked[:3]) == sorted(library)
+    assert set(ranked[3:]) == {
+        "tests/__init__.py",
+        "tests/helpers.py",
+        *helper_users,
+        "examples/demo.py",
+        "benchmarks/bench_api.py",
+        "docs/conf.py",
+    }
+
+
+def test_public_api_ranks_above_internal_packages(project: Project) -> None:
+    users = {
+        f"api/part{n}.go": 'package api\n\nimport "example.com/m/internal/util"\n\n'
+        f"func P{n}() {{ util.Help() }}\n"
+        for n in range(5)
+    }
+    root = project(
+        {
+            "go.mod": "module example.com/m\n",
+            "internal/util/util.go": "package util\n\nfunc Help() {}\n",
+            "api/client.go": "package api\n\ntype Client struct{}\n",
+            **users,
+        }
+    )
+    ranked = _ranked(root)
+    # the internal helper is the most used, but it is no part of the public API
+    assert ranked[-1] == "internal/util/util.go"
+
+
+def test_a_large_central_file_shows_less_of_itself_instead_of_being_skipped(
+    project: Project,
+) -> None:
+    big = "".join(f"class Part{n:02d}:\n    pass\n\n\n" for n in range(40))
+    users = {f"app/use{n}.py": "from app.big import Part00\n\nX = Part00()\n" for n in range(4)}
+    root = project({"app/__init__.py": "", "app/big.py": big, **users})
+    result = call(tools_for(root)["repo_map"], {"path": ".", "tokenBudget": 90})
+    assert not result.is_error, result.text
+    assert result.structured is not None
+    first = result.structured["files"][0]
+    assert first["path"] == "app/big.py"
+    # its first declarations and a count of the rest: brief, but there
+    assert "## `app/big.py`\n- `class Part00`\n- `class Part01`\n- `class Part02`\n" in (
+        result.text
+    )
+    assert "- … 37 more\n" in result.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -193,7 +194,14 @@ def test_table_and_query_are_exclusive(backend: Backend) -> None:
 
 def test_missing_sqlite_file_is_an_error_and_is_not_created(tmp_path: Path) -> None:
     path = tmp_path / "absent.db"
+    # at startup: the path tried, in full
+    with pytest.raises(ValueError, match=f"the SQLite database {re.escape(str(path))} does not"):
+        DatabaseRegistry.from_options([f"gone=sqlite:///{path}"])
+    assert not path.exists()
+    # removed after startup: the query is refused, and nothing creates the file
+    sqlite3.connect(path).close()
     registry = DatabaseRegistry.from_options([f"gone=sqlite:///{path}"])
+    path.unlink()
     with pytest.raises(ToolError, match="refused"):
         registry.open("gone", table="t")
     assert not path.exists()

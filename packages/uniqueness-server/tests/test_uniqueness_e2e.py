@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import mcp_types as types
@@ -119,10 +121,15 @@ def test_cli_exit_status_tells_unique_from_not(data: Path) -> None:
     [
         (["absent.csv", "id"], "absent.csv does not exist"),
         (["household.csv.gz", "nope"], "column 'nope' not found"),
-        (["--header-row", "x", "household.csv.gz", "id"], "invalid int value"),
+        (["--header-row", "x", "household.csv.gz", "id"], "--header-row must be an integer"),
+        (["--format", "xml", "household.csv.gz", "id"], "--format must be one of auto, csv"),
         (["household.csv.gz", "id", "--bogus"], "unrecognized arguments"),
-        (["--bogus"], "the following arguments are required"),
-        (["--database", "shop=sqlite:///x.db", "--query", "DELETE FROM t", "id"], "only SELECT"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["household.csv.gz"], "give at least one column to check"),
+        (["--find-keys", "household.csv.gz", "--verify"], "--verify does not apply to --find-keys"),
+        (["--list-columns", "household.csv.gz", "--max-columns", "2"], "does not apply to"),
+        (["--database", "shop=sqlite:///shop.db", "--query", "DELETE FROM t", "id"], "only SELECT"),
+        (["--database", "shop=sqlite:///x.db", "--table", "t", "id"], "x.db does not exist"),
     ],
 )
 def test_cli_errors_exit_2_with_one_line_and_no_traceback(
@@ -169,3 +176,124 @@ def test_server_refuses_bad_settings_at_startup(
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_cli_and_tool_read_the_same_delimiter_word(data: Path) -> None:
+    # comma and tab each split every line in two: the sniffer takes the comma, so only the
+    # delimiter given makes "id" a column
+    write(data / "mixed.txt", "id\tname,x\n1\tAnn,1\n2\tBob,1\n")
+    sniffed = run_check("mixed.txt", "id", cwd=data)
+    assert sniffed.returncode == 2
+    assert "column 'id' not found" in sniffed.stderr
+    for word in ("tab", "TAB", "\\t"):
+        tabbed = run_check("--delimiter", word, "mixed.txt", "id", cwd=data)
+        assert tabbed.returncode == 0, tabbed.stderr
+        assert tabbed.stdout.startswith("id: unique (2 rows)")
+    refused = run_check("--delimiter", "tabs", "mixed.txt", "id", cwd=data)
+    assert refused.returncode == 2
+    assert "or the word tab" in refused.stderr
+
+
+@pytest.mark.anyio
+async def test_cli_find_keys_and_list_columns_answer_as_the_tools_do(
+    data: Path, tmp_path: Path
+) -> None:
+    write(data / "people.csv", "id,email,country\n1,a@x,PL\n2,b@x,PL\n3,a@x,US\n")
+    calls = {
+        "find_keys": (["--find-keys", "people.csv", "--max-columns", "2"], {"maxColumns": 2}),
+        "list_columns": (["--list-columns", "people.csv", "--limit", "2"], {"limit": 2}),
+        "uniqueness_check": (["people.csv", "email,country", "--delimiter", "comma"], {
+            "columns": ["email", "country"], "delimiter": "comma"
+        }),
+    }  # fmt: skip
+    params = StdioServerParameters(
+        command=str(SERVER), args=["--allowed-dir", str(data)], cwd=str(tmp_path)
+    )
+    async with Client(params) as client:
+        for tool, (argv, arguments) in calls.items():
+            served = await client.call_tool(tool, {"path": "people.csv", **arguments})
+            assert not served.is_error, text_of(served)
+            answered = run_check(*argv, "--json", cwd=data)
+            assert answered.returncode == 0, answered.stderr
+            assert json.loads(answered.stdout) == served.structured_content
+            shown = run_check(*argv, cwd=data)
+            assert shown.returncode == 0, shown.stderr
+            if tool != "uniqueness_check":  # the check prints one line per finding instead
+                assert shown.stdout.strip() == text_of(served).strip()
+    keys = run_check("--find-keys", "people.csv", "--json", cwd=data)
+    assert [k["columns"] for k in json.loads(keys.stdout)["keys"]] == [["id"], ["email", "country"]]
+
+
+def test_ctrl_c_prints_one_line_and_exits_130(data: Path) -> None:
+    slow = (
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 500000000) "
+        "SELECT i FROM r"
+    )
+    process = subprocess.Popen(
+        [str(CHECK), "--database", f"shop=sqlite:///{data / 'shop.db'}", "--query", slow, "i"],
+        cwd=data,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a shell runs a foreground command with the default SIGINT action
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    while not _has_open(process.pid, data / "shop.db"):  # the query is running
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the query never started"
+        time.sleep(0.1)
+    time.sleep(0.5)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 3.0
+    assert process.returncode == 130
+    assert err == "uniqueness-check: interrupted\n"
+    assert out == ""
+
+
+def _has_open(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` holds ``path`` open."""
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        try:
+            if os.readlink(descriptor) == str(path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_ctrl_c_while_starting_is_one_line_too(data: Path) -> None:
+    process = subprocess.Popen(
+        [str(CHECK), "household.csv.gz", "year1"],
+        cwd=data,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    # as soon as the engine's libraries load: the command is still importing (a run takes
+    # seconds); before its own code runs, Python alone answers Ctrl-C
+    deadline = time.monotonic() + 30
+    while not _loaded(process.pid, "numpy") and time.monotonic() < deadline:
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    if process.returncode == 1:  # a fast machine finished first: nothing to interrupt
+        return
+    assert process.returncode == 130, err
+    assert err == "uniqueness-check: interrupted\n"
+    assert out == ""
+
+
+def _loaded(pid: int, library: str) -> bool:
+    """Whether process ``pid`` has mapped a shared library of ``library``."""
+    try:
+        return f"/{library}" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False

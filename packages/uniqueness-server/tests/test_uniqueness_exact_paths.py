@@ -277,3 +277,34 @@ def test_unique_and_empty_sources_report_no_groups(tmp_path: Path) -> None:
             table.close()
         answers.append((result.unique, result.rows, result.distinct_keys, result.rows_with_missing))
     assert answers == [(True, 3, 3, 2), (True, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
+@pytest.mark.parametrize("offset", [0, 7_000, 11_990, 12_100])
+def test_pages_of_a_duplicate_heavy_key_match_a_reference(
+    tmp_path: Path, nulls: Nulls, offset: int
+) -> None:
+    # 12,000 keys repeated only after 40,000 unique ones (and some missing values): more
+    # repeated keys than the page is ranked directly for, found in a prefix of the rows that
+    # must grow several times before it holds the page
+    unique_rows, repeated = 40_000, 12_000
+    keys: list[str | None] = [f"u{i}" for i in range(unique_rows)]
+    keys += [None if i % 997 == 0 else f"r{(i * 7919) % repeated}" for i in range(2 * repeated)]
+    path = tmp_path / "heavy.csv"
+    path.write_text("k,v\n" + "".join(f"{k or ''},{i}\n" for i, k in enumerate(keys)))
+    table = open_file(path, label="heavy.csv")
+    try:
+        result = check_uniqueness(
+            table, ["k"], nulls=nulls, better_options=False, limit=20, offset=offset
+        )
+    finally:
+        table.close()
+    where: dict[str | None, list[int]] = {}
+    for i, k in enumerate(keys, start=1):
+        if k is not None or nulls is Nulls.EQUAL:
+            where.setdefault(k, []).append(i)
+    groups = sorted((rows_of for rows_of in where.values() if len(rows_of) > 1), key=min)
+    assert result.duplicate_groups == len(groups) > 10_000
+    page = groups[offset : offset + 20]
+    assert [g.count for g in result.examples] == [len(g) for g in page]
+    assert [g.rows for g in result.examples] == [tuple(g[:10]) for g in page]

@@ -149,7 +149,7 @@ async def test_find_keys_reports_progress(root: Path) -> None:
     assert seen, "no progress notification arrived"
     values = [p for p, _, _ in seen]
     assert values == sorted(values)
-    assert any(m and "sets of 2 columns" in m for _, _, m in seen)
+    assert any(m and "candidate keys of 2 columns" in m for _, _, m in seen)
 
 
 @pytest.mark.anyio

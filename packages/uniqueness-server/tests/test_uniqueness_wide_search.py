@@ -24,7 +24,6 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_common import ToolCancelledError, ToolContext
 from test_uniqueness_keys_oracle import Row, csv_text
 from uniqueness_server.engine import (
     DatabaseRegistry,
@@ -131,45 +130,6 @@ def test_columns_coded_in_separate_passes_are_decided_exactly(
     assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
     assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1
     assert frozenset({low, low + 2}) not in got
-
-
-def _noise_rows(width: int, count: int, seed: int) -> list[Row]:
-    rng = random.Random(seed)
-    return [
-        tuple(str(rng.randrange([2, 3, 5, 11, 300][k % 5])) for k in range(width))
-        for _ in range(count)
-    ]
-
-
-def _cancelled_at(path: Path, size: int) -> list[str]:
-    """The progress messages of ``find_keys(maxColumns=size)`` on ``path`` cancelled when it
-    announces its sets of ``size`` columns; the search must end cancelled."""
-    messages: list[str] = []
-    context: ToolContext
-
-    def sink(progress: float, total: float | None, message: str | None) -> None:
-        messages.append(message or "")
-        if message is not None and f"sets of {size} columns" in message:
-            context.cancel()
-
-    context = ToolContext(sink)
-    table = open_file(path, label=path.name, context=context)
-    try:
-        with pytest.raises(ToolCancelledError):
-            find_keys(table, max_columns=size, context=context)
-    finally:
-        table.close()
-    return messages
-
-
-def test_the_pairs_level_is_announced_before_it_is_checked(tmp_path: Path) -> None:
-    # a client that cancels on seeing "checking ... sets of 2 columns" stops the search: the
-    # announcement comes before the pairs are decided (in bulk over the codes), not after
-    width = EXACT_DISTINCT_COLUMNS + 4
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, _noise_rows(width, 3_000, seed=2)), encoding="utf-8")
-    messages = _cancelled_at(path, 2)
-    assert f"checking {width * (width - 1) // 2} sets of 2 columns" in messages
 
 
 @pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
@@ -372,18 +332,6 @@ def test_better_options_decided_over_codes_match_the_reference(
     expected = reference_keys(rows, named, len(named) - 1, nulls)
     assert got == expected
     assert frozenset({width - 1}) in got
-
-
-def test_cancelling_on_the_triples_of_a_coded_search_stops_it(tmp_path: Path) -> None:
-    # every column has few values, so no pair is unique and thousands of triples are left
-    # to the codes one by one: a cancel at their announcement stops the search there
-    width = EXACT_DISTINCT_COLUMNS + 4
-    path = tmp_path / "wide.csv"
-    rng = random.Random(8)
-    rows: list[Row] = [tuple(str(rng.randrange(3)) for _ in range(width)) for _ in range(5_000)]
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    messages = _cancelled_at(path, 3)
-    assert f"checking {width * (width - 1) * (width - 2) // 6} sets of 3 columns" in messages
 
 
 @pytest.mark.parametrize("count", [0, 1, 2])

@@ -11,18 +11,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent_config_check.command import run_check
+from agent_config_check.document_format import section_lines, unwritten_sections
+from agent_config_check.registry import ConfigError
+from agent_config_check.reshape import reshape
+
 from adopt_server.conformance import (
     agents_md_draft,
     agents_md_from_guidance,
     claude_md_importing_agents_md,
-    reshape,
     rules_for,
-    section_lines,
-    unwritten_sections,
     with_agents_md_import,
 )
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.project_check import ConfigError
 
 NO_COMMAND = "command"
 """The problem of a build section that names none of the repository's build commands."""

@@ -61,7 +61,7 @@ def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
     else:
         root = default_workspace_root()
         prepare_default_root(root)
-    return tools_for(AllowedPaths([root]))
+    return tools_for(AllowedPaths([root], flag="--workspace-root"))
 
 
 APP = ServerApp(
@@ -76,6 +76,6 @@ APP = ServerApp(
     settings=AdoptSettings,
     build_tools=build_tools,
     instructions="adopt_repo adopts Claude Code into repositories (use dryRun first to "
-    "review); verify_adoption checks repositories that were adopted. Both return a JSON "
-    "report as structured content.",
+    "review); verify_adoption checks repositories that were adopted; adoption_status shows "
+    "where each repository of a campaign stands. All three return structured content.",
 )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
     agents_md_from_guidance,
-    check_agents_md,
     claude_md_importing_agents_md,
     imports_agents_md,
     with_agents_md_import,
 )
+from agent_config_check.document_format import check_agents_md
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 
 GUIDE = "".join(f"\n{s}\n\nText about {s[3:].lower()}.\n" for s in AGENTS_MD_SECTIONS)
 

@@ -3,14 +3,10 @@ reshaping twice changes nothing (the reader is shared, so the two cannot disagre
 
 from __future__ import annotations
 
-from adopt_server.conformance import (
-    AGENTS_MD_RULES,
-    RuleSet,
-    check_agents_md,
-    check_claude_md,
-    reshape,
-    rules_for,
-)
+from adopt_server.conformance import rules_for
+from agent_config_check.document_format import check_agents_md, check_claude_md
+from agent_config_check.reshape import reshape
+from agent_config_check.rule_sets import AGENTS_MD_RULES, RuleSet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance import (
-    AGENTS_MD_RULES,
-    JAVA_SECTIONS,
-    RuleSet,
-    check_agents_md,
-    check_claude_md,
-    reshape,
-    rules_for,
-)
-from adopt_server.conformance.rules import REFERENCE_LINE, STUB_BODY
+from adopt_server.conformance import JAVA_SECTIONS, rules_for
+from agent_config_check.document_format import check_agents_md, check_claude_md
+from agent_config_check.reshape import reshape
+from agent_config_check.rule_sets import AGENTS_MD_RULES, REFERENCE_LINE, STUB_BODY, RuleSet
 
 TESTING = rules_for(sections=["## Testing"])
 MAVEN = rules_for("project", "maven")

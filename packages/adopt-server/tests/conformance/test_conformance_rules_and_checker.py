@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance import (
-    AGENTS_MD_SECTIONS,
-    JAVA_SECTIONS,
-    agents_md_draft,
-    check_agents_md,
-    check_claude_md,
-    rules_for,
-    unwritten_sections,
-)
+from adopt_server.conformance import JAVA_SECTIONS, agents_md_draft, rules_for
+from agent_config_check.document_format import check_agents_md, check_claude_md, unwritten_sections
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 
 GOOD = "# CLAUDE.md\n\nSee [AGENTS.md](AGENTS.md).\n\n## Testing\n\nRun pytest.\n"
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from adopt_server.assets import install_assets
 from adopt_server.conformance import claude_md_importing_agents_md, rules_for
-from adopt_server.conformance.check_command import run_check
 from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
 from adopt_testkit import GOOD_AGENTS_MD
+from agent_config_check.command import run_check
 
 
 @pytest.mark.parametrize(

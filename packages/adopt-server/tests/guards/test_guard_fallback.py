@@ -46,8 +46,9 @@ def test_both_files_written_with_lf_and_the_marker(tmp_path: Path) -> None:
         assert MARKER.encode() in data
         assert b"\r" not in data
     workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text(encoding="utf-8"))
-    steps = workflow["jobs"]["claude-md-guard"]["steps"]
-    assert steps[-1]["run"].strip() == f"python3 {SCRIPT} --rules project"
+    job = workflow["jobs"]["claude-md-guard"]
+    assert job["timeout-minutes"] == 10  # not GitHub's default of six hours
+    assert job["steps"][-1]["run"].strip() == f"python3 {SCRIPT} --rules project"
     assert (tmp_path / SCRIPT).read_text(encoding="utf-8") == script_text()
     assert is_guard_installed(tmp_path, "github-actions")
     assert install(tmp_path) == []

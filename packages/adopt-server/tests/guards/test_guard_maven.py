@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS, RuleSet, rules_for
-from adopt_server.conformance.rules import STUB_BODY
+from adopt_server.conformance import JAVA_SECTIONS, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
 from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
 from adopt_server.guards.maven import DEFAULT_RULE_VERSION, is_below
+from agent_config_check.rule_sets import STUB_BODY, RuleSet
 
 PROJECT = rules_for("project", "maven")
 MINIMAL = rules_for("minimal", "maven", ["## Build & run"])

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from adopt_server.conformance import RuleSet, rules_for
+from adopt_server.conformance import rules_for
 from adopt_server.guards.maven import splice_guard
+from agent_config_check.rule_sets import RuleSet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

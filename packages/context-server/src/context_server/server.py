@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
@@ -40,8 +41,9 @@ def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
     """The tools, confined to the ``--allowed-dir`` directories, sharing one index cache
     kept on disk in ``--index-store-dir`` unless ``--no-index-store``.
 
-    A directory that does not exist raises ``ValueError``, which the adapter reports as a
-    usage error (exit status 2).
+    A directory that does not exist, and an ``--index-store-dir`` inside an allowed directory
+    (the store would sit in a project clients read), raise ``ValueError``, which the adapter
+    reports as a usage error (exit status 2).
     """
     # the parsers load here, when the server starts, not for --help or --version
     from context_server.core.index import IndexCache
@@ -54,6 +56,14 @@ def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
     store = None
     if not settings.no_index_store:
         directory = Path(settings.index_store_dir) if settings.index_store_dir else None
+        if directory is not None:
+            real = Path(os.path.realpath(directory.expanduser()))
+            inside = next((root for root in allowed.roots if real.is_relative_to(root)), None)
+            if inside is not None:
+                raise ValueError(
+                    f"--index-store-dir {directory} lies inside the allowed directory {inside}: "
+                    "choose a directory outside every project, or --no-index-store"
+                )
         store = IndexStore(directory or default_directory(), outside=allowed.roots)
     return build_tools(allowed, IndexCache(store))
 
@@ -63,7 +73,8 @@ APP = ServerApp(
     distribution=DISTRIBUTION,
     description=(
         "MCP server giving an agent the right code context within a token budget: project "
-        "trees, class dependencies (Java, Kotlin, Scala, Python), token counts, OKF bundles."
+        "trees, class dependencies (Java, Kotlin, Scala, Python, TypeScript, JavaScript, Go, "
+        "C#, Rust), token counts, OKF bundles."
     ),
     epilog=(
         "Examples:\n"

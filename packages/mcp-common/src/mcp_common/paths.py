@@ -44,7 +44,9 @@ class AllowedPaths:
     under the same rule: they open the path one component at a time from its root with
     ``O_NOFOLLOW``; where a component is a symlink, the real path is resolved, checked and
     opened the same way, so a symlink swapped in between the check and the open is refused
-    instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``).
+    instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``);
+    ``flag`` is the server option that sets them, named in an "outside" refusal so its reader
+    knows how another directory is allowed.
 
     Hard links: a second name of a file is indistinguishable from the first, so a hard link
     made inside a root to a file outside it would pass every path check. A regular file with
@@ -60,6 +62,7 @@ class AllowedPaths:
         roots: Sequence[str | os.PathLike[str]],
         *,
         label: str = "the allowed directories",
+        flag: str | None = None,
         allow_hard_links: bool = False,
     ) -> None:
         if not roots:
@@ -74,15 +77,22 @@ class AllowedPaths:
         self._roots = tuple(resolved)
         self._root_texts = tuple(str(root) for root in resolved)
         self._label = label
+        self._outside = f"outside {label}" + (
+            f" (the server's {flag} option names them)" if flag else ""
+        )
         self._allow_hard_links = allow_hard_links
 
     @classmethod
     def from_options(
-        cls, directories: Sequence[str] | None, *, allow_hard_links: bool = False
+        cls,
+        directories: Sequence[str] | None,
+        flag: str = "--allowed-dir",
+        *,
+        allow_hard_links: bool = False,
     ) -> AllowedPaths:
         """Roots from ``--allowed-dir`` values; the working directory when none are given."""
         roots = list(directories) if directories else [Path.cwd()]
-        return cls(roots, allow_hard_links=allow_hard_links)
+        return cls(roots, flag=flag, allow_hard_links=allow_hard_links)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -111,9 +121,7 @@ class AllowedPaths:
                     f"access denied: {text}: symlink leads outside {self._label}",
                     ErrorCode.ACCESS_DENIED,
                 )
-            raise ToolError(
-                f"access denied: {text} is outside {self._label}", ErrorCode.ACCESS_DENIED
-            )
+            raise ToolError(f"access denied: {text} is {self._outside}", ErrorCode.ACCESS_DENIED)
         if must_exist and not real.exists():
             raise ToolError(f"path does not exist: {text}", ErrorCode.NOT_FOUND)
         if kind == "file" and real.exists() and not real.is_file():
@@ -254,7 +262,7 @@ class AllowedPaths:
             raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
         inside = self._locate(real)
         if inside is None:
-            reason = f"symlink leads outside {self._label}" if located else f"outside {self._label}"
+            reason = f"symlink leads outside {self._label}" if located else self._outside
             raise PathRefusedError(shown, reason, ErrorCode.ACCESS_DENIED)
         try:
             return shown, _open_beneath(*inside, flags, make_parents=make_parents)

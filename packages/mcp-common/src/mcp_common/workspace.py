@@ -249,7 +249,9 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[tuple[str, st
 def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
     """Every workspace member, dependencies before their dependents, otherwise by name.
 
-    The order is deterministic (``mcp-tools-common`` first, then the servers by name), so
+    The order is deterministic (among the packages whose dependencies are placed, the one
+    most others depend on first, then by name: ``mcp-tools-common`` first, the servers by
+    name), so
     session lists and generated files do not change with the file system's listing order.
     """
     base = find_root() if root is None else root.resolve()
@@ -263,13 +265,20 @@ def workspace_packages(root: Path | None = None) -> list[WorkspacePackage]:
         )
         for package, dependencies in loaded
     }
+    dependents = {
+        name: sum(name in package.workspace_dependencies for package in pending.values())
+        for name in pending
+    }
     ordered: list[WorkspacePackage] = []
     placed: set[str] = set()
     while pending:
         ready = sorted(
-            name
-            for name, package in pending.items()
-            if set(package.workspace_dependencies) <= placed
+            (
+                name
+                for name, package in pending.items()
+                if set(package.workspace_dependencies) <= placed
+            ),
+            key=lambda name: (-dependents[name], name),
         )
         if not ready:
             raise WorkspaceError(f"workspace dependency cycle among {sorted(pending)}")

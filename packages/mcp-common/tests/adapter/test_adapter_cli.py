@@ -33,6 +33,8 @@ class DemoSettings(ServerSettings):
 def _tools(settings: DemoSettings) -> Sequence[McpTool]:
     if "/missing" in settings.allowed_dir:
         raise ValueError("allowed directory does not exist: /srv/secret/missing")
+    if "/db" in settings.allowed_dir:
+        raise ValueError("cannot reach postgresql://reader:hunter2@db.example/x for /srv/db")
     return [GreetTool()]
 
 
@@ -201,7 +203,15 @@ def test_build_tools_failure_is_a_one_line_error(capsys: pytest.CaptureFixture[s
         build_server_for(APP, ["--allowed-dir", "/missing"], {})
     assert exited.value.code == 2
     line = capsys.readouterr().err.strip().splitlines()[-1]
-    assert line == "demo-server: error: allowed directory does not exist: .../missing"
+    # the user's own path, unmasked: masking is for what reaches a model
+    assert line == "demo-server: error: allowed directory does not exist: /srv/secret/missing"
+
+
+def test_a_credential_in_a_startup_error_stays_masked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_server_for(APP, ["--allowed-dir", "/db"], {})
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line == "demo-server: error: cannot reach postgresql://***@db.example/x for /srv/db"
 
 
 def test_loopback_allow_list() -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adopt_server.conformance.markdown_reader import BOM, MarkdownDocument, normalise
-from adopt_server.conformance.reshaper import reshape
-from adopt_server.conformance.rules import (
+from agent_config_check.markdown import BOM, MarkdownDocument, normalise
+from agent_config_check.reshape import reshape
+from agent_config_check.rule_sets import (
     AGENTS_MD_RULES,
     AGENTS_MD_TITLE,
     CLAUDE_MD_TITLE,

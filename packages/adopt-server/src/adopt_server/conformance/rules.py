@@ -1,20 +1,12 @@
-"""Rule sets: which title, sections and reference a CLAUDE.md must carry, per build system."""
+"""The adoption's rule sets: which sections a CLAUDE.md must carry, per build system."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from adopt_server.conformance.markdown_reader import canonical_heading
+from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet, canonical_sections
 
 BUILDS = ("maven", "gradle", "python", "github-actions")
-RULE_SET_NAMES = ("minimal", "project")
-CLAUDE_MD_TITLE = "# CLAUDE.md"
-AGENTS_MD_TITLE = "# AGENTS.md"
-REFERENCE_TARGET = "AGENTS.md"
-REFERENCE_LINE = "See [AGENTS.md](AGENTS.md) for the companion agent guide."
-# Deliberately not pointing back at AGENTS.md: the anchor's stub once sent readers in a circle.
-STUB_BODY = "_Not documented yet — replace this line with the project's own guidance._"
 JAVA_SECTIONS = (
     "## Project",
     "## Java version",
@@ -23,43 +15,12 @@ JAVA_SECTIONS = (
     "## Testing",
     "## Dependencies",
 )
-AGENTS_MD_SECTIONS = (
-    "## Project overview",
-    "## Module layout",
-    "## Environment & toolchain",
-    "## Build, test, and run",
-    "## Code style & conventions",
-    "## Releasing",
-    "## Pull requests & commits",
-)
 _DEFAULT_SECTIONS: dict[str, tuple[str, ...]] = {
     "maven": JAVA_SECTIONS,
     "gradle": (),
     "python": (),
     "github-actions": (),
 }
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    """What a conforming CLAUDE.md (and, under ``project``, AGENTS.md) must look like.
-
-    ``sections`` are canonical headings, de-duplicated in the order given; ``reference`` is the
-    file CLAUDE.md must mention in prose (empty disables the check).
-    """
-
-    name: str
-    build: str
-    sections: tuple[str, ...]
-    title: str = CLAUDE_MD_TITLE
-    reference: str = REFERENCE_TARGET
-    reference_line: str = REFERENCE_LINE
-    stub: str = STUB_BODY
-
-    @property
-    def checks_agents_md(self) -> bool:
-        """Whether AGENTS.md is held to its format too (the ``project`` rules do, when present)."""
-        return self.name == "project"
 
 
 def rules_for(
@@ -82,33 +43,3 @@ def rules_for(
     if sections is None:
         return RuleSet(chosen, build, _DEFAULT_SECTIONS[build])
     return RuleSet(chosen, build, canonical_sections(sections))
-
-
-def canonical_sections(sections: Sequence[str]) -> tuple[str, ...]:
-    """Validate and canonicalise required section headings (see :func:`rules_for`)."""
-    result: list[str] = []
-    # A lone string is one heading, not a sequence of one-character headings.
-    for section in [sections] if isinstance(sections, str) else sections:
-        if not section.strip():
-            continue
-        heading = None if any(c in section for c in "\r\n") else canonical_heading(section)
-        if heading is None or " " not in heading:
-            raise ValueError(
-                f"Section {section.strip()!r} is not a Markdown heading: "
-                "write it as a heading with its text, such as '## Testing'"
-            )
-        if heading == CLAUDE_MD_TITLE:
-            raise ValueError(f"Section {section.strip()!r} is the CLAUDE.md title, not a section")
-        if heading not in result:
-            result.append(heading)
-    return tuple(result)
-
-
-AGENTS_MD_RULES = RuleSet(
-    name="agents",
-    build="github-actions",
-    sections=AGENTS_MD_SECTIONS,
-    title=AGENTS_MD_TITLE,
-    reference="",
-)
-"""The AGENTS.md format (the enforcer's agentsMdFormat): title and the seven guide sections."""

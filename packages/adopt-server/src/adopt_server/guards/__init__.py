@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.assets import asset_texts
-from adopt_server.conformance import RuleSet
 from adopt_server.guards import (
     check_config,
     checker_script,

@@ -1,27 +1,26 @@
 """The committed checker script every non-Maven guard runs, and the arguments it runs with.
 
 The Python, Gradle and fallback guards all run the same file,
-:data:`~adopt_server.conformance.standalone.SCRIPT_PATH`, generated from this package's
-checker; the adopted repository needs only Python to run it (no package, no index).
+:data:`~agent_config_check.script.SCRIPT_PATH`, generated from the agent-config-check
+package; the adopted repository needs only Python to run it (no package, no index).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_common import package_version
+from agent_config_check.rule_sets import RuleSet
+from agent_config_check.script import MARKER, SCRIPT_PATH, script
 
-from adopt_server import DISTRIBUTION
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet
-from adopt_server.conformance.standalone import MARKER, SCRIPT_PATH, script
 
 SCRIPT = SCRIPT_PATH
 
 
 def script_text() -> str:
-    """The script this version of the adoption commits."""
-    return script(package_version(DISTRIBUTION))
+    """The script the adoption commits: generated from the installed checker and carrying its
+    version, so a release of adopt-server alone does not rewrite it in adopted repositories."""
+    return script()
 
 
 def checker_args(rules: RuleSet) -> list[str]:

@@ -7,8 +7,9 @@ import logging
 import shlex
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet
 from adopt_server.guards.checker_script import (
     SCRIPT,
     checker_args,
@@ -18,9 +19,19 @@ from adopt_server.guards.checker_script import (
 
 MARKER = "Added by claude-code-adopt"
 WORKFLOW = ".github/workflows/claude-md-guard.yml"
+JOB_TIMEOUT_MINUTES = 10
+"""How long CI lets the guard job run before cancelling it."""
 _LOG = logging.getLogger(__name__)
 
-__all__ = ["MARKER", "SCRIPT", "WORKFLOW", "install", "is_installed", "workflow_text"]
+__all__ = [
+    "JOB_TIMEOUT_MINUTES",
+    "MARKER",
+    "SCRIPT",
+    "WORKFLOW",
+    "install",
+    "is_installed",
+    "workflow_text",
+]
 
 
 def workflow_text(rules: RuleSet) -> str:
@@ -36,6 +47,9 @@ on: [push, pull_request]
 jobs:
   claude-md-guard:
     runs-on: ubuntu-latest
+    # The check is linear in the configuration it reads; the bound is for anything else
+    # a pull request could make hang (GitHub's own default is six hours).
+    timeout-minutes: {JOB_TIMEOUT_MINUTES}
     steps:
       - uses: actions/checkout@v4
       - name: Check the Claude Code configuration

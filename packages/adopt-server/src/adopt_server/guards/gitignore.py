@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_config_check.families.gitignore import LOCAL_SETTINGS, gitignore_covers
+
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance.project_rules import LOCAL_SETTINGS, gitignore_covers
 
 GITIGNORE = ".gitignore"
 MARKER = "Added by claude-code-adopt"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet
 from adopt_server.guards.checker_script import (
     SCRIPT,
     checker_args,

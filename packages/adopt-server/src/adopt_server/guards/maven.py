@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet
 from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
 from adopt_server.guards.pom_xml import (
     Element,

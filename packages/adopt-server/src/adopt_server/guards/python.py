@@ -8,8 +8,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_config_check.rule_sets import RuleSet
+
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.conformance import RuleSet
 from adopt_server.guards import fallback
 from adopt_server.guards.checker_script import SCRIPT, checker_args, script_is_installed
 

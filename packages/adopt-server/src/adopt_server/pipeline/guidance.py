@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
+from agent_config_check.rule_sets import AGENTS_MD_SECTIONS, AGENTS_MD_TITLE, RuleSet
+
 from adopt_server.checks import NO_COMMAND, guidance_gaps
-from adopt_server.conformance import AGENTS_MD_SECTIONS, RuleSet, rules_for
-from adopt_server.conformance.rules import AGENTS_MD_TITLE
+from adopt_server.conformance import rules_for
 from adopt_server.guards import (
     BUILD_DESCRIPTIONS,
     BuildCommand,

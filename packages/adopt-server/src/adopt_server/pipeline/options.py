@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from adopt_server.conformance import canonical_sections, rules_for
+from agent_config_check.rule_sets import canonical_sections
+
+from adopt_server.conformance import rules_for
 from adopt_server.guards import checked_rule_version
 
 DEFAULT_BRANCH = "claude/adopt-claude-code"

@@ -15,6 +15,7 @@ from adopt_server.pipeline import BatchOutcome, adopt_repositories
 from adopt_server.pipeline.steps import steps_for
 from adopt_server.tools.progress import ProgressObserver
 from adopt_server.tools.request import AdoptArguments, VerifyArguments, read_request
+from adopt_server.tools.retention import finish
 from adopt_server.tools.summary import client_report, markdown_summary
 
 DEFINITION = ToolDefinition(
@@ -43,7 +44,11 @@ def run_request(arguments: VerifyArguments, context: ToolContext, root: AllowedP
     request = read_request(arguments, root)
     steps = len(steps_for(request.options))
     observer = ProgressObserver(context, len(request.urls), steps)
-    reports = adopt_repositories(request.urls, request.workspace, request.options, observer)
+    try:
+        reports = adopt_repositories(request.urls, request.workspace, request.options, observer)
+    finally:
+        if request.fresh:
+            finish(request.workspace)
     context.check_cancelled()
     document = client_report(reports, root)
     verify = request.options.verify_only

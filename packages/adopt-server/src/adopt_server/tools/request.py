@@ -3,7 +3,6 @@ the translation into the pipeline's options, workspace and repository list."""
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
@@ -41,6 +40,7 @@ from adopt_server.pipeline.options import (
     MAX_TIMEOUT_MINUTES,
 )
 from adopt_server.pipeline.urls import RepositoryUrl
+from adopt_server.tools.retention import fresh_workspace
 
 
 class VerifyArguments(Arguments):
@@ -48,7 +48,7 @@ class VerifyArguments(Arguments):
 
     repository_url: Annotated[Str | None, Deprecated("repository_url")] = Field(
         None,
-        description="One repository to adopt, e.g. https://github.com/owner/repo.git "
+        description="One repository, e.g. https://github.com/owner/repo.git "
         "(https, ssh, user@host:owner/repo, file:// or a path under the workspace root).",
     )
     repository_urls: Annotated[StrList | None, Deprecated("repository_urls")] = Field(
@@ -59,7 +59,7 @@ class VerifyArguments(Arguments):
     workspace: Str | None = Field(
         None,
         description="Directory under the server's workspace root to clone into "
-        "(default: a fresh claude-adopt-* directory there).",
+        "(default: a fresh claude-adopt-* directory there, removed after 7 days unchanged).",
     )
     rules: Annotated[Str, OneOf(("project", "minimal"))] = Field(
         "project", description="CLAUDE.md rule set the guard enforces (default project)."
@@ -130,6 +130,8 @@ class Request:
     urls: list[str]
     workspace: Path
     options: AdoptionOptions
+    fresh: bool = False
+    """Whether the workspace is one the server made for this call (see :mod:`.retention`)."""
 
 
 def _invalid(message: str) -> ToolError:
@@ -200,9 +202,9 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
         raise _invalid(str(error)) from None
     sources = [confined_source(url, root) for url in parsed]
     if not workspace_text:
-        workspace = Path(tempfile.mkdtemp(prefix="claude-adopt-", dir=root.roots[0]))
+        workspace = fresh_workspace(root.roots[0])
     try:
         workspace = prepare_workspace(workspace)
     except OptionsError as error:
         raise ToolError(str(error), ErrorCode.ACCESS_DENIED) from None
-    return Request(sources, workspace, options)
+    return Request(sources, workspace, options, fresh=not workspace_text)

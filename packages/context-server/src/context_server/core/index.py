@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -595,9 +596,14 @@ def _parse_in_workers(
     context = multiprocessing.get_context("spawn")
     try:
         with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_start, initargs=(allowed.roots,)
+            workers,
+            mp_context=context,
+            initializer=_worker_start,
+            initargs=(allowed.roots, os.getpid()),
         ) as pool:
-            futures = [
+            # a deque, each future dropped once read: the encoded results are never all
+            # held at once
+            futures = deque(
                 pool.submit(
                     _parse_batch,
                     [
@@ -606,23 +612,27 @@ def _parse_in_workers(
                     ],
                 )
                 for batch in batches
-            ]
+            )
+            del batches
             try:
-                for future in futures:
+                while futures:
+                    future = futures.popleft()
                     while True:
                         try:
                             results = future.result(timeout=0.5)
                             break
                         except FutureTimeout:
                             check_cancelled()
+                    del future
                     for relative, encoded, parsed in results:
                         done[relative] = (_RECORD.decode(encoded), parsed)
+                    del results
                     check_cancelled()
                     if progress is not None:
                         progress(len(done), len(jobs))
             except BaseException:
-                for future in futures:
-                    future.cancel()
+                for pending in futures:
+                    pending.cancel()
                 raise
     except (OSError, BrokenProcessPool) as exc:
         _log.warning("parsing in worker processes failed (%s); parsing here instead", exc)
@@ -645,13 +655,21 @@ _RECORD = msgspec.msgpack.Decoder(FileRecord)
 _ENCODE = msgspec.msgpack.Encoder()
 
 
-def _worker_start(roots: tuple[Path, ...]) -> None:
+def _worker_start(roots: tuple[Path, ...], server: int) -> None:
     """A parse worker: nothing it does may reach the server's standard output (the
-    JSON-RPC channel in stdio mode)."""
+    JSON-RPC channel in stdio mode), and it ends when the server does (killed mid-build,
+    the server leaves no worker behind: a worker waiting for work would wait forever)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
     _WORKER.append(AllowedPaths(list(roots)))
+
+    def watch_server() -> None:
+        while os.getppid() == server:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch_server, name="server-watch", daemon=True).start()
 
 
 def _parse_batch(

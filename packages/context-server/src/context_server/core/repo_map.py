@@ -27,10 +27,51 @@ TOLERANCE = 1e-12
 MAX_ITERATIONS = 200
 BACK_EDGE_WEIGHT = 0.3
 """Share of a dependency edge that also runs from the used file back to its (main) user."""
+SIDE_JUMP = 0.2
+"""Weight of a random jump to an internal or an auxiliary file (tests, examples,
+benchmarks, docs, scripts) against 1 for a file of the library's public API."""
+AUXILIARY_FOLDERS = frozenset(
+    {
+        "example",
+        "examples",
+        "sample",
+        "samples",
+        "demo",
+        "demos",
+        "bench",
+        "benches",
+        "benchmark",
+        "benchmarks",
+        "doc",
+        "docs",
+        "documentation",
+        "script",
+        "scripts",
+        "fuzz",
+        "testdata",
+        "test-shrinker",
+        "build-logic",
+        "buildsrc",
+    }
+)
+"""Folders holding what is not the library itself, besides test source sets."""
+_AUXILIARY_FILE = re.compile(
+    r"(?:_test\.go|\.(?:test|spec|bench)\.[cm]?[jt]sx?|_tests?\.py|^tests?_[^/]*\.py|"
+    r"^conftest\.py|^conf\.py|^setup\.py|^noxfile\.py|Tests?\.(?:cs|java|kt|scala))$"
+)
 MAX_MISSES = 200
 """Entries in a row that did not fit, after which a non-empty map stops looking further."""
 MAX_SYMBOLS = 12
 """Declarations listed per file at most (the rest are counted), so no entry grows unbounded."""
+BRIEF_SYMBOLS = 3
+"""Declarations a file's entry lists when even its declarations do not fit what is left."""
+_BRIEF = "brief"
+# What an entry falls back to, in order, when it does not fit what is left of the budget.
+_LIGHTER = {
+    "full": ("signatures", "declarations", _BRIEF),
+    "signatures": ("declarations", _BRIEF),
+    "declarations": (_BRIEF,),
+}
 MAP_DETAILS: tuple[str, ...] = ("declarations", "signatures", "full")
 """What an entry shows of its file: its top-level declarations' signatures, its outline
 (every member's signature with doc summaries, see
@@ -136,25 +177,55 @@ def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str
     """Every source file with its PageRank, highest first, ties by path.
 
     An edge weighs the square root of how often the file uses its target (an import-only
-    edge weighs half a use), so one heavy user does not outweigh many. Each edge from a main
-    (non-test) source also runs back at :data:`BACK_EDGE_WEIGHT` of its weight: the file
-    that wires the central types together (a library's facade) shares their rank, rather
-    than a small enum every one of them names. ``focus`` names files (paths) or
+    edge weighs half a use), so one heavy user does not outweigh many. Each edge from a
+    library source also runs back at :data:`BACK_EDGE_WEIGHT` of its weight: the file that
+    wires the central types together (a library's facade) shares their rank, rather than a
+    small enum every one of them names. The random jump favours the library's public API: an
+    internal file (see :meth:`Resolver.internal
+    <context_server.core.resolution.Resolver.internal>`) or an auxiliary one (tests,
+    examples, benchmarks, docs, scripts: :func:`auxiliary`) is jumped to at
+    :data:`SIDE_JUMP` of the weight; every internal file ranks after every public one and
+    every auxiliary file after every library file. ``focus`` names files (paths) or
     declarations (simple or qualified names); the random jump then lands on them.
     """
     nodes = sorted(index.sources, key=sort_key)
+    side = {node: auxiliary(node) for node in nodes}
     edges: dict[str, list[tuple[str, float]]] = {node: [] for node in nodes}
     for node in nodes:
-        back = not is_test_source(node)
+        back = not side[node]
         for edge in index.resolver.direct(node).edges:
             weight = math.sqrt(edge.uses) if edge.uses else 0.5
             edges[node].append((edge.target, weight))
             if back and edge.target in edges:
                 edges[edge.target].append((node, weight * BACK_EDGE_WEIGHT))
-    personal = {path: 1.0 for path in focused_files(index, focus)} if focus else None
+    inside = {node: index.resolver.internal(node) for node in nodes}
+    if focus:
+        personal = {path: 1.0 for path in focused_files(index, focus)}
+    else:
+        personal = {node: SIDE_JUMP if side[node] or inside[node] else 1.0 for node in nodes}
     ranks = pagerank(nodes, edges, personal)
     # ranks equal but for rounding (the last bits depend on summation order) count as ties
-    return sorted(ranks.items(), key=lambda item: (-float(f"{item[1]:.12g}"), sort_key(item[0])))
+    return sorted(
+        ranks.items(),
+        key=lambda item: (
+            side[item[0]],
+            inside[item[0]],
+            -float(f"{item[1]:.12g}"),
+            sort_key(item[0]),
+        ),
+    )
+
+
+def auxiliary(path: str) -> bool:
+    """Whether ``path`` is beside the library rather than part of it: a test source (by
+    folder or by name: ``x_test.go``, ``x.test.ts``, ``test_x.py``, ``XTests.cs``), an
+    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target."""
+    folders = path.split("/")[:-1]
+    return (
+        is_test_source(path)
+        or any(folder.lower() in AUXILIARY_FOLDERS for folder in folders)
+        or _AUXILIARY_FILE.search(path.rsplit("/", 1)[-1]) is not None
+    )
 
 
 def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
@@ -208,10 +279,12 @@ class RepoMapper:
         """The map of ``index`` in at most ``budget`` tokens of ``count``, each entry
         showing what ``detail`` (one of :data:`MAP_DETAILS`) says of its file.
 
-        Files are taken in rank order; one whose entry does not fit what is left is skipped
-        and smaller ones after it still get in, until :data:`MAX_MISSES` in a row did not
-        fit (so a large project is not read to its end for a nearly full map). The final
-        text is counted as a whole and trimmed by whole entries until it fits (and, with
+        Files are taken in rank order; one whose entry does not fit what is left shows
+        less of itself (its whole text falls back to its signatures, those to its
+        declarations, those to its first :data:`BRIEF_SYMBOLS`), and one that still does not
+        fit is skipped while smaller ones after it still get in, until :data:`MAX_MISSES` in
+        a row did not fit (so a large project is not read to its end for a nearly full map).
+        The final text is counted as a whole and trimmed by whole entries until it fits (and, with
         ``max_chars``, until it is at most that long). Raises ``invalid_argument`` naming
         the smallest entry's cost when not even one entry fits.
         """
@@ -250,6 +323,11 @@ class RepoMapper:
                 break
             entry = self._entry(index, path, rank, count, tokenizer, detail)
             costs.append(entry)
+            for lighter in _LIGHTER[detail]:
+                if entry.tokens <= remaining:
+                    break
+                # a file too large for what is left shows less of itself, not nothing
+                entry = self._entry(index, path, rank, count, tokenizer, lighter)
             if entry.tokens <= remaining:
                 kept.append(entry)
                 remaining -= entry.tokens
@@ -313,8 +391,8 @@ class RepoMapper:
                 _signature(text, d, language.colon_body) for d in facts.declarations if not d.nested
             )
             lines = [f"## `{path}`\n"]
-            if detail == "declarations":
-                shown = symbols[:MAX_SYMBOLS]
+            if detail in {"declarations", _BRIEF}:
+                shown = symbols[: MAX_SYMBOLS if detail == "declarations" else BRIEF_SYMBOLS]
                 lines.extend(f"- `{symbol}`\n" for symbol in shown)
                 if len(symbols) > len(shown):
                     lines.append(f"- … {len(symbols) - len(shown)} more\n")

@@ -69,6 +69,13 @@ class Resolver:
             found.extend(linker.declared(qualified_name))
         return tuple(sorted(dict.fromkeys(found), key=sort_key))
 
+    def internal(self, relative: str) -> bool:
+        """Whether the source file is internal to its package (see
+        :meth:`Linker.internal <context_server.core.languages.base.Linker.internal>`)."""
+        facts = self._sources.get(relative)
+        linker = self._by_dialect.get(facts.language) if facts is not None else None
+        return linker is not None and linker.internal(relative)
+
     def direct(self, relative: str) -> FileDependencies:
         """The direct dependencies of a source file (empty for a file that is not one)."""
         return self._direct.get(relative, NO_DEPENDENCIES)

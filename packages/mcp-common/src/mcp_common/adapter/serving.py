@@ -37,7 +37,7 @@ from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
 from mcp_common.adapter.watchdog import STOP_DEADLINE, start_watchdog
 from mcp_common.isolation import stop_isolated_work
-from mcp_common.masking import redact
+from mcp_common.masking import mask_credentials
 from mcp_common.result import ToolError
 from mcp_common.settings import ServerSettings, Transport
 from mcp_common.tool import McpTool
@@ -49,8 +49,9 @@ def _build_tools(app: ServerApp[SettingsT], settings: SettingsT) -> Sequence[Mcp
     try:
         return app.build_tools(settings)
     except (ValueError, ToolError, OSError) as error:
-        # a server's usage errors may end up in a client's log: paths shortened too
-        build_parser(app).error(redact(str(error)))
+        # the person who started the server reads this: their own paths are shown as given
+        # (credentials are still masked); masking paths is for what reaches a model
+        build_parser(app).error(str(error))
 
 
 def build_server_for(
@@ -64,7 +65,15 @@ def build_server_for(
 
 
 def _fail(app: ServerApp[Any], message: str) -> NoReturn:
+    """A misused command line: the usage, then one error line (exit status 2)."""
     build_parser(app).error(message)
+
+
+def _stop(app: ServerApp[Any], message: str) -> NoReturn:
+    """A well-formed command line that cannot be served (a port in use, an unreadable file):
+    one error line, no usage (exit status 2)."""
+    sys.stderr.write(f"{app.name}: error: {mask_credentials(message)}\n")
+    sys.exit(2)
 
 
 SHUTDOWN_GRACE = 0.8
@@ -114,12 +123,12 @@ def _tls(app: ServerApp[Any], cert: str, key: str | None) -> ssl.SSLContext:
         try:
             Path(path).read_bytes()
         except OSError as error:
-            _fail(app, f"cannot read {flag} {redact(path)}: {error.strerror or error}")
+            _stop(app, f"cannot read {flag} {path}: {error.strerror or error}")
     try:
         return tls_context(cert, key)
     except (OSError, ssl.SSLError) as error:
-        files = redact(cert) + (f" and {redact(key)}" if key else "")
-        _fail(app, f"cannot use --tls-cert/--tls-key ({files}): {redact(str(error))}")
+        files = cert + (f" and {key}" if key else "")
+        _stop(app, f"cannot use --tls-cert/--tls-key ({files}): {error}")
 
 
 def _run_workers(
@@ -203,12 +212,12 @@ def run(app: ServerApp[Any], settings: ServerSettings) -> None:
         try:
             listener = listen(settings.host, settings.port, shared=settings.workers > 1)
         except OSError as error:
-            _fail(app, error.strerror or str(error))
+            _stop(app, error.strerror or str(error))
     wire = claim_stdout() if stdio else None
     try:
         configure_logging(settings.log_level.value, settings.log_file)
     except OSError as error:
-        _fail(app, f"cannot open --log-file: {error}")
+        _stop(app, f"cannot open --log-file: {error}")
 
     def make_server() -> Server[Any]:
         # once per serving process: a worker sets up its own exporters after the fork

@@ -265,9 +265,12 @@ class Backend(Protocol):
         (:attr:`Table.row_numbers`), otherwise largest first."""
         ...
 
-    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+    def column_stats(
+        self, table: Table, positions: Sequence[int], *, code: bool = False
+    ) -> ColumnStats:
         """Row count and per-column facts of ``positions`` in one pass (see
-        :func:`uniqueness_server.engine.stats.column_stats`)."""
+        :func:`uniqueness_server.engine.stats.column_stats`); with ``code``, a :attr:`local`
+        backend also codes every searched column when their cells fit in memory."""
         ...
 
     def profile(self, table: Table) -> Profile:

@@ -35,6 +35,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from uniqueness_server.engine.keysearch import CodeBlock, Records
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.table import Table
 
@@ -83,6 +84,7 @@ class CodeMatrix:
         """
         self.rows = rows
         self.distinct = distinct
+        self._blocks = blocks
         self._where = where
         self._codes: dict[int, Codes] = {p: blocks[b][i] for p, (b, i) in where.items()}
         self.missing: dict[int, int] = {}
@@ -191,6 +193,24 @@ class CodeMatrix:
         return cls(rows, distinct, blocks, where, value_lengths if measure else None)
 
     # --- facts under a nulls mode -------------------------------------------------------
+
+    def records(self, positions: Sequence[int], nulls: Nulls) -> Records:
+        """The codes of ``positions`` as the plain records a key search reads (no copy)."""
+        blocks = []
+        held_blocks: tuple[Codes, ...] = self._blocks
+        for b, block in enumerate(held_blocks):
+            held = [p for p in positions if self._where[p][0] == b]
+            if held:
+                blocks.append(
+                    CodeBlock(
+                        block,
+                        [self._where[p][1] for p in held],
+                        held,
+                        [self.distinct[p] for p in held],
+                    )
+                )
+        collisions = {p: self._collisions(p, nulls) for p in positions}
+        return Records(self.rows, blocks, collisions, nulls)
 
     def _collisions(self, p: int, nulls: Nulls) -> int:
         """Row pairs that share a value of ``p`` (so could share a key)."""

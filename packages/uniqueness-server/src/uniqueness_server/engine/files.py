@@ -37,7 +37,13 @@ from uniqueness_server.engine.backends.embedded import (
 )
 from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
-from uniqueness_server.engine.formats import Format, detect_format, is_gzip, read_all
+from uniqueness_server.engine.formats import (
+    FORMAT_CHOICES,
+    Format,
+    detect_format,
+    is_gzip,
+    read_all,
+)
 from uniqueness_server.engine.limits import (
     DEFAULT_MAX_LINE_BYTES,
     MAX_LINE_BYTES_LIMIT,
@@ -50,6 +56,8 @@ from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
+DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+"""Words a delimiter may be given as (any case), besides the one character itself."""
 
 
 _GLOB_CHARACTER = re.compile(r"([*?\[])")
@@ -99,6 +107,9 @@ def open_file(
 
     ``header_row`` is the 1-based physical line (or ``.xlsx`` row) holding the column names;
     0 means no header (columns ``column1…``). ``label`` is how messages name the file.
+    ``delimiter`` is one character or one of :data:`DELIMITER_WORDS` (``tab``); None: sniffed.
+    Every option is checked here, so every caller (a tool, the command line, Python) accepts
+    the same values.
     A delimited line longer than ``max_line_bytes`` is an error, never a skipped row.
     """
     through = None if descriptor is None else _Through(descriptor, _link_name(path.name))
@@ -204,6 +215,11 @@ def _open_table(
         raise ToolError(
             f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
         )
+    if fmt not in FORMAT_CHOICES:
+        raise ToolError(
+            f"format must be one of {', '.join(FORMAT_CHOICES)} but was {fmt!r}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
     compressed = is_gzip(source)
     kind = detect_format(source, compressed, fmt, label)
     if kind not in _WITH_HEADER_ROW and header_row != 1:
@@ -273,6 +289,7 @@ def _csv(
 ) -> list[str]:
     # one character: the header and comment lines are split by Python's csv module, which
     # takes nothing longer (a 2-byte ";;" passed a byte-length check and crashed it)
+    delimiter = DELIMITER_WORDS.get(delimiter.strip().lower(), delimiter) if delimiter else None
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
         raise ToolError(
             f"delimiter must be one character other than a quote or a line break (or the word "

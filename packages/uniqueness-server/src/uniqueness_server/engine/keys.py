@@ -11,20 +11,28 @@ from collections.abc import Sequence
 from mcp_common import ErrorCode, ToolContext, ToolError
 
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
+from uniqueness_server.engine.heartbeat import Heartbeat
+from uniqueness_server.engine.keysearch import TooManyCandidatesError, minimal_keys
+from uniqueness_server.engine.lattice import (
+    MAX_CANDIDATES,
+    UniquenessOracle,
+    count_candidates,
+    minimal_unique_sets,
+)
 from uniqueness_server.engine.metadata import (
     metadata_scope_note,
     missing_bound,
     proves,
     read_metadata,
 )
-from uniqueness_server.engine.model import Key, KeySearch, Nulls
+from uniqueness_server.engine.model import Key, KeySearch, Nulls, TableMetadata
 from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
 from uniqueness_server.engine.sql import column_list
-from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, column_stats
+from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
 MAX_KEY_COLUMNS = 6
+CANDIDATES = 200_000  # candidates the in-memory search holds before the lattice takes over
 _KIND_SAMPLE = 200
 
 
@@ -50,47 +58,24 @@ def find_keys(
             ErrorCode.INVALID_ARGUMENT,
         )
     positions = resolve_columns(columns, table.names) if columns else tuple(range(len(table.names)))
-    searched = set(positions)
     notes: list[str] = []
     metadata = read_metadata(table)
     scope = metadata_scope_note(table)
     if scope is not None:
         notes.append(scope)
     table.backend.progress.scan_reports = False
-    table.backend.progress.report(0.0, f"reading {table.label}")
-    stats = column_stats(table, positions)
-    oracle = UniquenessOracle(
-        table, nulls, context, rows=stats.rows, columns=positions, stats=stats
-    )
-    declared: set[frozenset[int]] = set()
-    if metadata is not None:
-        for declared_key in metadata.keys:
-            key_positions = declared_key.positions
-            if (
-                key_positions is not None
-                and set(key_positions) <= searched
-                and proves(declared_key, nulls, missing_bound(declared_key, stats.missing))
-            ):
-                # a declared key is unique without a scan: the search never checks it nor,
-                # by monotonicity, any set holding it
-                oracle.record(key_positions, True)
-                declared.add(frozenset(key_positions))
-    wide = len(positions) > EXACT_DISTINCT_COLUMNS
-    if not wide:
-        oracle.search_relation()  # copy once now, so the samples are random ones
-    # on a wide source this would copy every column: the note is left out there
-    if stats.rows and not wide and not oracle.decide([tuple(sorted(positions))])[0]:
-        notes.append("all searched columns together hold duplicate rows, so no key exists")
-    levels = min(max_columns, len(positions))
-
-    def progress(size: int, candidates: int) -> None:
-        table.backend.progress.report(
-            5.0 + 95.0 * (size - 1) / levels, f"checking {candidates} sets of {size} columns"
+    with Heartbeat(table.backend.progress.report) as heartbeat:
+        heartbeat.phase(0.0, 40.0, f"reading {table.label}")
+        # the in-memory search decides keys of three columns or more, and any search the
+        # lattice would refuse; pairs-only searches keep the lattice's bulk pair checks
+        combinations = count_candidates(len(positions), max_columns)
+        hybrid = max_columns >= 3 or combinations > MAX_CANDIDATES
+        stats = column_stats(table, positions, code=hybrid)
+        declared = declared_keys(metadata, stats, positions, nulls)
+        heartbeat.phase(40.0, 100.0, "searching keys")
+        found, checked = _search(
+            table, stats, positions, max_columns, nulls, context, heartbeat, notes, declared, hybrid
         )
-
-    found = (
-        minimal_unique_sets(oracle, positions, max_columns, context, progress) if stats.rows else []
-    )
     if not stats.rows:
         notes.append(
             "the source has no rows, so every column is trivially unique; no key is reported"
@@ -120,7 +105,7 @@ def find_keys(
                 score=judgement.score,
                 confidence=judgement.confidence,
                 reasons=judgement.reasons,
-                basis="declared" if frozenset(key) in declared else "scanned",
+                basis="declared" if key in declared else "scanned",
             )
         )
     left_out = 0
@@ -135,11 +120,90 @@ def find_keys(
         searched_columns=tuple(table.names[p] for p in positions),
         max_columns=max_columns,
         keys=tuple(keys),
-        candidates_checked=oracle.decided,
-        full_checks=oracle.full_checks,
+        candidates_checked=checked[0],
+        full_checks=checked[1],
         notes=tuple(notes),
         implausible_left_out=left_out,
         metadata=metadata,
         declared_used=len(declared),
-        missing=tuple(stats.missing[p] if p in searched else None for p in range(len(table.names))),
+        missing=tuple(
+            stats.missing[p] if p in set(positions) else None for p in range(len(table.names))
+        ),
     )
+
+
+def declared_keys(
+    metadata: TableMetadata | None, stats: ColumnStats, positions: Sequence[int], nulls: Nulls
+) -> list[tuple[int, ...]]:
+    """The keys the source's database declares among ``positions`` that prove uniqueness
+    under ``nulls`` (sorted positions each)."""
+    searched = set(positions)
+    found: list[tuple[int, ...]] = []
+    for declared_key in metadata.keys if metadata is not None else ():
+        key_positions = declared_key.positions
+        if (
+            key_positions is not None
+            and set(key_positions) <= searched
+            and proves(declared_key, nulls, missing_bound(declared_key, stats.missing))
+        ):
+            found.append(tuple(sorted(key_positions)))
+    return found
+
+
+def _search(
+    table: Table,
+    stats: ColumnStats,
+    positions: Sequence[int],
+    max_columns: int,
+    nulls: Nulls,
+    context: ToolContext,
+    heartbeat: Heartbeat,
+    notes: list[str],
+    declared: Sequence[tuple[int, ...]],
+    hybrid: bool,
+) -> tuple[list[tuple[int, ...]], tuple[int, int]]:
+    """The minimal keys, and how many candidates were decided and checked over every row.
+
+    With ``hybrid``, coded sources (every searched column held as codes) are searched in
+    memory by :mod:`.keysearch`; others walk the lattice, each check asking the source (or
+    the codes)."""
+    if not stats.rows:
+        return [], (0, 0)
+    wide = len(positions) > EXACT_DISTINCT_COLUMNS
+    if hybrid and stats.codes is not None:
+        if not wide and not stats.codes.unique(positions, nulls):
+            notes.append("all searched columns together hold duplicate rows, so no key exists")
+        records = stats.codes.records(positions, nulls)
+        # past the lattice's own limit there is no other way: no cap then
+        fits = count_candidates(len(positions), max_columns) <= MAX_CANDIDATES
+        try:
+            search = minimal_keys(
+                records,
+                max_columns,
+                context.check_cancelled,
+                heartbeat.update,
+                CANDIDATES if fits else None,
+            )
+            return search.keys, (search.checked, search.checked)
+        except TooManyCandidatesError:
+            # sampled row pairs left most combinations open: the lattice decides them in
+            # bulk over the same codes (column pairs as array work)
+            heartbeat.update(0.0, "deciding combinations in bulk")
+    oracle = UniquenessOracle(
+        table, nulls, context, rows=stats.rows, columns=positions, stats=stats
+    )
+    for key in declared:
+        # a declared key is unique without a scan: the search never checks it nor, by
+        # monotonicity, any set holding it
+        oracle.record(key, True)
+    if not wide and stats.codes is None:
+        oracle.search_relation()  # copy once now, so the samples are random ones
+        if not oracle.decide([tuple(sorted(positions))])[0]:
+            notes.append("all searched columns together hold duplicate rows, so no key exists")
+    levels = min(max_columns, len(positions))
+
+    def progress(size: int, candidates: int) -> None:
+        heartbeat.update((size - 1) / levels, f"checking {candidates} sets of {size} columns")
+
+    found = minimal_unique_sets(oracle, positions, max_columns, context, progress)
+    return found, (oracle.decided, oracle.full_checks)

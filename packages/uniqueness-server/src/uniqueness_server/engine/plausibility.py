@@ -12,6 +12,7 @@ wider key needs better columns to outrank a narrower one.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,6 +94,7 @@ class Judgement:
         return self.score >= PLAUSIBLE
 
 
+@functools.lru_cache(maxsize=65_536)  # thousands of keys share a few hundred columns
 def _column_score(name: str, kind: ColumnKind, average_length: float) -> tuple[float, str]:
     id_like = bool(_ID_NAME.search(name))
     measure = bool(_MEASURE_NAME.search(name)) and not id_like

@@ -78,11 +78,13 @@ class ColumnStats:
     codes: CodeMatrix | None = None  # every searched column coded exactly (wide sources)
 
 
-def column_stats(table: Table, positions: Sequence[int]) -> ColumnStats:
+def column_stats(table: Table, positions: Sequence[int], *, code: bool = False) -> ColumnStats:
     """Row count and, for ``positions``, missing counts, mean value lengths and distinct
     counts (exact for narrow searches or databases, estimated otherwise), plus the head
-    sample's facts for wide files: how is the backend's choice among the passes below."""
-    return table.backend.column_stats(table, positions)
+    sample's facts for wide files: how is the backend's choice among the passes below.
+    With ``code``, a local source whose cells fit is coded whole whatever its width
+    (:attr:`ColumnStats.codes`: the in-memory key search reads them)."""
+    return table.backend.column_stats(table, positions, code=code)
 
 
 def aggregate_stats(

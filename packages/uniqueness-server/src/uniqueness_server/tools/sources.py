@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Annotated
 
 from mcp_common import (
@@ -29,7 +31,6 @@ from uniqueness_server.engine import (
 )
 
 MAX_HEADER_ROW = 1_000_000
-_DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
 
 class SourceArguments(Arguments):
@@ -72,17 +73,15 @@ class SourceArguments(Arguments):
     )
 
 
-def _delimiter(value: str | None) -> str | None:
-    if value is None:
-        return None
-    return _DELIMITER_WORDS.get(value.strip().lower(), value)
-
-
 @dataclass(frozen=True)
 class SourceOpener:
-    """Opens the source a call names: a file confined by ``allowed`` or a named database."""
+    """Opens the source a call names: a file confined by ``allowed`` or a named database.
 
-    allowed: AllowedPaths
+    ``allowed`` None reads any file the process may read, named as given: the command line's
+    case, whose user owns the files (the server always confines).
+    """
+
+    allowed: AllowedPaths | None
     databases: DatabaseRegistry
 
     def open(self, arguments: SourceArguments, context: ToolContext) -> Table:
@@ -113,15 +112,20 @@ class SourceOpener:
             raise ToolError(
                 "table and query go with database, not with path", ErrorCode.INVALID_ARGUMENT
             )
-        real = self.allowed.resolve(path, must_exist=True, kind="file")
-        return open_file(
-            real,
-            label=self.allowed.display(real),
+        read = partial(
+            open_file,
             fmt=arguments.format,
             header_row=1 if arguments.header_row is None else arguments.header_row,
-            delimiter=_delimiter(arguments.delimiter),
+            delimiter=arguments.delimiter,
             max_line_bytes=arguments.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
             context=context,
+        )
+        if self.allowed is None:
+            return read(Path(path), label=path)
+        real = self.allowed.resolve(path, must_exist=True, kind="file")
+        return read(
+            real,
+            label=self.allowed.display(real),
             # readers go through this descriptor, never the name: a symlink swapped in at the
             # path after the check is never followed
             descriptor=self.allowed.open_descriptor(real),

@@ -97,6 +97,12 @@ class Linker(Protocol):
         order of the sources given."""
         ...
 
+    def internal(self, relative: str) -> bool:
+        """Whether the file is an internal part of its module or package, not its public
+        API (a Go ``internal/`` package, a private Rust module none of whose items a public
+        module re-exports)."""
+        ...
+
 
 class Language(Protocol):
     """A language plugin: one family of dialects, how their files are named, parsed and

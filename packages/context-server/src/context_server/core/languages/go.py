@@ -284,16 +284,25 @@ def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:
             full = qualified(f"{receiver}.{name}")
             yield Declaration(name, full, "member", True, lines, where, _exported(name, scope))
     elif node.type in {"var_declaration", "const_declaration"}:
-        for spec in node.named_children:
-            if spec.type not in {"var_spec", "const_spec"}:
-                continue
+        specs = [c for c in node.named_children if c.type in {"var_spec", "const_spec"}]
+        grouped = [
+            spec
+            for group in node.named_children
+            if group.type == "var_spec_list"
+            for spec in group.named_children
+            if spec.type == "var_spec"
+        ]
+        every = [*specs, *grouped]
+        for spec in every:
+            # one of a ``var ( … )`` group is located by its own line, a lone one whole
+            alone = len(every) == 1 and not grouped
+            at = lines if alone else (spec.start_point[0] + 1, spec.end_point[0] + 1)
+            span = where if alone else (spec.start_byte, spec.end_byte)
             for child in spec.children_by_field_name("name"):
                 name = _text(child)
                 if name and name != "_":
                     exported = _exported(name, scope)
-                    yield Declaration(
-                        name, qualified(name), "member", False, lines, where, exported
-                    )
+                    yield Declaration(name, qualified(name), "member", False, at, span, exported)
 
 
 def _exported(name: str, folder: str) -> bool:
@@ -491,6 +500,13 @@ class GoProject:
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``<directory>.<Name>``)."""
         return tuple(self._declared.get(name, ()))
+
+    def internal(self, relative: str) -> bool:
+        """A package below an ``internal`` folder is importable by its parent's tree only;
+        a file the default build leaves out (a build-tag twin) is an alternative of it."""
+        condition = self._conditions.get(relative)
+        outside = condition is not None and not condition.by_default()
+        return outside or "internal" in relative.split("/")[:-1]
 
     def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files ``facts`` depends on, with the rule (``package``/``import``) and uses."""

@@ -94,6 +94,12 @@ class NameTables:
         self.nested = nested
         self.packages = frozenset(packages)
         self.spread = frozenset(spread)
+        self.internal = frozenset(
+            relative
+            for relative, facts in sources.items()
+            if (top := [d for d in facts.declarations if not d.nested])
+            and not any(d.exported for d in top)
+        )
 
     def longest(self, segments: list[str], minimum: int, members: bool = True) -> str | None:
         """The longest declared prefix of ``segments`` (at least ``minimum`` long); a
@@ -152,6 +158,11 @@ class NameLinker:
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (a type, a member, a module), by sorted path."""
         return self.tables.by_name.get(name, ())
+
+    def internal(self, relative: str) -> bool:
+        """Whether the file declares types, none of them exported (C# ``internal``
+        classes; JVM and Python declarations count as exported)."""
+        return relative in self.tables.internal
 
     def link_imports(
         self, found: EdgeSet, facts: SourceFacts, bindings: Bindings, whole: bool

@@ -93,7 +93,7 @@ def extract_rust(
     for child in root.named_children:
         if child.type == "mod_item" and child.child_by_field_name("body") is None:
             child_module = _text(child.child_by_field_name("name"))
-            imports.append(Import(f"self::{child_module}", child_module))
+            imports.append(Import(f"self::{child_module}", child_module, exported=_is_pub(child)))
             skipped.append((child.start_byte, child.end_byte))
         elif child.type != "use_declaration":
             declarations.extend(_declared(child, scope, ""))
@@ -323,6 +323,7 @@ class RustProject:
                     aliases.setdefault(item.alias, item)
             self._aliases[path] = aliases
         self._bindings: dict[tuple[str, str], _Place | None] = {}
+        self._public: frozenset[str] | None = None
 
     def _root_in(self, folder: str) -> str | None:
         for name in _ROOTS:
@@ -487,6 +488,36 @@ class RustProject:
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``crate::<module>::<Name>``)."""
         return tuple(self._declared.get(name, ()))
+
+    def internal(self, relative: str) -> bool:
+        """Whether no path from outside the crate reaches the module: not a crate root,
+        not declared ``pub mod`` by a public module, and none of its items re-exported by
+        a ``pub use`` of a public module."""
+        if self._public is None:
+            self._public = self._public_modules()
+        return relative not in self._public
+
+    def _public_modules(self) -> frozenset[str]:
+        public: set[str] = set()
+        pending = [path for path in self._sources if self._crate_root(path) == path]
+        while pending:
+            path = pending.pop()
+            if path in public:
+                continue
+            public.add(path)
+            facts = self._sources[path]
+            for item in facts.imports:
+                if not item.exported:
+                    continue
+                if item.wildcard:
+                    place = self.place(path, item.target.split("::"), _Search([]))
+                elif item.alias is not None:
+                    place = self._binding(path, item.alias, _Search([]))
+                else:
+                    continue
+                if place is not None and place.file not in public:
+                    pending.append(place.file)
+        return frozenset(public)
 
     def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files declaring what ``facts`` names through ``use``/``mod`` (rule

@@ -471,6 +471,10 @@ class ScriptProject:
                     return found
         return None
 
+    def internal(self, relative: str) -> bool:
+        """What a package exports is not read from its files: nothing is internal."""
+        return False
+
     def place(self, module: str, name: str, notes: list[str]) -> _Place | None:
         """Where ``name``, imported from the project file ``module``, is declared: followed
         through ``export … from``, ``export *`` and import-then-export chains, each module
@@ -629,7 +633,7 @@ class Script:
     """The TypeScript/TSX/JavaScript plugin (see
     :class:`context_server.core.languages.base.Language`)."""
 
-    name = "script"
+    name = "ecmascript"
     dialects = (TYPESCRIPT, TSX, JAVASCRIPT)
     config_files = (*sorted(_COMPILER_CONFIGS), _MANIFEST)
 

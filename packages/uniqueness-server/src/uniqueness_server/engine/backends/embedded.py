@@ -172,6 +172,9 @@ def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
     return ToolError(f"reading {label} failed: {first}", ErrorCode.FAILED)
 
 
+_DIRECT_PAGE_GROUPS = 10_000  # fewer repeated keys: one join of every row finds the page
+
+
 class DuckDbBackend:
     """Runs a file source's queries on a private in-memory DuckDB connection."""
 
@@ -253,6 +256,11 @@ class DuckDbBackend:
                 yield
         except duckdb.InterruptException as exc:
             raise ToolCancelledError from exc
+        except OSError as exc:
+            # an interrupted Arrow stream fails in pyarrow, not as a DuckDB error
+            if self._context.cancelled:
+                raise ToolCancelledError from exc
+            raise
         except duckdb.Error as exc:
             if self._context.cancelled:
                 raise ToolCancelledError from exc
@@ -296,7 +304,21 @@ class DuckDbBackend:
             dup_rows -= multi_missing_rows
         examples: list[DuplicateGroup] = []
         if dup_groups and limit > 0:
-            table.query(duplicate_page_statement(table, positions, nulls, limit, offset))
+            # many repeated keys: the page's keys first occur early, so rank only the keys of a
+            # prefix of the rows, growing it until it holds the page (joining every row with a
+            # million repeated keys cost as much as the grouping itself)
+            shown = min(limit, max(0, dup_groups - offset))  # groups the page must hold
+            prefix = 4 * (offset + limit) * rows // max(1, dup_rows) + 1_024
+            while True:
+                whole = prefix >= rows or dup_groups <= _DIRECT_PAGE_GROUPS
+                table.query(
+                    duplicate_page_statement(
+                        table, positions, nulls, limit, offset, None if whole else prefix
+                    )
+                )
+                if whole or table.query("SELECT COUNT(*) FROM dup_page")[0][0] >= shown:
+                    break
+                prefix *= 4
             page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first
             listed = {
                 int(first): tuple(int(n) for n in numbers)
@@ -316,14 +338,16 @@ class DuckDbBackend:
             table.query("DROP TABLE keyed")
         return (groups, rows, dup_groups, dup_rows, missing_groups, missing_rows), examples
 
-    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
-        """A wide source whose cells fit in memory is coded in one streamed pass (exact
-        counts); otherwise one aggregate pass with HyperLogLog estimates, exact distinct
-        counts (and their hashes' distinct counts) only for narrow searches, whose exact
-        ``COUNT(DISTINCT …)`` per column grows with the square of the column count, and the
-        head sample's facts for wide ones."""
+    def column_stats(
+        self, table: Table, positions: Sequence[int], *, code: bool = False
+    ) -> ColumnStats:
+        """A wide source (or any, with ``code``) whose cells fit in memory is coded in one
+        streamed pass (exact counts); otherwise one aggregate pass with HyperLogLog
+        estimates, exact distinct counts (and their hashes' distinct counts) only for narrow
+        searches, whose exact ``COUNT(DISTINCT …)`` per column grows with the square of the
+        column count, and the head sample's facts for wide ones."""
         narrow = len(positions) <= EXACT_DISTINCT_COLUMNS
-        if not narrow:
+        if code or not narrow:
             coded = coded_stats(table, positions)
             if coded is not None:
                 return coded
@@ -501,15 +525,25 @@ def _same_key(table: Table, positions: Sequence[int], left: str, right: str) -> 
 
 
 def duplicate_page_statement(
-    table: Table, positions: Sequence[int], nulls: Nulls, limit: int, offset: int
+    table: Table,
+    positions: Sequence[int],
+    nulls: Nulls,
+    limit: int,
+    offset: int,
+    prefix: int | None = None,
 ) -> str:
     """one page of the repeated keys in ``dup_keys``, in first-occurrence order
-    (key values, ``n``, 1-based ``first`` row number), into the temp table ``dup_page``."""
+    (key values, ``n``, 1-based ``first`` row number), into the temp table ``dup_page``.
+
+    With ``prefix``, only keys occurring in the first ``prefix`` rows are ranked: their first
+    occurrences are the earliest of all, so when at least ``offset + limit`` of them are
+    there, the page is the page of all keys."""
     cols = ", ".join(f"k.{table.column(p)}" for p in positions)
     where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
+    rows = "keyed" if prefix is None else f"(SELECT rowid, * FROM keyed WHERE rowid < {prefix})"
     return (
         f"CREATE OR REPLACE TEMP TABLE dup_page AS SELECT {cols}, d.n, MIN(k.rowid) + 1 AS first "
-        f"FROM keyed k JOIN (SELECT * FROM dup_keys{where}) d "
+        f"FROM {rows} k JOIN (SELECT * FROM dup_keys{where}) d "
         f"ON {_same_key(table, positions, 'k', 'd')} GROUP BY {cols}, d.n "
         f"ORDER BY first LIMIT {limit} OFFSET {offset}"
     )

@@ -294,9 +294,12 @@ class SparkBackend:
         """Counted in the cluster; groups largest first, without row numbers."""
         return counted_groups(table, positions, nulls, limit, offset)
 
-    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
+    def column_stats(
+        self, table: Table, positions: Sequence[int], *, code: bool = False
+    ) -> ColumnStats:
         """One aggregate over the call's cached copy of the searched columns (the search scans
-        it later), distinct values counted exactly in one job per column."""
+        it later), distinct values counted exactly in one job per column (the rows stay in
+        the cluster: ``code`` is not followed)."""
         source = searched_columns(table, positions)
         counted = distinct_counts(table, positions, source)
         return aggregate_stats(table, positions, source, estimate=True, counted=counted)

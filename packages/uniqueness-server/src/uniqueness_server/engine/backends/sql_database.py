@@ -30,6 +30,7 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -197,6 +198,23 @@ class SqlConnection:
         )
 
 
+def _sqlite_file(name: str, database: str) -> str:
+    """The absolute path of an SQLite URL's file, which must exist; the ``ValueError`` names
+    the path tried (a relative one is read from the working directory, as SQLite does)."""
+    path = Path(database).expanduser()
+    tried = path if path.is_absolute() else Path.cwd() / path
+    if tried.is_file():
+        return str(tried)
+    found = "is not a file" if tried.exists() else "does not exist"
+    hint = (
+        ""
+        if path.is_absolute()
+        else f" (sqlite:///{database} is relative to the working directory; "
+        f"sqlite:////absolute/path names an absolute one)"
+    )
+    raise ValueError(f"--database {name}: the SQLite database {tried} {found}{hint}")
+
+
 def connect(name: str, url_text: str) -> SqlConnection:
     """The named connection ``url_text`` describes; a ``ValueError`` naming the problem when
     it is not a PostgreSQL or SQLite URL this backend can hold read-only."""
@@ -229,7 +247,7 @@ def connect(name: str, url_text: str) -> SqlConnection:
     if backend == "sqlite" and url.database not in (None, "", ":memory:"):
         database = url.database
         if not database.startswith("file:"):
-            database = "file:" + urllib.parse.quote(database)
+            database = "file:" + urllib.parse.quote(_sqlite_file(name, database))
         # read-only URI mode (forced even over a URI's own mode): a missing file is an
         # error instead of a new empty database, and the file is never opened for writing
         url = url.set(database=database).update_query_dict({"mode": "ro", "uri": "true"})
@@ -403,8 +421,11 @@ class SqlBackend:
         """Counted in the database; groups largest first, without row numbers."""
         return counted_groups(table, positions, nulls, limit, offset)
 
-    def column_stats(self, table: Table, positions: Sequence[int]) -> ColumnStats:
-        """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column."""
+    def column_stats(
+        self, table: Table, positions: Sequence[int], *, code: bool = False
+    ) -> ColumnStats:
+        """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column (the rows stay
+        in the database: ``code`` is not followed)."""
         return aggregate_stats(table, positions, table.relation, estimate=False)
 
     def profile(self, table: Table) -> Profile:

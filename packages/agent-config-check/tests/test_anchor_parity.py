@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.project_check import RULE_NAMES
+from agent_config_check.command import run_check
+from agent_config_check.registry import RULE_NAMES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parity"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").is_file())

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adopt_server.conformance.findings import (
+from agent_config_check.findings import (
     Baseline,
     Violation,
     render_json,
     render_sarif,
     render_text,
 )
-from adopt_server.conformance.project_check import (
+from agent_config_check.registry import (
     DESCRIPTIONS,
     RULE_NAMES,
     CheckConfig,
@@ -26,14 +26,26 @@ from adopt_server.conformance.project_check import (
     build_config,
     check_project,
 )
-from adopt_server.conformance.project_files import MAX_READ_BYTES, ProjectTree
-from adopt_server.conformance.reshaper import reshape
-from adopt_server.conformance.rules import AGENTS_MD_RULES, RULE_SET_NAMES, RuleSet
+from agent_config_check.reshape import reshape
+from agent_config_check.rule_sets import AGENTS_MD_RULES, RULE_SET_NAMES, RuleSet
+from agent_config_check.tree import MAX_READ_BYTES, ProjectTree
 
+COMMAND_NAMES = ("agent-config-check", "claude-md-check")
+DISTRIBUTION = "mcp-tools-agent-config-check"  # as in the package __init__ (not bundled)
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_USAGE = 2
 DEFAULT_CONFIG = ".claude/agent-config-check.json"
+
+
+def installed_version() -> str:
+    """This package's installed version, ``unknown`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _epilog(prog: str) -> str:
@@ -106,8 +118,19 @@ def _parser(prog: str, version: str) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = "claude-md-check", version: str) -> int:
-    """Run the command; returns the exit status (0 ok, 1 violations, 2 usage error)."""
+def main(
+    argv: Sequence[str] | None = None, *, prog: str | None = None, version: str | None = None
+) -> int:
+    """Run the command; returns the exit status (0 ok, 1 violations, 2 usage error).
+
+    ``prog`` defaults to the name it was invoked by (``agent-config-check`` or its old name
+    ``claude-md-check``), ``version`` to the installed package's.
+    """
+    if prog is None:
+        invoked = Path(sys.argv[0]).name
+        prog = invoked if invoked in COMMAND_NAMES else COMMAND_NAMES[0]
+    if version is None:
+        version = installed_version()
     parser = _parser(prog, version)
     try:
         options = parser.parse_args(argv)

@@ -16,23 +16,38 @@ import threading
 from functools import cache
 from importlib import resources
 
+from agent_config_check.command import installed_version
+
 SCRIPT_PATH = ".github/agent-config-check.py"
 """Where the guards commit the script, relative to the repository root."""
 
 MARKER = "Added by claude-code-adopt"
 BUNDLED_MODULES = (
-    "markdown_reader",
-    "rules",
-    "checker",
-    "reshaper",
-    "project_files",
+    "markdown",
+    "rule_sets",
+    "document_format",
+    "reshape",
+    "tree",
     "front_matter",
     "findings",
-    "project_rules",
-    "project_check",
-    "check_command",
+    "linear_regex",
+    "globs",
+    "family",
+    "families.documents",
+    "families.imports",
+    "families.consistency",
+    "families.definitions",
+    "families.settings",
+    "families.hooks",
+    "families.gitignore",
+    "families.mcp",
+    "families.okf",
+    "families.secrets",
+    "registry",
+    "command",
 )
-_PACKAGE = "adopt_server.conformance"
+"""The modules the script holds, each after the modules it imports."""
+_PACKAGE = "agent_config_check"
 _FUTURE = "from __future__ import annotations"
 # CPython 3.11's ast module is not safe to drive from several threads at once, and batch
 # adoptions install guards in parallel: build each version's script once, under a lock.
@@ -41,17 +56,22 @@ _LOCK = threading.Lock()
 
 def module_source(name: str) -> str:
     """The source text of one bundled module."""
-    return resources.files(_PACKAGE).joinpath(f"{name}.py").read_text(encoding="utf-8")
+    *folders, leaf = name.split(".")
+    source = resources.files(_PACKAGE)
+    for folder in folders:
+        source = source.joinpath(folder)
+    return source.joinpath(f"{leaf}.py").read_text(encoding="utf-8")
 
 
-def script(version: str) -> str:
-    """The standalone checker script for this package ``version``.
+def script(version: str | None = None) -> str:
+    """The standalone checker script, carrying ``version`` (default: this package's installed
+    version, so the script changes only when the checker does, not with the adopt-server).
 
     Raises ``ValueError`` when a bundled module imports a non-standard-library package or
     two modules define the same top-level name.
     """
     with _LOCK:
-        return _script(version)
+        return _script(installed_version() if version is None else version)
 
 
 @cache
@@ -59,7 +79,7 @@ def _script(version: str) -> str:
     parts = [
         "#!/usr/bin/env python3",
         f"# {MARKER}: agent-config-check {version}, the Claude Code configuration checker.",
-        "# Generated from the adopt-server package (adopt_server.conformance); do not edit,",
+        "# Generated from the mcp-tools-agent-config-check package; do not edit,",
         "# re-run the adoption to update it. Needs only Python 3.11+. Run with --help.",
         _FUTURE,
         "",
@@ -83,8 +103,8 @@ def _without_local_imports(source: str, module: str, defined: dict[str, str]) ->
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("adopt_server"):
-            if not (node.module or "").startswith(_PACKAGE + "."):
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == _PACKAGE:
+            if (node.module or "").removeprefix(_PACKAGE + ".") not in BUNDLED_MODULES:
                 raise ValueError(f"{module} imports {node.module}, which is not bundled")
             drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -106,7 +126,8 @@ def _top_level_names(node: ast.stmt) -> list[str]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [node.name]
     if isinstance(node, ast.Assign):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+        targets = [e for t in node.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return [t.id for t in targets if isinstance(t, ast.Name)]
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return [node.target.id]
     return []

@@ -7,9 +7,9 @@ sample or a comment is never mistaken for a section here while the checker ignor
 
 from __future__ import annotations
 
-from adopt_server.conformance.checker import check_document
-from adopt_server.conformance.markdown_reader import BOM, MarkdownDocument, normalise
-from adopt_server.conformance.rules import RuleSet
+from agent_config_check.document_format import check_document
+from agent_config_check.markdown import BOM, MarkdownDocument, normalise
+from agent_config_check.rule_sets import RuleSet
 
 _MAX_PASSES = 4
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adopt_server.conformance.markdown_reader import LineKind, MarkdownDocument
-from adopt_server.conformance.rules import AGENTS_MD_RULES, STUB_BODY, RuleSet
+from agent_config_check.markdown import LineKind, MarkdownDocument
+from agent_config_check.rule_sets import AGENTS_MD_RULES, STUB_BODY, RuleSet
 
 # Text that stands in for content: the adoption's own stub, and the usual markers people leave.
 _PLACEHOLDER = re.compile(
@@ -26,6 +26,54 @@ class FormatOptions:
     enforce_section_order: bool = False
     forbidden_tokens: tuple[str, ...] = ()
     max_line_length: int = 0
+
+
+MISSING = "missing"
+EMPTY = "empty"
+PLACEHOLDER = "placeholder"
+
+
+@dataclass(frozen=True)
+class SectionGap:
+    """A required section the document does not really have yet.
+
+    ``problem`` is :data:`MISSING` (no such heading), :data:`EMPTY` (the heading has no content
+    before the next heading of its level) or :data:`PLACEHOLDER` (every content line is
+    placeholder text: the adoption's stub, TODO, TBD, "replace this line", ...); ``line`` is the
+    heading's 1-based line, 0 when it is missing.
+    """
+
+    heading: str
+    problem: str
+    line: int
+
+
+def unwritten_sections(text: str, sections: Sequence[str]) -> list[SectionGap]:
+    """The required ``sections`` of ``text`` that are missing, empty or only placeholder text,
+    in the order of ``sections``; an empty list means every one holds real content.
+
+    This is the one rule every guard applies to required sections (``claudeMdFormat`` and
+    ``agentsMdFormat`` report exactly these gaps), so code that asks someone to write the
+    sections still to be written (such as the adoption asking ``claude`` for them by name) asks
+    for what the check will reject. ``sections`` are canonical headings such as
+    ``"## Build, test, and run"`` (see :func:`~agent_config_check.rule_sets.canonical_sections`);
+    headings are found the way the checker finds them, so one inside a code block or an HTML
+    comment does not count.
+    """
+    return _section_gaps(MarkdownDocument.read(text), sections)
+
+
+def _section_gaps(document: MarkdownDocument, sections: Sequence[str]) -> list[SectionGap]:
+    gaps: list[SectionGap] = []
+    for section in sections:
+        index = document.find_section(section)
+        if index is None:
+            gaps.append(SectionGap(section, MISSING, 0))
+        elif not document.has_body(index):
+            gaps.append(SectionGap(section, EMPTY, index + 1))
+        elif only_placeholders(document, index):
+            gaps.append(SectionGap(section, PLACEHOLDER, index + 1))
+    return gaps
 
 
 def check_claude_md(text: str, rules: RuleSet) -> list[str]:
@@ -56,17 +104,16 @@ def format_findings(
     first = document.first_nonblank() or 0
     if not document.starts_with(rules.title):
         found.append((first + 1, f"{file} must start with the '{rules.title}' title heading"))
-    for section in rules.sections:
-        index = document.find_section(section)
-        if index is None:
-            found.append((0, f"{file} is missing required section heading: {section}"))
-        elif not document.has_body(index):
-            found.append((index + 1, f"{file} has an empty section: {section}"))
-        elif options.reject_placeholders and only_placeholders(document, index):
+    for gap in _section_gaps(document, rules.sections):
+        if gap.problem == MISSING:
+            found.append((0, f"{file} is missing required section heading: {gap.heading}"))
+        elif gap.problem == EMPTY:
+            found.append((gap.line, f"{file} has an empty section: {gap.heading}"))
+        elif options.reject_placeholders:
             found.append(
                 (
-                    index + 1,
-                    f"{file} section '{section}' holds only placeholder text; "
+                    gap.line,
+                    f"{file} section '{gap.heading}' holds only placeholder text; "
                     "write the project's own guidance there",
                 )
             )
@@ -98,40 +145,9 @@ def format_findings(
     return found
 
 
-MISSING = "missing"
-EMPTY = "empty"
-PLACEHOLDER = "placeholder"
-
-
-@dataclass(frozen=True)
-class SectionGap:
-    """A required section a document does not really have yet: ``problem`` is
-    :data:`MISSING`, :data:`EMPTY` or :data:`PLACEHOLDER`; ``line`` is the heading's 1-based
-    line, 0 when it is missing."""
-
-    heading: str
-    problem: str
-    line: int
-
-
-def unwritten_sections(text: str, sections: Sequence[str]) -> list[SectionGap]:
-    """The required ``sections`` of ``text`` that are missing, empty or only placeholder text
-    (the same judgement the format rules make), in the order of ``sections``."""
-    document = MarkdownDocument.read(text)
-    gaps: list[SectionGap] = []
-    for section in sections:
-        index = document.find_section(section)
-        if index is None:
-            gaps.append(SectionGap(section, MISSING, 0))
-        elif not document.has_body(index):
-            gaps.append(SectionGap(section, EMPTY, index + 1))
-        elif only_placeholders(document, index):
-            gaps.append(SectionGap(section, PLACEHOLDER, index + 1))
-    return gaps
-
-
 def section_lines(text: str, section: str) -> list[str]:
-    """The prose and code lines of ``section`` in ``text`` (empty when it is missing)."""
+    """The prose and code lines of ``section`` in ``text``, as the placeholder judgement reads
+    them (stripped, comments left out; empty when the section is missing)."""
     document = MarkdownDocument.read(text)
     index = document.find_section(section)
     return [] if index is None else section_content(document, index)

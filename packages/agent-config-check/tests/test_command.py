@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import standalone
-from adopt_server.conformance.project_files import MAX_READ_BYTES
+from agent_config_check import script as standalone
+from agent_config_check.tree import MAX_READ_BYTES
 
 BIN = Path(sys.executable).parent
 FIXTURES = Path(__file__).parent / "fixtures" / "parity"
@@ -204,10 +204,18 @@ def test_severity_per_rule_and_skipped_rules_from_the_configuration(tmp_path: Pa
         ),
         ({"claudeMdSections": ["Build"]}, "is not a Markdown heading"),
         (
-            {"rules": {"readmeConsistency": {"consistentPatterns": ["v((\\d+)+)x"]}}},
-            "repeats a repeated group",
+            {"rules": {"readmeConsistency": {"consistentPatterns": ["(v)\\1"]}}},
+            "rules.readmeConsistency.consistentPatterns: '(v)\\1' cannot be used: "
+            "backreferences are not supported by the linear-time matcher at position 3",
         ),
-        ({"rules": {"noSecrets": {"secretPatterns": ["(a|b*){2,}$"]}}}, "repeats a repeated"),
+        (
+            {"rules": {"noSecrets": {"secretPatterns": ["(?<=key=)\\w+"]}}},
+            "lookaround is not supported by the linear-time matcher",
+        ),
+        (
+            {"rules": {"permissionsFormat": {"forbiddenEntryPatterns": ["Bash(rm"]}}},
+            "missing ), unterminated subpattern",
+        ),
     ],
 )
 def test_configuration_mistakes_are_usage_errors(

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from adopt_server.conformance.markdown_reader import BOM
+from agent_config_check.markdown import BOM
 
 MAX_READ_BYTES = 1024 * 1024
 """The most any one file is read; a larger file is reported, not loaded."""

@@ -6,10 +6,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import project_check
-from adopt_server.conformance.check_command import run_check
-from adopt_server.conformance.front_matter import FrontMatterError, read_front_matter
-from adopt_server.conformance.project_rules import Found
+from agent_config_check import registry
+from agent_config_check.command import run_check
+from agent_config_check.family import Found
+from agent_config_check.front_matter import FrontMatterError, read_front_matter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -93,7 +93,7 @@ def test_any_project_gives_violations_never_an_exception(files: dict[str, str | 
         outcome = run_check(root)
     for violation in outcome.violations:
         assert "could not be checked" not in violation.message, violation
-        assert violation.rule in project_check.RULE_NAMES
+        assert violation.rule in registry.RULE_NAMES
 
 
 def test_a_rule_that_fails_unexpectedly_is_reported_and_the_others_still_run(
@@ -105,12 +105,10 @@ def test_a_rule_that_fails_unexpectedly_is_reported_and_the_others_still_run(
     rules = tuple(
         spec
         if spec.name != "memoryImports"
-        else project_check.RuleSpec(
-            spec.name, spec.description, broken, spec.defaults, spec.applies
-        )
-        for spec in project_check.RULES
+        else registry.Rule(spec.name, spec.description, broken, spec.defaults, spec.applies)
+        for spec in registry.RULES
     )
-    monkeypatch.setattr(project_check, "RULES", rules)
+    monkeypatch.setattr(registry, "RULES", rules)
     (tmp_path / "CLAUDE.md").write_text("no title\n", encoding="utf-8")
     messages = [(v.rule, v.message) for v in run_check(tmp_path).violations]
     assert ("memoryImports", "could not be checked: RuntimeError: boom") in messages

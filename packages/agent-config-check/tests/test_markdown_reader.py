@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance.markdown_reader import (
+from agent_config_check.markdown import (
     LineKind,
     MarkdownDocument,
     canonical_heading,

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from adopt_testkit import GOOD_AGENTS_MD
 
 COMMAND = Path(sys.executable).parent / "claude-md-check"
-PACKAGE = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1]
+AGENTS = (
+    Path(__file__).parent / "fixtures" / "parity" / "clean-project" / "project" / "AGENTS.md"
+).read_text(encoding="utf-8")
 GOOD = "# CLAUDE.md\n\nSee [AGENTS.md](AGENTS.md).\n\n## Testing\n\nRun pytest.\n"
 
 
@@ -24,7 +26,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_conforming_directory_exits_zero_silently(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text(GOOD, encoding="utf-8")
-    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
     result = run("--section", "## Testing", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
@@ -64,7 +66,7 @@ def test_agents_md_is_checked_under_project_rules_only(tmp_path: Path) -> None:
 
 def test_explicit_files_are_checked_by_their_name(tmp_path: Path) -> None:
     (tmp_path / "docs.md").write_text(GOOD, encoding="utf-8")
-    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
     (tmp_path / "CLAUDE.md").write_text("not checked: only the named files are\n", encoding="utf-8")
     assert run("docs.md", "AGENTS.md", "--rules", "minimal", cwd=tmp_path).returncode == 0
 
@@ -72,7 +74,7 @@ def test_explicit_files_are_checked_by_their_name(tmp_path: Path) -> None:
 def test_fix_reshapes_in_place_keeping_crlf_and_then_passes(tmp_path: Path) -> None:
     claude_md = tmp_path / "CLAUDE.md"
     claude_md.write_bytes(b"Project notes\r\n\r\n## Testing\r\n\r\nRun make test.\r\n")
-    (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
     result = run("--fix", "--section", "## Testing", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
     fixed = claude_md.read_bytes()

@@ -1,0 +1,374 @@
+"""Sub-agents, slash commands, skills and the plugin manifest (``skillFilesExist``,
+``subAgentFormat``, ``commandFormat``, ``pluginFormat``, ``uniqueNames``,
+``uniqueDescriptions``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent_config_check.family import (
+    AGENTS_DIR,
+    COMMANDS_DIR,
+    PLUGIN_JSON,
+    SKILL_FILE,
+    SKILLS_DIR,
+    Found,
+    Options,
+    Rule,
+    RuleFamily,
+    has_dir,
+    has_file,
+    json_object,
+)
+from agent_config_check.front_matter import FrontMatter, FrontMatterError, read_front_matter
+from agent_config_check.tree import ProjectTree, join
+
+_KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_NAME_LENGTH = 64
+
+
+def name_findings(name: str, expected: str, where: str, line: int) -> list[Found]:
+    """The naming convention: non-empty, at most 64 characters, kebab-case, as expected."""
+    if not name.strip():
+        return [Found(where, line, f"name must not be empty in {where}")]
+    found = []
+    if len(name) > MAX_NAME_LENGTH:
+        found.append(
+            Found(where, line, f"name '{name}' exceeds {MAX_NAME_LENGTH} characters in {where}")
+        )
+    if not _KEBAB.fullmatch(name):
+        found.append(Found(where, line, f"name '{name}' must be lower-case kebab-case in {where}"))
+    if name != expected:
+        found.append(Found(where, line, f"name '{name}' must match '{expected}' in {where}"))
+    return found
+
+
+def _definition_text(tree: ProjectTree, path: str, label: str) -> tuple[str | None, list[Found]]:
+    read = tree.read(path)
+    if read.text is None:
+        return None, [Found(path, 0, f"{label} cannot be read as text: {read.problem}")]
+    if not read.text.strip():
+        return None, [Found(path, 0, f"{label} is empty: {path}")]
+    return read.text, []
+
+
+def parsed_front_matter(
+    tree: ProjectTree, path: str, text: str
+) -> FrontMatter | FrontMatterError | None:
+    """The front matter of ``path`` (read once per run, shared by every rule that asks)."""
+    key = ("front-matter", path)
+    if key not in tree.derived:
+        try:
+            tree.derived[key] = read_front_matter(text)
+        except FrontMatterError as error:
+            tree.derived[key] = error
+    found = tree.derived[key]
+    assert found is None or isinstance(found, FrontMatter | FrontMatterError)
+    return found
+
+
+def _front_matter(
+    tree: ProjectTree, text: str, path: str, label: str, required: bool
+) -> tuple[FrontMatter | None, list[Found]]:
+    front = parsed_front_matter(tree, path, text)
+    if isinstance(front, FrontMatterError):
+        error = front
+        return None, [
+            Found(path, error.line, f"{label} has malformed YAML front matter ({error}): {path}")
+        ]
+    if front is None and required:
+        return None, [
+            Found(
+                path,
+                1,
+                f"{label} must start with a YAML front matter block delimited by '---' that a "
+                f"YAML loader can read: {path}",
+            )
+        ]
+    return front, []
+
+
+def _front_matter_checks(
+    front: FrontMatter,
+    path: str,
+    label: str,
+    options: Options,
+    *,
+    expected_name: str | None,
+    max_description: int,
+) -> list[Found]:
+    found = [
+        Found(path, 1, f"{label} front matter is missing '{key}:' in: {path}")
+        for key in options.get("requiredKeys", [])
+        if not front.has_key(key)
+    ]
+    found += [
+        Found(
+            path,
+            front.line_of(key),
+            f"{label} front matter declares '{key}:' more than once in: {path}",
+        )
+        for key in front.duplicate_keys()
+    ]
+    allowed = options.get("allowedFrontMatterKeys") or []
+    if allowed:
+        found += [
+            Found(
+                path,
+                front.line_of(key),
+                f"{label} front matter has unknown key '{key}:' in: {path}",
+            )
+            for key in dict.fromkeys(front.keys())
+            if key not in allowed
+        ]
+    name = front.value("name")
+    if expected_name is not None and name is not None:
+        found += name_findings(name, expected_name, path, front.line_of("name"))
+    description = front.value("description")
+    if description is not None:
+        line = front.line_of("description")
+        if not description.strip():
+            found.append(Found(path, line, f"{label} description must not be empty in: {path}"))
+        elif max_description > 0 and len(description) > max_description:
+            found.append(
+                Found(
+                    path,
+                    line,
+                    f"{label} description exceeds {max_description} characters in: {path}",
+                )
+            )
+    allowed_models = options.get("allowedModels") or []
+    model = front.value("model")
+    if allowed_models and model is not None and model not in allowed_models:
+        found.append(
+            Found(
+                path,
+                front.line_of("model"),
+                f"{label} declares unsupported model '{model}' in: {path}",
+            )
+        )
+    return found
+
+
+def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
+    """``skillFilesExist``: each skill directory has a SKILL.md with valid front matter
+    (``name`` = directory name, kebab-case; a description within the length limit)."""
+    found: list[Found] = []
+    for directory in tree.subdirectories(options["skillsDir"]):
+        path = join(directory, SKILL_FILE)
+        if not tree.is_file(path) and not tree.escapes(path):
+            found.append(
+                Found(directory, 0, f"Missing {SKILL_FILE} in skill directory: {directory}")
+            )
+            continue
+        text, problems = _definition_text(tree, path, SKILL_FILE)
+        found += problems
+        if text is None:
+            continue
+        front, problems = _front_matter(tree, text, path, SKILL_FILE, required=True)
+        found += problems
+        if front is not None:
+            found += _front_matter_checks(
+                front,
+                path,
+                SKILL_FILE,
+                options,
+                expected_name=directory.rpartition("/")[2],
+                max_description=options["maxDescriptionLength"],
+            )
+    return found
+
+
+def sub_agent_format(tree: ProjectTree, options: Options) -> list[Found]:
+    """``subAgentFormat``: each ``.claude/agents/*.md`` has front matter with the required
+    keys, ``name`` = file name (kebab-case), a description, an allowed model."""
+    found: list[Found] = []
+    for path in tree.files(options["agentsDir"], ".md"):
+        text, problems = _definition_text(tree, path, "Sub-agent definition")
+        found += problems
+        if text is None:
+            continue
+        front, problems = _front_matter(tree, text, path, "Sub-agent definition", required=True)
+        found += problems
+        if front is not None:
+            found += _front_matter_checks(
+                front,
+                path,
+                "Sub-agent",
+                options,
+                expected_name=path.rpartition("/")[2].removesuffix(".md"),
+                max_description=0,
+            )
+    return found
+
+
+def command_format(tree: ProjectTree, options: Options) -> list[Found]:
+    """``commandFormat``: each ``.claude/commands/*.md`` is named in kebab-case; its optional
+    front matter is well formed, with allowed keys, a description and an allowed model."""
+    found: list[Found] = []
+    for path in tree.files(options["commandsDir"], ".md"):
+        base = path.rpartition("/")[2].removesuffix(".md")
+        text, problems = _definition_text(tree, path, "Command definition")
+        found += problems
+        if text is None:
+            continue
+        found += name_findings(base, base, path, 0)
+        front, problems = _front_matter(tree, text, path, "Command definition", required=False)
+        found += problems
+        if front is not None:
+            found += _front_matter_checks(
+                front, path, "Command", options, expected_name=None, max_description=0
+            )
+    return found
+
+
+def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str]]:
+    """``(definition file, source, name)`` for every command, sub-agent and skill."""
+    found: list[tuple[str, str, str]] = []
+    for directory in (options["commandsDir"], options["agentsDir"]):
+        for path in tree.files(directory, ".md"):
+            found.append((path, path, path.rpartition("/")[2].removesuffix(".md")))
+    for directory in tree.subdirectories(options["skillsDir"]):
+        found.append((join(directory, SKILL_FILE), directory, directory.rpartition("/")[2]))
+    return found
+
+
+def _duplicates(claims: Sequence[tuple[str, str, str]], what: str) -> list[Found]:
+    by_key: dict[str, tuple[str, list[str]]] = {}
+    for key, value, source in claims:
+        by_key.setdefault(key, (value, []))[1].append(source)
+    return [
+        Found(
+            sources[0],
+            0,
+            f"{what} '{value}' is used by {len(sources)} definitions: " + ", ".join(sources),
+        )
+        for value, sources in by_key.values()
+        if len(sources) > 1
+    ]
+
+
+def unique_names(tree: ProjectTree, options: Options) -> list[Found]:
+    """``uniqueNames``: no two commands, sub-agents or skills share a name."""
+    return _duplicates([(n, n, s) for _, s, n in _definitions(tree, options)], "name")
+
+
+def unique_descriptions(tree: ProjectTree, options: Options) -> list[Found]:
+    """``uniqueDescriptions``: no two definitions share a description (case and spacing
+    ignored), since Claude picks a definition by its description."""
+    claims = []
+    for path, source, _ in _definitions(tree, options):
+        read = tree.read(path) if tree.is_file(path) else None
+        if read is None or read.text is None:
+            continue
+        front = parsed_front_matter(tree, path, read.text)
+        value = front.value("description") if isinstance(front, FrontMatter) else None
+        if value and value.strip():
+            claims.append((" ".join(value.lower().split()), value, source))
+    return _duplicates(claims, "description")
+
+
+_PLUGIN_VERSION = re.compile(r"\d+(\.\d+){0,2}(-[A-Za-z0-9.-]+)?(\+[A-Za-z0-9.-]+)?")
+
+
+def plugin_format(tree: ProjectTree, options: Options) -> list[Found]:
+    """``pluginFormat``: ``.claude-plugin/plugin.json`` has the required keys, a kebab-case
+    name, a dotted version and a non-empty description."""
+    path = options["pluginFile"]
+    manifest, found = json_object(tree, path, "plugin.json")
+    if manifest is None:
+        return found
+    found += [
+        Found(path, 0, f"plugin.json is missing required key '{key}' in: {path}")
+        for key in options["requiredKeys"]
+        if key not in manifest
+    ]
+    if options["allowedKeys"]:
+        found += [
+            Found(path, 0, f"plugin.json has unknown key '{key}' in: {path}")
+            for key in manifest
+            if key not in options["allowedKeys"]
+        ]
+    for key in ("name", "version", "description"):
+        if key in manifest and not isinstance(manifest[key], str):
+            found.append(Found(path, 0, f"plugin.json '{key}' must be a string in: {path}"))
+    name, version, description = (manifest.get(k) for k in ("name", "version", "description"))
+    if isinstance(name, str):
+        found += name_findings(name, name, path, 0)
+    if isinstance(version, str) and not _PLUGIN_VERSION.fullmatch(version):
+        found.append(
+            Found(
+                path,
+                0,
+                f"plugin.json version '{version}' is not a dotted version number in: {path}",
+            )
+        )
+    if isinstance(description, str) and not description.strip():
+        found.append(Found(path, 0, f"plugin.json description must not be empty in: {path}"))
+    return found
+
+
+def _has_definitions(tree: ProjectTree, options: Options) -> bool:
+    return any(tree.is_dir(options[k]) for k in ("commandsDir", "agentsDir", "skillsDir"))
+
+
+_DEFINITION_DIR_DEFAULTS: Options = {
+    "commandsDir": COMMANDS_DIR,
+    "agentsDir": AGENTS_DIR,
+    "skillsDir": SKILLS_DIR,
+}
+
+DEFINITION_RULES = RuleFamily(
+    "definitions",
+    (
+        Rule(
+            "skillFilesExist",
+            "every skill directory has a SKILL.md with well-formed front matter",
+            skill_files_exist,
+            {
+                "skillsDir": SKILLS_DIR,
+                "requiredKeys": ["name", "description"],
+                "allowedFrontMatterKeys": [],
+                "maxDescriptionLength": 1024,
+            },
+            has_dir("skillsDir"),
+        ),
+        Rule(
+            "subAgentFormat",
+            "sub-agent definitions have front matter, required keys, name = file name",
+            sub_agent_format,
+            {"agentsDir": AGENTS_DIR, "requiredKeys": ["name", "description"], "allowedModels": []},
+            has_dir("agentsDir"),
+        ),
+        Rule(
+            "commandFormat",
+            "slash commands are kebab-case with well-formed optional front matter",
+            command_format,
+            {"commandsDir": COMMANDS_DIR, "allowedFrontMatterKeys": [], "allowedModels": []},
+            has_dir("commandsDir"),
+        ),
+        Rule(
+            "pluginFormat",
+            "the plugin manifest has a kebab-case name, a dotted version and a description",
+            plugin_format,
+            {"pluginFile": PLUGIN_JSON, "requiredKeys": ["name"], "allowedKeys": []},
+            has_file("pluginFile"),
+        ),
+        Rule(
+            "uniqueNames",
+            "no two commands, sub-agents or skills share a name",
+            unique_names,
+            dict(_DEFINITION_DIR_DEFAULTS),
+            _has_definitions,
+        ),
+        Rule(
+            "uniqueDescriptions",
+            "no two commands, sub-agents or skills share a description",
+            unique_descriptions,
+            dict(_DEFINITION_DIR_DEFAULTS),
+            _has_definitions,
+        ),
+    ),
+)
+"""Sub-agents, slash commands, skills and the plugin manifest."""

@@ -1,0 +1,115 @@
+"""Credential-shaped text where an agent reads it (``noSecrets``)."""
+
+from __future__ import annotations
+
+import re
+
+from agent_config_check.family import (
+    AGENTS_MD,
+    CLAUDE_MD,
+    DEFINITION_DIRS,
+    HOOKS_DIR,
+    MCP_JSON,
+    SETTINGS_JSON,
+    Found,
+    Options,
+    Rule,
+    RuleFamily,
+)
+from agent_config_check.linear_regex import LinearPattern, compile_pattern
+from agent_config_check.tree import ProjectTree
+
+CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
+    # name, pattern, and literals one of which every match contains (a cheap first test)
+    ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}"), ("sk-ant-",)),
+    (
+        "AWS access key ID",
+        re.compile(r"(?<![A-Z0-9])AKIA[0-9A-Z]{16}(?![A-Z0-9])"),
+        ("AKIA",),
+    ),
+    (
+        "GitHub token",
+        re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    ("GitHub fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,}"), ("github_pat_",)),
+    (
+        "Slack token",
+        re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}"),
+        ("xoxa-", "xoxb-", "xoxp-", "xoxr-"),
+    ),
+    ("private key block", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), ("PRIVATE KEY-----",)),
+)
+
+
+def _anywhere(pattern: re.Pattern[str] | LinearPattern, text: str) -> bool:
+    if isinstance(pattern, LinearPattern):
+        return pattern.contains(text)
+    return pattern.search(text) is not None
+
+
+def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
+    """``noSecrets``: no credential-shaped text in the agent documents, settings, ``.mcp.json``
+    or definition and hook files (the match is shown masked)."""
+    patterns: list[tuple[str, re.Pattern[str] | LinearPattern, tuple[str, ...]]] = (
+        list(CREDENTIAL_PATTERNS) if options["useDefaultPatterns"] else []
+    )
+    # The configuration's own patterns come from the repository: linear-time matching only.
+    patterns += [(p, compile_pattern(p), ()) for p in options["secretPatterns"]]
+    paths = [p for p in options["files"] if tree.is_file(p) or tree.escapes(p)]
+    for directory in options["directories"]:
+        paths += tree.walk(directory, "")
+    found: list[Found] = []
+    for path in dict.fromkeys(paths):
+        read = tree.read(path)
+        if read.text is None:
+            if read.problem and "binary" not in read.problem:
+                found.append(Found(path, 0, f"{read.problem}, so it was not scanned for secrets"))
+            continue
+        # Most files hold no secret: one search over the whole text rules a pattern out.
+        text = read.text
+        present = [
+            (label, pattern)
+            for label, pattern, literals in patterns
+            if (not literals or any(literal in text for literal in literals))
+            and _anywhere(pattern, text)
+        ]
+        if not present:
+            continue
+        for number, line in enumerate(read.text.splitlines(), start=1):
+            for label, pattern in present:
+                if not _anywhere(pattern, line):
+                    continue
+                for match in pattern.finditer(line):
+                    shown = (match.group() or "")[:8]
+                    found.append(
+                        Found(
+                            path,
+                            number,
+                            f"{path} contains what looks like a {label}: {shown}...",
+                        )
+                    )
+    return found
+
+
+SECRET_RULES = RuleFamily(
+    "secrets",
+    (
+        Rule(
+            "noSecrets",
+            "no credential-shaped text in agent documents, settings, .mcp.json or definitions",
+            no_secrets,
+            {
+                "files": [CLAUDE_MD, AGENTS_MD, SETTINGS_JSON, MCP_JSON],
+                "directories": [HOOKS_DIR, *DEFINITION_DIRS],
+                "secretPatterns": [],
+                "useDefaultPatterns": True,
+            },
+            lambda tree, options: (
+                any(tree.is_file(p) for p in options["files"])
+                or any(tree.is_dir(d) for d in options["directories"])
+            ),
+        ),
+    ),
+)
+"""Credential-shaped text where an agent reads it."""

@@ -1,0 +1,131 @@
+"""Exact checks of candidate keys with position-list indexes (stripped partitions).
+
+The position-list index of a column set lists the rows that share their values on it with at
+least one other row, grouped (rows alone in their group are left out: they cannot collide).
+The set is a key exactly when that index is empty. The index of a set plus one column is its
+own index refined by that column, so candidates are checked grouped by their first columns
+(their *prefix*, the most selective columns): the prefix's index is built once, then every
+candidate adding one column to it is decided together, as array work over the prefix's rows
+only. A duplicate found is returned as a pair of rows, whose agree set then rules out many
+other candidates at once (:mod:`.cover`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from uniqueness_server.engine.keysearch.records import Records
+from uniqueness_server.engine.model import Nulls
+
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
+
+_GATHER = 4_000_000  # codes gathered at once, at most
+
+
+class Partitions:
+    """Position-list indexes of column sets of one :class:`Records`, the prefixes in use
+    kept while candidates sharing them are checked."""
+
+    def __init__(self, records: Records) -> None:
+        self._records = records
+        self._kept: dict[tuple[int, ...], tuple[Ints, Ints]] = {}
+
+    def index(self, columns: tuple[int, ...]) -> tuple[Ints, Ints]:
+        """The rows of the non-single groups of ``columns`` (nonempty, sorted search column
+        numbers) and their group labels (dense, equal labels adjacent)."""
+        found = self._kept.get(columns)
+        if found is not None:
+            return found
+        if len(columns) == 1:
+            rows, codes = self._records.clustered(columns[0])
+            found = (rows, _dense(codes))
+        else:
+            # keep only the chain of prefixes of the set asked for: candidates come in
+            # sorted order, so the next ones share most of it
+            self._kept = {k: v for k, v in self._kept.items() if columns[: len(k)] == k}
+            rows, labels = self.index(columns[:-1])
+            found = self._refine(rows, labels, columns[-1])
+        self._kept[columns] = found
+        return found
+
+    def _refine(self, rows: Ints, labels: Ints, column: int) -> tuple[Ints, Ints]:
+        codes = self._records.column(column)[rows].astype(np.int64)
+        missing = self._records.missing(column)
+        if self._records.nulls is Nulls.DISTINCT:
+            present = codes != missing
+            rows, labels, codes = rows[present], labels[present], codes[present]
+        key = labels * (missing + 1) + codes
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        repeated = ordered[1:] == ordered[:-1]
+        keep = np.zeros(len(ordered), dtype=np.bool_)
+        keep[1:] |= repeated
+        keep[:-1] |= repeated
+        return rows[order][keep], _dense(ordered[keep])
+
+    def check(self, prefix: tuple[int, ...], partners: Ints) -> tuple[Flags, list[tuple[int, int]]]:
+        """For each partner column ``q``: is ``prefix + (q,)`` a key? With, for each one that
+        is not (in order), two rows it does not tell apart."""
+        unique = np.ones(len(partners), dtype=np.bool_)
+        witnesses: list[tuple[int, int]] = []
+        if not prefix:
+            for i, q in enumerate(partners.tolist()):
+                rows, _ = self._records.clustered(q)
+                if len(rows):
+                    unique[i] = False
+                    witnesses.append((int(rows[0]), int(rows[1])))
+            return unique, witnesses
+        rows, labels = self.index(prefix)
+        if not len(rows):
+            return unique, witnesses
+        records = self._records
+        distinct = records.nulls is Nulls.DISTINCT
+        step = max(1, _GATHER // len(rows))
+        for start in range(0, len(partners), step):
+            chunk = partners[start : start + step]
+            missing = np.array([records.missing(int(q)) for q in chunk], dtype=np.int64)
+            keys = np.empty((len(chunk), len(rows)), dtype=np.int64)
+            for i, q in enumerate(chunk.tolist()):
+                keys[i] = records.column(q).take(rows)
+            lost = keys == missing[:, None] if distinct else None
+            keys += labels[None, :] * (missing + 1)[:, None]
+            if lost is not None:
+                keys[lost] = -1 - np.arange(int(lost.sum()), dtype=np.int64)
+            ordered = np.sort(keys, axis=1)
+            hit = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+            for i in np.flatnonzero(hit).tolist():
+                order = np.argsort(keys[i], kind="stable")
+                same = np.flatnonzero(keys[i][order][1:] == keys[i][order][:-1])[0]
+                witnesses.append((int(rows[order[same]]), int(rows[order[same + 1]])))
+            unique[start : start + len(chunk)] = ~hit
+        return unique, witnesses
+
+
+def _dense(values: Ints) -> Ints:
+    """Labels 0, 1, … for sorted ``values`` (equal values, equal labels)."""
+    if not len(values):
+        return values.astype(np.int64)
+    step = np.empty(len(values), dtype=np.int64)
+    step[0] = 0
+    np.not_equal(values[1:], values[:-1], out=step[1:])
+    return np.cumsum(step)
+
+
+def group_by_prefix(candidates: Ints) -> list[tuple[tuple[int, ...], Ints]]:
+    """Candidates (sorted rows of one size) grouped by all but their last column, in
+    lexicographic order: (prefix, last columns)."""
+    if not len(candidates):
+        return []
+    size = candidates.shape[1]
+    order = np.lexsort(candidates.T[::-1])
+    ordered = candidates[order]
+    if size == 1:
+        return [((), ordered[:, 0])]
+    heads = ordered[:, :-1]
+    cuts = np.flatnonzero((heads[1:] != heads[:-1]).any(axis=1)) + 1
+    groups: list[tuple[tuple[int, ...], Ints]] = []
+    for part in np.split(np.arange(len(ordered)), cuts):
+        groups.append((tuple(heads[part[0]].tolist()), ordered[part, -1]))
+    return groups
