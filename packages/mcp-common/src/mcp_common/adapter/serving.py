@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import ssl
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
