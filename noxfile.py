@@ -12,7 +12,13 @@ and its import contracts without edits to this file.
 
 from __future__ import annotations
 
+import atexit
+import glob
+import os
+import secrets
 import shutil
+import socket
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -24,6 +30,9 @@ nox.options.sessions = ["all"]
 
 ROOT = Path(__file__).resolve().parent
 PACKAGES = workspace_packages(ROOT)
+POSTGRES_URL = "MCP_TOOLS_TEST_POSTGRES_URL"
+WORKERS = "2"
+"""pytest-xdist workers per test session: the two cores of the reference machine."""
 
 
 def _uv_run(session: nox.Session, *args: str) -> None:
@@ -31,13 +40,102 @@ def _uv_run(session: nox.Session, *args: str) -> None:
     session.run("uv", "run", "--locked", *args, external=True, success_codes=[0])
 
 
-def _pytest(session: nox.Session, tests: str) -> None:
-    _uv_run(session, "pytest", tests, "-p", "no:cacheprovider", *session.posargs)
+def _initdb() -> Path | None:
+    found = shutil.which("initdb")
+    if found:  # resolved: the directory holding pg_ctl and createdb too, not a link's
+        return Path(found).resolve()
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version_key)
+    return Path(versions[-1]) if versions else None
+
+
+def _version_key(path: str) -> tuple[int, ...]:
+    version = Path(path).parent.parent.name
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _postgres(session: nox.Session) -> None:
+    """Make ``MCP_TOOLS_TEST_POSTGRES_URL`` point at a PostgreSQL server for the tests: the one
+    given, else a throwaway cluster of this run (``initdb`` on a free loopback port, removed
+    when nox ends); without ``initdb``, say plainly that the PostgreSQL tests will skip."""
+    if os.environ.get(POSTGRES_URL):
+        return
+    initdb = _initdb()
+    if initdb is None:
+        session.warn(
+            "PostgreSQL tests will be SKIPPED: initdb was not found. Install PostgreSQL "
+            "(e.g. apt-get install postgresql) or set MCP_TOOLS_TEST_POSTGRES_URL."
+        )
+        return
+    binaries = initdb.parent
+    data = Path(tempfile.mkdtemp(prefix="mcp-tools-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        shutil.chown(data, "postgres", "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    password = secrets.token_hex(16)
+    (data / "pwfile").write_text(password + "\n", encoding="utf-8")
+    if as_user:
+        shutil.chown(data / "pwfile", "postgres", "postgres")
+    port = _free_port()
+    cluster = data / "cluster"
+    quiet = {"check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
+    subprocess.run(
+        [*as_user, str(initdb), f"--pgdata={cluster}", "--username=postgres",
+         "--auth=scram-sha-256", f"--pwfile={data / 'pwfile'}", "--encoding=UTF8",
+         "--no-instructions"],
+        **quiet,
+    )  # fmt: skip
+    subprocess.run(
+        [*as_user, str(binaries / "pg_ctl"), "-D", str(cluster), "-l", str(data / "log"), "-w",
+         "-o", f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={data}",
+         "start"],
+        **quiet,
+    )  # fmt: skip
+
+    def stop() -> None:
+        subprocess.run(
+            [*as_user, str(binaries / "pg_ctl"), "-D", str(cluster), "-m", "immediate", "stop"],
+            check=False,
+            capture_output=True,
+        )
+        shutil.rmtree(data, ignore_errors=True)
+
+    atexit.register(stop)
+    subprocess.run(
+        [str(binaries / "createdb"), "--host=127.0.0.1", f"--port={port}", "--username=postgres",
+         "mcp_tools_test"],
+        env={**os.environ, "PGPASSWORD": password},
+        **quiet,
+    )  # fmt: skip
+    os.environ[POSTGRES_URL] = f"postgresql://postgres:{password}@127.0.0.1:{port}/mcp_tools_test"
+    session.log(f"PostgreSQL tests run against a throwaway cluster on 127.0.0.1:{port}")
+
+
+def _pytest(session: nox.Session, tests: str, *options: str) -> None:
+    _postgres(session)
+    _uv_run(
+        session,
+        "pytest",
+        tests,
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        WORKERS,
+        "--durations=10",
+        *options,
+        *session.posargs,
+    )
 
 
 def _package_session(name: str, tests: str) -> None:
     def run_tests(session: nox.Session) -> None:
-        _pytest(session, tests)
+        _pytest(session, tests, "-m", "not slow")
 
     run_tests.__doc__ = f"Unit and protocol tests of {tests.removesuffix('/tests')}."
     nox.session(name=name, python=False)(run_tests)
@@ -71,7 +169,14 @@ def imports(session: nox.Session) -> None:
 @nox.session(python=False)
 def e2e(session: nox.Session) -> None:
     """Cross-package tests: real server subprocesses over every transport, README, layering."""
-    _pytest(session, "tests")
+    _pytest(session, "tests", "-m", "not slow")
+
+
+@nox.session(python=False)
+def slow(session: nox.Session) -> None:
+    """The cross-package tests marked slow (builds, installs into fresh environments, a new
+    server in a copy of the repository): not in the default run; CI runs them too."""
+    _pytest(session, "tests", "-m", "slow")
 
 
 @nox.session(python=False)
@@ -102,5 +207,5 @@ def spark(session: nox.Session) -> None:
 @nox.session(name="all", python=False)
 def all_checks(session: nox.Session) -> None:
     """Queue every other session (the default when nox runs without -s)."""
-    for name in [*(p.session for p in PACKAGES), "lint", "types", "imports", "e2e", "spark"]:
+    for name in ["lint", "types", "imports", *(p.session for p in PACKAGES), "e2e", "spark"]:
         session.notify(name)

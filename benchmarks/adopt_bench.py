@@ -17,6 +17,12 @@ run starts no git or gh command.
 
     uv run python benchmarks/adopt_bench.py --campaign [--repositories 100] [--parallel 8]
         [--max-prs-per-hour 18000] [--claude-seconds 0.2]
+
+With ``--isolation`` it measures what running a check of repository content where it can be
+stopped costs: the guard's check of one adopted checkout, in process and through
+``run_isolated`` (a fresh child process), alternated in one run, medians of ``--rounds`` each.
+
+    uv run python benchmarks/adopt_bench.py --isolation [--rounds 15]
 """
 
 from __future__ import annotations
@@ -62,10 +68,10 @@ def _make_remotes(root: Path, count: int) -> list[str]:
 
 
 def _normalised(document: dict[str, Any], root: Path) -> str:
-    text = json.dumps(document, sort_keys=True)
+    # timings set to 0 field by field: replacing their text could hit another number
     for entry in document["repositories"]:
-        text = text.replace(json.dumps(entry["elapsedSeconds"]), "0")
-    return text.replace(str(root), "<root>")
+        entry["elapsedSeconds"] = 0
+    return json.dumps(document, sort_keys=True).replace(str(root), "<root>")
 
 
 def _run(parallel: int, count: int, scratch: Path) -> tuple[float, str, bool]:
@@ -161,6 +167,52 @@ def campaign(args: argparse.Namespace, scratch: Path) -> int:
     return 0 if ok else 1
 
 
+def isolation(rounds: int, scratch: Path) -> int:
+    """The guard's check in process and isolated, alternated; medians and the difference."""
+    from adopt_server.checks import guard_errors
+    from adopt_server.conformance import claude_md_importing_agents_md, rules_for
+    from adopt_server.guards import install_guard
+    from mcp_common import run_isolated
+
+    checkout = scratch / "adopted"
+    checkout.mkdir()
+    install_guard(checkout, "github-actions", rules_for(), None)
+    (checkout / "CLAUDE.md").write_text(claude_md_importing_agents_md())
+    sections = (
+        "Project overview",
+        "Module layout",
+        "Environment & toolchain",
+        "Build, test, and run",
+        "Code style & conventions",
+        "Releasing",
+        "Pull requests & commits",
+    )
+    (checkout / "AGENTS.md").write_text(
+        "# AGENTS.md\n" + "".join(f"\n## {s}\n\nRun `make check`.\n" for s in sections)
+    )
+    arguments = (str(checkout), "project", [])
+    inline: list[float] = []
+    isolated: list[float] = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        first = guard_errors(*arguments)
+        inline.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        second = run_isolated(guard_errors, *arguments, what="the guard's check")
+        isolated.append(time.perf_counter() - started)
+        assert first == second == {"errors": []}, (first, second)
+    inline.sort()
+    isolated.sort()
+    median_inline, median_isolated = inline[rounds // 2], isolated[rounds // 2]
+    print(f"date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC")
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    print(f"guard check in process:  median {median_inline * 1000:.0f} ms of {rounds}")
+    print(f"guard check isolated:    median {median_isolated * 1000:.0f} ms of {rounds}")
+    print(f"cost of isolation per check: {(median_isolated - median_inline) * 1000:.0f} ms")
+    print("answers identical: True")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repositories", type=int, default=None)
@@ -168,6 +220,10 @@ def main() -> int:
     parser.add_argument("--campaign", action="store_true", help="measure a fleet campaign")
     parser.add_argument("--parallel", type=int, default=8)
     parser.add_argument("--max-prs-per-hour", type=int, default=18000)
+    parser.add_argument(
+        "--isolation", action="store_true", help="measure the cost of an isolated check"
+    )
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     if args.repositories is None:
         args.repositories = 100 if args.campaign else 20
@@ -186,6 +242,11 @@ def main() -> int:
             "FAKE_CLAUDE_SLEEP": str(args.claude_seconds),
         }
     )
+    if args.isolation:
+        try:
+            return isolation(args.rounds, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     if args.campaign:
         try:
             return campaign(args, scratch)
@@ -199,7 +260,10 @@ def main() -> int:
     ratio = parallel / serial
     identical = serial_report == parallel_report
     print(f"date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC")
-    print(f"repositories: {args.repositories}, fake claude: {args.claude_seconds:g}s per /init")
+    print(
+        f"repositories: {args.repositories}, fake claude: {args.claude_seconds:g}s per call "
+        "(/init and the guidance request)"
+    )
     print(f"serial (parallel 1): {serial:.2f}s, all succeeded: {serial_ok}")
     print(f"parallel 4:          {parallel:.2f}s, all succeeded: {parallel_ok}")
     print(f"ratio parallel/serial: {ratio:.3f} (target <= {TARGET_RATIO})")

@@ -30,7 +30,7 @@ DISTRIBUTION = f"mcp-tools-{COMMAND}"
 IMPORT = COMMAND.replace("-", "_")
 PACKAGE = Path("packages") / COMMAND
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def _environment(**extra: str) -> dict[str, str]:

@@ -34,7 +34,16 @@ def test_sessions_and_the_default() -> None:
     package_sessions = [package.session for package in workspace_packages(ROOT)]
     assert package_sessions[0] == "mcp_common"
     assert {"uniqueness_server", "context_server", "adopt_server"} <= set(package_sessions)
-    assert sessions == [*package_sessions, "lint", "types", "imports", "e2e", "spark", "all"]
+    assert sessions == [
+        *package_sessions,
+        "lint",
+        "types",
+        "imports",
+        "e2e",
+        "slow",
+        "spark",
+        "all",
+    ]
     assert "* all -> " in listing.stdout
 
 

@@ -63,13 +63,14 @@ def test_the_example_tool_keeps_the_contract(greeting_server: Path) -> None:
     run_contract_checks([tool_class()], {"greet": [{"name": "Ada"}]})
 
 
-def test_quick_start_is_exactly_two_commands_and_ci_runs_the_second() -> None:
+def test_quick_start_is_exactly_two_commands_and_ci_runs_the_second_with_the_slow_tests() -> None:
     demo, tests = _quick_start_commands()
     assert demo == "pip install uv && uv run --locked python examples/demo.py"
     assert (ROOT / "examples" / "demo.py").is_file()
+    assert tests == "pip install uv && uv run --locked nox"
     ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert tests in ci_lines
-    assert ci_lines[-1] == tests
+    assert ci_lines[-1] == f"{tests} -s all slow"
+    assert "`uv run --locked nox -s all slow`" in README  # the README says what CI adds
 
 
 def test_every_nox_session_the_readme_names_exists() -> None:
@@ -80,7 +81,7 @@ def test_every_nox_session_the_readme_names_exists() -> None:
     package_sessions = [package.session for package in workspace_packages(ROOT)]
     named_packages = [s for s in sessions if s in package_sessions]
     assert named_packages[0] == "mcp_common"
-    assert sessions == [*named_packages, "lint", "types", "imports", "e2e", "spark"]
+    assert sessions == [*named_packages, "lint", "types", "imports", "e2e", "slow", "spark"]
     for session in sessions[len(named_packages) :]:
         assert f"def {session}(" in noxfile
 

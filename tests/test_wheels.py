@@ -73,6 +73,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_uv_build_makes_a_wheel_of_every_package(wheels: Path) -> None:
     for package in PACKAGES:
         wheel = wheel_of(wheels, package.distribution)
@@ -155,12 +156,39 @@ async def list_and_call(
     return names, tool, call, result_text(result), bool(result.is_error)
 
 
+def _workbook(work: Path) -> list[str]:
+    import openpyxl  # the test's own environment has every optional part
+
+    book = openpyxl.Workbook()
+    book.active.append(["id"])
+    book.save(work / "book.xlsx")
+    return ["uniqueness-check", str(work / "book.xlsx"), "id"]
+
+
+MISSING_EXTRAS: dict[str, list[tuple[Callable[[Path], list[str]], str]]] = {
+    "uniqueness-server": [
+        (
+            lambda work: ["uniqueness-server", "--database", "pg=postgresql://u@127.0.0.1/x"],
+            "install the postgres extra: pip install 'mcp-tools-uniqueness-server[postgres]'",
+        ),
+        (_workbook, "install the excel extra: pip install 'mcp-tools-uniqueness-server[excel]'"),
+        (
+            lambda work: ["uniqueness-server", "--database", "lake=sc://127.0.0.1:15002"],
+            "install the spark extra: pip install 'mcp-tools-uniqueness-server[spark]'",
+        ),
+    ],
+}
+"""Commands that need an optional part the plain install leaves out, and the one line that
+says what to install."""
+
+
 def readme_lines(server: str, start: str) -> list[str]:
     """The install section's command lines starting with ``start``."""
     return [line for line in shell_lines(client_section(server)) if line.startswith(start)]
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize("server", SERVERS)
 def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
     wheels: Path, server: str, tmp_path: Path
@@ -199,6 +227,19 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         )
         assert answer.returncode == 0, answer.stderr
         assert version(SERVERS[server].distribution) in answer.stdout
+    for argv_of, hint in MISSING_EXTRAS.get(server, []):
+        argv = argv_of(work)
+        refused = subprocess.run(
+            [str(venv / "bin" / argv[0]), *argv[1:]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        assert refused.returncode == 2, refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert refused.stderr.strip().splitlines()[-1].endswith(hint), refused.stderr
 
 
 def manifest(server: str) -> dict[str, Any]:

@@ -2,10 +2,11 @@
 
 The repository is adopted, but its own ``.claude/agent-config-check.json`` sets a secret pattern
 the checker of this version matches in exponential time, and its AGENTS.md holds the text that
-sets it off. Over real stdio: while the check runs (in an isolated child process of the server)
-pings are answered, a cancel ends it within 2 s and leaves no process behind, and the server
-goes on serving. (Once patterns are matched in linear time this input stops being slow; the
-test then fails at "the check runs in a child", asking for a slower input.)
+sets it off, and a 200,000-character line in its last section, which the placeholder judgement
+reads in quadratic time. Over real stdio: while the check runs (in an isolated child process
+of the server) pings are answered, a cancel ends it within 2 s and leaves no process behind,
+and the server goes on serving. (Once both are linear this input stops being slow; the test
+then fails at "the check runs in a child", asking for a slower input.)
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def hostile_adopted_repository(root: Path) -> Path:
     work.mkdir(parents=True)
     install_guard(work, "github-actions", rules_for(), None)
     (work / "CLAUDE.md").write_text(claude_md_importing_agents_md())
-    (work / "AGENTS.md").write_text(AGENTS_MD + "\n" + "a" * 40 + "\n")
+    # two slow inputs for this checker: text its own secret pattern backtracks on, and a
+    # section line the placeholder judgement reads in quadratic time
+    (work / "AGENTS.md").write_text(AGENTS_MD + "\n" + "a" * 40 + "\n\n" + "-" * 200_000 + "x\n")
     # the project's own checker configuration, in place of the one the guard wrote
     (work / ".claude" / "agent-config-check.json").write_text(
         json.dumps({"rules": {"noSecrets": {"secretPatterns": ["((a)+)+!"]}}})

@@ -191,7 +191,7 @@ def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothi
     assert "Written by hand" in git(remote, "show", f"{BRANCH}:AGENTS.md")
 
 
-@pytest.mark.parametrize("kind", ["maven", "plain"])
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
 def test_partly_written_guidance_is_asked_again_for_exactly_the_rest(
     adopt_env: AdoptEnv, kind: str
 ) -> None:

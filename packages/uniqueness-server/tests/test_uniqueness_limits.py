@@ -84,6 +84,7 @@ def test_a_gzip_of_nul_bytes_is_binary_data_not_an_empty_file(tmp_path: Path) ->
 
 def test_the_tools_take_max_line_bytes_and_refuse_it_for_databases(tmp_path: Path) -> None:
     write(tmp_path / "last.csv", "id,val\n1,a\n2," + "x" * 3 * LIMIT + "\n")
+    (tmp_path / "x.db").touch()
     tools = tools_for(tmp_path, [f"db=sqlite:///{tmp_path / 'x.db'}"])
     read = call(tools["uniqueness_check"], {"path": "last.csv", "columns": ["id"]})
     assert read.structured is not None

@@ -95,6 +95,7 @@ def _fill(db: Db) -> None:
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Db]:
     if request.param == "sqlite":
         path = tmp_path / "shop.db"
+        path.touch()  # a configured SQLite file must exist when the server starts
         url = f"sqlite:///{path}"
         writer = sa.create_engine(url)
         found = Db(DatabaseRegistry.from_options([f"db={url}"]), "", writer, url, tmp_path)

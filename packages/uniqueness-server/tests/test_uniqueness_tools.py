@@ -219,16 +219,20 @@ def test_bad_input_writes_nothing(tmp_path: Path) -> None:
     root = tmp_path / "root"
     write(root / "bad.weird", "a\n1\n")
     write(root / "binary.dat", b"\x00\x01\x02")
-    before = sorted(p.name for p in tmp_path.rglob("*"))
-    tools = tools_for(root, [f"gone=sqlite:///{root / 'gone.db'}"])
+    (root / "empty.db").touch()
+    before = sorted((p.name, p.stat().st_size) for p in tmp_path.rglob("*"))
+    with pytest.raises(ValueError, match=r"gone\.db does not exist"):
+        tools_for(root, [f"gone=sqlite:///{root / 'gone.db'}"])
+    tools = tools_for(root, [f"empty=sqlite:///{root / 'empty.db'}"])
     for arguments in (
         {"path": "bad.weird", "columns": "a"},
         {"path": "binary.dat", "columns": "a"},
-        {"database": "gone", "table": "t", "columns": "a"},
-        {"database": "gone", "query": "DELETE FROM t", "columns": "a"},
+        {"database": "empty", "table": "t", "columns": "a"},
+        {"database": "empty", "query": "DELETE FROM t", "columns": "a"},
+        {"database": "empty", "query": "CREATE TABLE t (a INTEGER)", "columns": "a"},
     ):
         failure(tools["uniqueness_check"], arguments)
-    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert sorted((p.name, p.stat().st_size) for p in tmp_path.rglob("*")) == before
 
 
 def test_arguments_are_parsed_before_the_source_opens(tools: dict[str, McpTool]) -> None:

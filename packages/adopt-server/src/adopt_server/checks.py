@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from agent_config_check.command import run_check
 from agent_config_check.document_format import section_lines, unwritten_sections
-from agent_config_check.registry import ConfigError
 from agent_config_check.reshape import reshape
 
 from adopt_server.conformance import (
@@ -32,6 +31,11 @@ def guard_errors(checkout: str, rule_set: str, sections: list[str]) -> dict[str,
     """``{"errors": [...]}``: the error-severity violations of the guard's check of
     ``checkout`` (its own configuration file included), or ``{"config": message}`` when that
     configuration cannot be used."""
+    # imported here: the other checks need only the Markdown reader, and a child imports
+    # this module for each of them
+    from agent_config_check.command import run_check
+    from agent_config_check.registry import ConfigError
+
     try:
         outcome = run_check(Path(checkout), rule_set=rule_set, sections=sections)
     except ConfigError as error:
@@ -40,6 +44,20 @@ def guard_errors(checkout: str, rule_set: str, sections: list[str]) -> dict[str,
 
 
 def guidance_gaps(
+    files: list[list[Any]], build_section: str, command: str | None, programs: list[str]
+) -> list[list[list[str]]]:
+    """For each ``[text, sections, required]`` of ``files``: ``[heading, problem]`` for each
+    of its ``sections`` the ``text`` has not written yet, in order: ``missing`` (only when
+    ``required``), ``empty``, ``placeholder``, or :data:`NO_COMMAND` for a written
+    ``build_section`` that names neither ``command`` nor any of ``programs`` (only when
+    ``required``)."""
+    return [
+        _file_gaps(text, sections, required, build_section, command, programs)
+        for text, sections, required in files
+    ]
+
+
+def _file_gaps(
     text: str,
     sections: list[str],
     required: bool,
@@ -47,10 +65,6 @@ def guidance_gaps(
     command: str | None,
     programs: list[str],
 ) -> list[list[str]]:
-    """``[heading, problem]`` for each of ``sections`` that ``text`` has not written yet, in
-    order: ``missing`` (only when ``required``), ``empty``, ``placeholder``, or
-    :data:`NO_COMMAND` for a written ``build_section`` that names neither ``command`` nor any
-    of ``programs`` (only when ``required``)."""
     problems = {
         gap.heading: gap.problem
         for gap in unwritten_sections(text, sections)

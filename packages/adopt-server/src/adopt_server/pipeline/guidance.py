@@ -114,27 +114,33 @@ def find_gaps(
     ctx: RepoContext, files: tuple[GuidanceFile, ...], command: BuildCommand | None
 ) -> list[Gap]:
     """What the guidance files still lack: unwritten sections, a build section naming no
-    command the repository has, a file over its budget."""
-    gaps: list[Gap] = []
-    for file in files:
-        text = _read(ctx, file.path)
-        if text is None:
-            if file.required:
-                gaps += [Gap(file.path, s, "missing") for s in file.sections]
-            continue
-        answer = run_untrusted(
+    command the repository has, a file over its budget. The sections are judged in one
+    isolated child for all the files (their text is the repository's or claude's)."""
+    texts = {file.path: _read(ctx, file.path) for file in files}
+    present = [file for file in files if texts[file.path] is not None]
+    answer = (
+        run_untrusted(
             "guidance",
             ctx.cancelled,
             guidance_gaps,
-            text,
-            list(file.sections),
-            file.required,
+            [[texts[file.path], list(file.sections), file.required] for file in present],
             BUILD_SECTION,
             command.command if command else None,
             list(command.programs) if command else [],
             what="the check of the guidance",
         )
-        for section, problem in answer:
+        if present
+        else []
+    )
+    found = dict(zip([file.path for file in present], answer, strict=True))
+    gaps: list[Gap] = []
+    for file in files:
+        text = texts[file.path]
+        if text is None:
+            if file.required:
+                gaps += [Gap(file.path, s, "missing") for s in file.sections]
+            continue
+        for section, problem in found[file.path]:
             reason = (
                 f"does not name the build and test command `{command.command}`"
                 if problem == NO_COMMAND and command

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import duckdb
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server import extra_hint
 from uniqueness_server.engine.backends.embedded import (
     SMALL_FILE_BYTES,
     DuckDbBackend,
@@ -451,7 +452,13 @@ def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str) -> str:
 
 
 def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> list[str]:
-    import openpyxl
+    try:
+        import openpyxl
+    except ModuleNotFoundError:
+        raise ToolError(
+            f"{label}: reading Excel workbooks is optional; {extra_hint('excel')}",
+            ErrorCode.FAILED,
+        ) from None
 
     try:
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)

@@ -8,7 +8,7 @@ its operations (by a per-call operation tag). Only aggregates and the rows of on
 examples come back from the cluster.
 
 The Spark Connect client (``pyspark.sql.connect``) is an optional dependency, the
-``uniqueness-server[spark]`` extra; it is imported when a Spark connection is configured.
+``spark`` extra; it is imported when a Spark connection is configured.
 """
 
 # SQL text here is built only from internal identifiers (c1..cn, quoted), quoted catalog
@@ -30,6 +30,7 @@ import sqlglot
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, mask_credentials
 from sqlglot import expressions as exp
 
+from uniqueness_server import extra_hint
 from uniqueness_server.engine.backend import (
     GroupCounts,
     Progress,
@@ -46,7 +47,7 @@ from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
 
 SCHEME = "sc://"
-EXTRA_HINT = "install the Spark extra: pip install 'uniqueness-server[spark]'"
+
 # a refused or unreachable endpoint fails the call in seconds instead of the client's default
 # ten minutes of retries
 _RETRIES = 3
@@ -154,7 +155,8 @@ def _client(name: str) -> Any:
         from pyspark.sql.connect.session import SparkSession
     except ImportError as exc:
         raise ValueError(
-            f"--database {name}: Spark Connect sources need the Spark Connect client; {EXTRA_HINT}"
+            f"--database {name}: Spark Connect sources need the Spark Connect client; "
+            f"{extra_hint('spark')}"
         ) from exc
     # the client logs every failed query with its JVM stack trace; the tool error says enough
     for logger in ("pyspark", "SQLQueryContextLogger"):

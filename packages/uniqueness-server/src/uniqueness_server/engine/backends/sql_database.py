@@ -39,6 +39,7 @@ from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError, ma
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from uniqueness_server import extra_hint
 from uniqueness_server.engine.approximate import SIGMAS, SKETCH_KEYS, kmv_sketch
 from uniqueness_server.engine.backend import (
     GroupCounts,
@@ -253,6 +254,12 @@ def connect(name: str, url_text: str) -> SqlConnection:
         url = url.set(database=database).update_query_dict({"mode": "ro", "uri": "true"})
     try:
         engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    except ModuleNotFoundError as exc:  # the driver of an optional part is not installed
+        dialect = _DIALECTS[backend]
+        raise ValueError(
+            f"--database {name}: {dialect.shown} connections need the {dialect.driver} driver; "
+            f"{extra_hint(dialect.extra or backend)}"
+        ) from exc
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
         raise ValueError(
             f"--database {name}: not a usable SQLAlchemy URL: {mask_credentials(str(exc))}"
@@ -548,6 +555,7 @@ class _Dialect:
     timeout: str | None  # a statement setting the server-side timeout ({ms}); None: none
     interrupt: str  # the DBAPI connection's method stopping the running statement
     execute_options: dict[str, Any] = field(default_factory=dict)
+    extra: str | None = None  # the optional part of the distribution holding the driver
 
 
 _DIALECTS = {
@@ -563,6 +571,7 @@ _DIALECTS = {
         "cancel",
         # the extended query protocol: the server refuses text holding several statements
         {"prepare": True},
+        extra="postgres",
     ),
     "sqlite": _Dialect(
         "pysqlite",
