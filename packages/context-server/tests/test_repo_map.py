@@ -324,3 +324,73 @@ def test_a_large_central_file_shows_less_of_itself_instead_of_being_skipped(
         result.text
     )
     assert "- … 37 more\n" in result.text
+
+
+def test_a_private_python_module_the_package_does_not_export_ranks_last(
+    project: Project,
+) -> None:
+    users = {
+        f"shop/part{n}.py": "from shop._compat import text\n\n\ndef part():\n    return text()\n"
+        for n in range(4)
+    }
+    root = project(
+        {
+            "shop/__init__.py": "from shop._core import Basket\nfrom shop.part0 import part\n",
+            "shop/_core.py": "from shop._compat import text\n\n\nclass Basket:\n"
+            "    label = text()\n",
+            "shop/_compat.py": "def text():\n    return ''\n",
+            **users,
+        }
+    )
+    ranked = _ranked(root)
+    # _core is re-exported by the package: public API; _compat is not, however used
+    assert ranked[-1] == "shop/_compat.py"
+    assert ranked.index("shop/_core.py") < ranked.index("shop/_compat.py")
+
+
+@pytest.mark.parametrize("focus", [(), ("Order",)])
+def test_an_edit_leaving_the_graph_as_it_was_keeps_the_ranking(
+    project: Project, monkeypatch: pytest.MonkeyPatch, focus: tuple[str, ...]
+) -> None:
+    """The ranking is computed again only when the dependency graph (or what the focus
+    designates) changed, and is then the ranking a new process computes."""
+    from conftest import service_for
+    from context_server.core import repo_map
+
+    root = project(SHOP)
+    service = service_for(root)
+    computed: list[object] = []
+    original = repo_map._ranking
+
+    def counting(*args: object) -> list[tuple[str, float]]:
+        computed.append(args)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repo_map, "_ranking", counting)
+
+    def ranked() -> list[str]:
+        index = service.index(str(root))
+        built = service.repo_map(index, 4000, focus)
+        return [entry.path for entry in built.entries]
+
+    def fresh() -> list[str]:
+        index = service_for(root).index(str(root))
+        return [path for path, _ in repo_map.rank_files(index, focus)]
+
+    first = ranked()
+    assert len(computed) == 1
+    # a body edited, a comment added: the same edges, the same ranking, not computed again
+    order = root / "shop/Order.java"
+    order.write_text(order.read_text().replace("return total", "/* twice */ return total"))
+    assert ranked() == first
+    assert len(computed) == 1
+    # a new use of Cart: the graph changed, the ranking is computed again, as a new process would
+    report = root / "shop/report/Report.java"
+    report.write_text(
+        "package shop.report;\nimport shop.Invoice;\nimport shop.Cart;\n"
+        "public class Report { Invoice invoice; Cart a; Cart b; Cart c; }\n"
+    )
+    again = ranked()
+    assert len(computed) == 2
+    assert again == [path for path in fresh() if path in again]
+    assert again != first
