@@ -289,6 +289,30 @@ def test_library_code_ranks_above_tests_examples_benchmarks_and_docs(project: Pr
     }
 
 
+def test_examples_in_a_folder_the_go_tool_skips_rank_after_the_library(
+    project: Project,
+) -> None:
+    examples = {
+        f"_examples/app{n}/main.go": 'package main\n\nimport (\n\t"example.com/m"\n'
+        '\t"example.com/m/_examples/shared"\n)\n\n'
+        "func main() { m.Route(); shared.Article() }\n"
+        for n in range(5)
+    }
+    root = project(
+        {
+            "go.mod": "module example.com/m\n",
+            "mux.go": "package m\n\nfunc Route() { walk() }\n",
+            "tree.go": "package m\n\nfunc walk() {}\n",
+            "_examples/shared/data.go": "package shared\n\nfunc Article() {}\n",
+            **examples,
+        }
+    )
+    ranked = _ranked(root)
+    # the example's shared data has more users than the tree, yet ranks after the library
+    assert ranked[:2] == ["mux.go", "tree.go"]
+    assert set(ranked[2:]) == {"_examples/shared/data.go", *examples}
+
+
 def test_public_api_ranks_above_internal_packages(project: Project) -> None:
     users = {
         f"api/part{n}.go": 'package api\n\nimport "example.com/m/internal/util"\n\n'
