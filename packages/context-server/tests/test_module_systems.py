@@ -242,6 +242,28 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
     ]
 
 
+def test_a_rust_path_from_the_extern_prelude_names_the_crate(project: Project) -> None:
+    # `::geo_kit::…` (a leading `::`) names the crate whatever a module nearby is called
+    root = project(
+        {
+            **PUB_USE,
+            "tests/absolute.rs": "use ::geo_kit::{Circle as C};\nmod geo_kit {}\n\n"
+            "fn f(_c: C) {\n    let _k = ::geo_kit::shapes::paint::Colour;\n}\n",
+        }
+    )
+    assert direct(root)["tests/absolute.rs"] == [
+        "src/shapes/circle.rs",
+        "src/shapes/paint.rs",
+    ]
+    assert "tests/absolute.rs" in users(root, "Circle")
+    assert users(root, "Colour") == [
+        "src/draw.rs",
+        "src/lib.rs",
+        "src/shapes/mod.rs",
+        "tests/absolute.rs",
+    ]
+
+
 def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(PUB_USE)
     service = service_for(root)
@@ -413,6 +435,59 @@ def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
     )
 
 
+def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: Project) -> None:
+    root = project(
+        {
+            # a static partial class, each nested type in a part of its own (as Dapper does)
+            "Lib/Mapper.cs": "namespace Lib\n{\n    public static partial class Mapper\n    {\n"
+            "        public static Reader Open(Identity id) => new Reader(id);\n    }\n}\n",
+            "Lib/Mapper.Identity.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
+            "    {\n        public class Identity { }\n    }\n}\n",
+            "Lib/Mapper.Reader.cs": "namespace Lib\n{\n    public static partial class Mapper\n"
+            "    {\n        public partial class Reader\n        {\n"
+            "            internal Reader(Identity id) { }\n        }\n    }\n}\n",
+            "Lib/Mapper.Reader.Async.cs": "namespace Lib\n{\n"
+            "    public static partial class Mapper\n    {\n"
+            "        public partial class Reader\n        {\n"
+            "            public void ReadAsync() { }\n        }\n    }\n}\n",
+            # outside the class the nested name needs its outer type
+            "Lib/Identity.cs": "namespace Lib\n{\n    public class Identity { }\n}\n",
+            "App/Use.cs": "using Lib;\n\nnamespace App\n{\n    public class Use\n    {\n"
+            "        Mapper.Reader reader;\n        Identity plain;\n    }\n}\n",
+            # a use of the outer class: the parts declaring its members, not those adding
+            # nested types only
+            "App/Call.cs": "namespace App\n{\n    public class Call\n    {\n"
+            "        object r = Lib.Mapper.Open(null);\n    }\n}\n",
+        }
+    )
+    assert direct(root) == {
+        # the nested partial Reader: both its parts
+        "Lib/Mapper.cs": [
+            "Lib/Mapper.Identity.cs",
+            "Lib/Mapper.Reader.Async.cs",
+            "Lib/Mapper.Reader.cs",
+        ],
+        "Lib/Mapper.Identity.cs": [],
+        "Lib/Mapper.Reader.cs": ["Lib/Mapper.Identity.cs", "Lib/Mapper.Reader.Async.cs"],
+        "Lib/Mapper.Reader.Async.cs": ["Lib/Mapper.Reader.cs"],
+        "Lib/Identity.cs": [],
+        "App/Use.cs": ["Lib/Identity.cs", "Lib/Mapper.Reader.Async.cs", "Lib/Mapper.Reader.cs"],
+        "App/Call.cs": ["Lib/Mapper.cs"],
+    }
+    assert users(root, "Lib/Mapper.cs") == ["App/Call.cs"]
+    assert users(root, "Mapper.Identity") == ["Lib/Mapper.Reader.cs", "Lib/Mapper.cs"]
+    assert users(root, "Lib/Identity.cs") == ["App/Use.cs"]
+    # the part named after the nested type is its target, the `.Async` part a dependency
+    service = service_for(root)
+    index = service.index(str(root))
+    selection = service.select(index, "Mapper.Reader", 1)
+    assert selection.target.path == "Lib/Mapper.Reader.cs"
+    assert sorted(item.path for item in selection.dependencies) == [
+        "Lib/Mapper.Identity.cs",
+        "Lib/Mapper.Reader.Async.cs",
+    ]
+
+
 # --- Go: build-tag twins, a type's methods, calls named like types -------------------------
 BUILD_TAGS = {
     "go.mod": "module example.com/kit\n\ngo 1.22\n",
@@ -485,6 +560,29 @@ def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
         "render/render.go",
     ]
     assert context(root, "HandlerFunc") == []
+
+
+def test_a_go_struct_literal_s_keys_are_field_names(project: Project) -> None:
+    root = project(
+        {
+            "go.mod": "module example.com/kit\n",
+            "kit/new.go": "package kit\n\nfunc New() int { return 1 }\n\nvar Limit = 3\n",
+            "kit/pool.go": 'package kit\n\nimport "sync"\n\n'
+            "type Opts struct{ Limit int }\n\n"
+            "var pool = sync.Pool{New: func() any { return nil }}\n\n"
+            "var opts = []Opts{{Limit: 2}}\n",
+            # a map's keys and a struct's values are expressions: uses
+            "kit/table.go": 'package kit\n\nvar table = map[int]string{Limit: "x"}\n',
+            "kit/value.go": "package kit\n\nvar value = Opts{Limit: New()}\n",
+        }
+    )
+    assert direct(root) == {
+        "kit/new.go": [],
+        "kit/pool.go": [],
+        "kit/table.go": ["kit/new.go"],
+        "kit/value.go": ["kit/new.go", "kit/pool.go"],
+    }
+    assert users(root, "kit/new.go") == ["kit/table.go", "kit/value.go"]
 
 
 # --- Bad input: self-imports terminate with an answer -------------------------------------------

@@ -19,7 +19,8 @@ _SETTINGS = {
                 "hooks": [
                     {
                         "type": "command",
-                        "command": "$CLAUDE_PROJECT_DIR/" + SESSION_START_HOOK,
+                        # quoted, as Claude Code's hooks guide writes it: a path may hold spaces
+                        "command": '"$CLAUDE_PROJECT_DIR"/' + SESSION_START_HOOK,
                     }
                 ]
             }

@@ -79,7 +79,7 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     settings = json.loads((tmp_path / ".claude/settings.json").read_text(encoding="utf-8"))
     assert "Read(./.env)" in settings["permissions"]["deny"]
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command == "$CLAUDE_PROJECT_DIR/.claude/hooks/session-start.sh"
+    assert command == '"$CLAUDE_PROJECT_DIR"/.claude/hooks/session-start.sh'
     assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {}}
     assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
     workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))

@@ -189,25 +189,31 @@ def _uses(node: tree_sitter.Node | None, prefix: list[str]) -> Iterator[Import]:
         return
     kind = node.type
     if kind == "use_as_clause":
-        path = [*prefix, *_compact(node.child_by_field_name("path")).split("::")]
+        path = [*prefix, *_segments(node.child_by_field_name("path"))]
         yield Import("::".join(path), _text(node.child_by_field_name("alias")))
     elif kind == "scoped_use_list":
-        base = _compact(node.child_by_field_name("path"))
-        yield from _uses(node.child_by_field_name("list"), [*prefix, *base.split("::")])
+        base = _segments(node.child_by_field_name("path"))
+        yield from _uses(node.child_by_field_name("list"), [*prefix, *base])
     elif kind == "use_list":
         for child in node.named_children:
             yield from _uses(child, prefix)
     elif kind == "use_wildcard":
         inner = next(iter(node.named_children), None)
-        path = [*prefix, *(_compact(inner).split("::") if inner is not None else [])]
+        path = [*prefix, *(_segments(inner) if inner is not None else [])]
         yield Import("::".join(path), None, True)
     else:
-        written = _compact(node).split("::")
+        written = _segments(node)
         if written == ["self"] and prefix:
             yield Import("::".join(prefix), prefix[-1])
         else:
             path = [*prefix, *written]
             yield Import("::".join(path), path[-1])
+
+
+def _segments(node: tree_sitter.Node | None) -> list[str]:
+    """A written path's segments; a leading ``::`` (``::bytes::Buf``, an extern crate by
+    its name) adds none."""
+    return _compact(node).removeprefix("::").split("::")
 
 
 def _reference(node: tree_sitter.Node) -> str | None:
@@ -217,9 +223,10 @@ def _reference(node: tree_sitter.Node) -> str | None:
     best: str | None = None
     current = parent
     while current is not None and current.type in _CHAINS:
-        if current.start_byte != node.start_byte:
+        before = (current.text or b"")[: node.start_byte - current.start_byte]
+        if before.strip() not in {b"", b"::"}:
             return None
-        compact = _compact(current)
+        compact = _compact(current).removeprefix("::")
         if _PATH.fullmatch(compact):
             best = compact
         current = current.parent
