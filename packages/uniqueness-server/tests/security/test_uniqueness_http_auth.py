@@ -240,3 +240,29 @@ def test_no_auth_lets_another_user_in_and_says_so_plainly(machine: Machine) -> N
     assert "***" not in warning
     assert "token:" not in served.stderr.read_text(encoding="utf-8")
     assert not (machine.runtime / "mcp-tools" / f"uniqueness-server-{served.port}.token").exists()
+
+
+def test_a_configuration_error_announces_no_token(machine: Machine) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UNIQUENESS_SERVER_")}
+    env.update(XDG_RUNTIME_DIR=str(machine.runtime), HOME=str(machine.home))
+    done = subprocess.run(
+        [
+            str(SERVER),
+            *("--transport", "streamable-http", "--port", str(free_port())),
+            *("--allowed-dir", str(machine.home / "missing")),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "uniqueness-server: error: allowed directory does not exist or is not a directory: "
+        f"{machine.home / 'missing'}"
+    )
+    assert "Bearer" not in done.stderr
+    assert "token:" not in done.stderr
+    assert not (machine.runtime / "mcp-tools").exists()
