@@ -264,6 +264,28 @@ def test_a_rust_path_from_the_extern_prelude_names_the_crate(project: Project) -
     ]
 
 
+def test_a_rust_macro_named_like_its_crate_leaves_the_crate_s_paths_alone(
+    project: Project,
+) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "oops"\n',
+            "src/lib.rs": "mod macros;\n\npub struct Error;\n\npub struct Chain;\n",
+            "src/macros.rs": "#[macro_export]\nmacro_rules! oops {\n    () => {\n"
+            "        $crate::Error\n    };\n}\n",
+            # `use oops::oops` binds the macro: `oops::Chain` is still the crate's
+            "tests/paths.rs": "use oops::oops;\n\nfn f(_c: oops::Chain) {\n    let _e = oops!();\n}\n",
+            # one name, two namespaces: the derive macro from outside, the type from the crate
+            "tests/namesakes.rs": "use derive_more::Error;\nuse oops::Error;\n\n"
+            "#[derive(Debug)]\nstruct Mine;\n\nfn g() -> Error {\n    Error\n}\n",
+        }
+    )
+    assert direct(root)["tests/paths.rs"] == ["src/lib.rs", "src/macros.rs"]
+    assert direct(root)["tests/namesakes.rs"] == ["src/lib.rs"]
+    assert users(root, "Chain") == ["tests/paths.rs"]
+    assert users(root, "Error") == ["src/macros.rs", "tests/namesakes.rs"]
+
+
 def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(PUB_USE)
     service = service_for(root)
