@@ -98,6 +98,33 @@ def test_ts_names_are_followed_through_barrels_to_their_declaring_files(
     assert users(root, "Side") == []
 
 
+def test_names_destructured_from_a_dynamic_import_or_require_are_imports(
+    project: Project,
+) -> None:
+    root = project(
+        {
+            "src/errors.ts": "export class HTTPError {}\nexport class TimeoutError {}\n",
+            "src/index.ts": 'export * from "./errors";\n',
+            "test/retry.ts": "export async function t(e: unknown) {\n"
+            '  const {HTTPError} = await import("../src/index.js");\n'
+            "  return e instanceof HTTPError;\n}\n",
+            "lib/use.js": 'const {TimeoutError: Late} = require("../src/errors");\n'
+            "module.exports = () => new Late();\n",
+            "lib/all.js": 'const errors = require("../src/errors");\nmodule.exports = errors;\n',
+        }
+    )
+    assert direct(root) == {
+        "src/errors.ts": [],
+        "src/index.ts": ["src/errors.ts"],
+        "test/retry.ts": ["src/errors.ts"],
+        "lib/use.js": ["src/errors.ts"],
+        "lib/all.js": ["src/errors.ts"],
+    }
+    # (a star re-export passes the module on without naming either)
+    assert users(root, "HTTPError") == ["test/retry.ts"]
+    assert users(root, "TimeoutError") == ["lib/use.js"]
+
+
 def test_a_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(BARRELS)
     service = service_for(root)
