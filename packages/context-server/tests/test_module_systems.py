@@ -537,6 +537,32 @@ def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: P
     ]
 
 
+def test_a_csharp_global_using_is_seen_by_every_file_of_its_project(project: Project) -> None:
+    root = project(
+        {
+            "src/Log/GlobalUsings.cs": "global using Log.Events;\n"
+            "global using static Log.Events.Level;\n",
+            "src/Log/Events/Event.cs": "namespace Log.Events\n{\n    public class Event { }\n}\n",
+            "src/Log/Events/Level.cs": "namespace Log.Events\n{\n"
+            "    public enum Level { Info, Warn }\n}\n",
+            "src/Log/Core/Sink.cs": "namespace Log.Core\n{\n"
+            "    public interface Sink { void Emit(Event e); }\n}\n",
+            # another project beside it: its files see none of it
+            "test/Other/Probe.cs": "namespace Other\n{\n    public class Probe { Event e; }\n}\n",
+        }
+    )
+    assert direct(root) == {
+        # the declaring file's own imports are its dependencies
+        "src/Log/GlobalUsings.cs": ["src/Log/Events/Level.cs"],
+        "src/Log/Events/Event.cs": [],
+        "src/Log/Events/Level.cs": [],
+        # the names resolve; the global static using is no dependency by itself
+        "src/Log/Core/Sink.cs": ["src/Log/Events/Event.cs"],
+        "test/Other/Probe.cs": [],
+    }
+    assert users(root, "Event") == ["src/Log/Core/Sink.cs"]
+
+
 # --- Go: build-tag twins, a type's methods, calls named like types -------------------------
 BUILD_TAGS = {
     "go.mod": "module example.com/kit\n\ngo 1.22\n",
