@@ -87,9 +87,10 @@ def test_links_as_the_regex_found_them_when_parentheses_balance(line: str) -> No
 
 
 def nesting(line: str) -> int:
+    """How deep parentheses nest (a ``)`` closing nothing opens nothing either)."""
     depth = deepest = 0
     for char in line:
-        depth += {"(": 1, ")": -1}.get(char, 0)
+        depth = max(0, depth + {"(": 1, ")": -1}.get(char, 0))
         deepest = max(deepest, depth)
     return deepest
 

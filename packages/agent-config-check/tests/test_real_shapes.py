@@ -121,3 +121,21 @@ def test_nested_memory_files_are_read_and_a_symlink_is_measured_as_its_target(
         "services/api/CLAUDE.md:3: error [memoryImports] services/api/CLAUDE.md imports a missing "
         "file: @docs/missing.md (resolved to services/api/docs/missing.md)",
     ]
+
+
+def test_argument_placeholders_are_one_finding_per_skill(tmp_path: Path) -> None:
+    # a skill teaching shell scripts holds dozens of $1: one warning, at the first, not one a line
+    skill = tmp_path / ".claude" / "skills" / "shell"
+    skill.mkdir(parents=True)
+    samples = "".join(f"awk '{{print $1}}' part-{index}.txt\n" for index in range(30))
+    (skill / "SKILL.md").write_text(
+        f"---\nname: shell\ndescription: Shell recipes.\n---\n\nRun it with $1.\n\n"
+        f"```sh\n{samples}echo $2 $ARGUMENTS\n```\n",
+        encoding="utf-8",
+    )
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/skills/shell/SKILL.md:9: warn [skillArguments] .claude/skills/shell/SKILL.md has "
+        "$1, $2, $ARGUMENTS in code blocks on 31 lines (the first here); Claude Code replaces "
+        "them with the skill's arguments when the skill runs (write them another way if the code "
+        "needs them literally)"
+    ]

@@ -48,6 +48,8 @@ jobs:
   claude:
     if: contains(github.event.comment.body, '@claude')
     runs-on: ubuntu-latest
+    # GitHub's default is six hours; a session stuck on a hostile issue stops well before.
+    timeout-minutes: 30
     permissions:
       contents: write
       pull-requests: write

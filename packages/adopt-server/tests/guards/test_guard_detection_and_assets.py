@@ -84,6 +84,7 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
     workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))
     assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
+    assert workflow["jobs"]["claude"]["timeout-minutes"] == 30  # not GitHub's six hours
     assert install_assets(tmp_path) == []
     # The starter configuration passes the checker the guards run (mcpServersValid, noSecrets).
     (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
+from mcp_common import AllowedPaths, ConfinedSettings, Flag, McpTool, Repeatable
 from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
@@ -13,7 +13,7 @@ from pydantic_settings import SettingsConfigDict
 from uniqueness_server import DISTRIBUTION
 
 
-class UniquenessSettings(ServerSettings):
+class UniquenessSettings(ConfinedSettings):
     """The options of ``uniqueness-server``."""
 
     model_config = SettingsConfigDict(env_prefix="UNIQUENESS_SERVER_")
@@ -40,7 +40,9 @@ def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     from uniqueness_server.engine import DatabaseRegistry
     from uniqueness_server.tools import build_tools as tools_over
 
-    allowed = AllowedPaths.from_options(settings.allowed_dir)
+    allowed = AllowedPaths.from_options(
+        settings.allowed_dir, allow_hard_links=settings.allow_hard_links
+    )
     return tools_over(allowed, DatabaseRegistry.from_options(settings.database))
 
 

@@ -77,41 +77,35 @@ def _markdown_format(
 
 
 _EXTERNAL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:.*")
+_PARENTHESIS = re.compile(r"[()]")
 
 
 def link_destinations(line: str) -> list[str]:
     """The destinations of the inline links ``[text](destination)`` on one line, in one
     left-to-right pass (a regex over a hostile line of brackets would backtrack): each ``](``
-    after a ``[`` with no ``]`` between opens a destination, balanced parentheses allowed
-    inside."""
+    after a ``[`` with no ``]`` between opens a destination, which ends at the parenthesis
+    matching the one that opened it (balanced parentheses allowed inside); an opening without
+    a match is no link, and the search goes on after it."""
+    closing: dict[int, int] = {}
+    opened_at: list[int] = []
+    for match in _PARENTHESIS.finditer(line):
+        if match.group() == "(":
+            opened_at.append(match.start())
+        elif opened_at:
+            closing[opened_at.pop()] = match.start()
     found: list[str] = []
     position = 0
-    opened = -1
-    while True:
-        marker = line.find("](", position)
-        if marker < 0:
-            return found
+    while (marker := line.find("](", position)) >= 0:
         opened = line.rfind("[", position, marker)
         start = marker + 2
-        if opened < 0 or line.find("]", opened, marker) >= 0:
+        end = closing.get(marker + 1)
+        if opened < 0 or line.find("]", opened, marker) >= 0 or end is None:
             position = start
             continue
-        depth = 0
-        index = start
-        while index < len(line):
-            char = line[index]
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-            index += 1
-        if index >= len(line):
-            return found  # unclosed: nothing further on the line can be a link either
-        if index > start:
-            found.append(line[start:index])
-        position = index + 1
+        if end > start:
+            found.append(line[start:end])
+        position = end + 1
+    return found
 
 
 def link_findings(tree: ProjectTree, path: str, text: str, label: str) -> list[Found]:

@@ -41,28 +41,38 @@ def skill_references(tree: ProjectTree, options: Options) -> list[Found]:
 def skill_arguments(tree: ProjectTree, options: Options) -> list[Found]:
     """``skillArguments``: ``$1``, ``$ARGUMENTS`` and the like inside a code block of a
     SKILL.md, which Claude Code replaces with the invocation's arguments before the model
-    reads the skill (an ``awk '{print $1}'`` sample arrives broken)."""
+    reads the skill (an ``awk '{print $1}'`` sample arrives broken). One finding per skill,
+    at the first such line: a skill teaching shell scripts can hold dozens."""
     found: list[Found] = []
     for skill in collect(tree).skills:
         text = tree.read(skill.path).text
         if text is None or not _PLACEHOLDER_ARGUMENT.search(text):
             continue
         document = MarkdownDocument.read(text)
+        placeholders: dict[str, None] = {}
+        lines: list[int] = []
         for number, line in enumerate(document.lines, start=1):
-            if line.kind is not LineKind.CODE:
-                continue
-            placeholders = dict.fromkeys(_PLACEHOLDER_ARGUMENT.findall(line.text))
-            if placeholders:
-                shown = ", ".join(placeholders)
-                found.append(
-                    Found(
-                        skill.path,
-                        number,
-                        f"{skill.path} has {shown} in a code block; Claude Code replaces it "
-                        "with the skill's arguments when the skill runs (write it another way "
-                        "if the code needs it literally)",
-                    )
-                )
+            named = _PLACEHOLDER_ARGUMENT.findall(line.text) if line.kind is LineKind.CODE else []
+            if named:
+                placeholders.update(dict.fromkeys(named))
+                lines.append(number)
+        if not lines:
+            continue
+        shown = ", ".join(placeholders)
+        where, them = (
+            ("a code block", "it")
+            if len(lines) == 1
+            else (f"code blocks on {len(lines)} lines (the first here)", "them")
+        )
+        found.append(
+            Found(
+                skill.path,
+                lines[0],
+                f"{skill.path} has {shown} in {where}; Claude Code replaces {them} with the "
+                f"skill's arguments when the skill runs (write {them} another way if the code "
+                f"needs {them} literally)",
+            )
+        )
     return found
 
 
