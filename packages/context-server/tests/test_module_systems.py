@@ -301,7 +301,8 @@ def test_a_rust_macro_named_like_its_crate_leaves_the_crate_s_paths_alone(
             "src/macros.rs": "#[macro_export]\nmacro_rules! oops {\n    () => {\n"
             "        $crate::Error\n    };\n}\n",
             # `use oops::oops` binds the macro: `oops::Chain` is still the crate's
-            "tests/paths.rs": "use oops::oops;\n\nfn f(_c: oops::Chain) {\n    let _e = oops!();\n}\n",
+            "tests/paths.rs": "use oops::oops;\n\n"
+            "fn f(_c: oops::Chain) {\n    let _e = oops!();\n}\n",
             # one name, two namespaces: the derive macro from outside, the type from the crate
             "tests/namesakes.rs": "use derive_more::Error;\nuse oops::Error;\n\n"
             "#[derive(Debug)]\nstruct Mine;\n\nfn g() -> Error {\n    Error\n}\n",
