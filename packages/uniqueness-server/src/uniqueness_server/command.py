@@ -30,7 +30,7 @@ from mcp_common.usage import UsageParser, argument_flags, flag_message, given_ar
 
 from uniqueness_server import DISTRIBUTION
 from uniqueness_server.engine import DatabaseRegistry
-from uniqueness_server.engine.budget import LIMITS, ReadLimits
+from uniqueness_server.read_limits import LIMITS, ReadLimits
 from uniqueness_server.tools import FindKeysTool, ListColumnsTool, SourceOpener, UniquenessCheckTool
 
 EXIT_UNIQUE, EXIT_NOT_UNIQUE, EXIT_ERROR = 0, 1, 2

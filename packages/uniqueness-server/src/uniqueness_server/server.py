@@ -11,7 +11,7 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server import DISTRIBUTION
-from uniqueness_server.engine.budget import LIMITS, ReadLimits
+from uniqueness_server.read_limits import LIMITS, ReadLimits
 
 
 class UniquenessSettings(ServerSettings):

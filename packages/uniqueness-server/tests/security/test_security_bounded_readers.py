@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 from mcp.client.client import Client
 from uniqueness_server.engine import open_file
-from uniqueness_server.engine.budget import LIMITS
+from uniqueness_server.read_limits import LIMITS
 from uniqueness_testkit import stdio_server, text_of
 
 GIB = 1 << 30
@@ -213,7 +213,7 @@ def test_every_limit_has_a_flag_and_a_documented_default() -> None:
 
 def test_a_raised_limit_reads_what_the_default_refuses(tmp_path: Path) -> None:
     from mcp_common import ToolError
-    from uniqueness_server.engine.budget import ReadLimits
+    from uniqueness_server.read_limits import ReadLimits
 
     path = tmp_path / "many.yaml"
     path.write_text("".join(f"- id: {i}\n  v: {i}\n" for i in range(60)))
@@ -228,7 +228,7 @@ def test_a_raised_limit_reads_what_the_default_refuses(tmp_path: Path) -> None:
 
 def test_expanding_aliases_checks_cancellation(tmp_path: Path) -> None:
     from mcp_common import ToolCancelledError, ToolContext
-    from uniqueness_server.engine.budget import ReadLimits
+    from uniqueness_server.read_limits import ReadLimits
 
     path = tmp_path / "laughs.yaml"
     path.write_text(_laughs())

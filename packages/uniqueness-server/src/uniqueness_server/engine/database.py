@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from mcp_common import ErrorCode, ToolContext, ToolError, mask_credentials
 
 from uniqueness_server.engine.backends import Connection, connect
-from uniqueness_server.engine.budget import ReadLimits
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import ReadLimits
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 

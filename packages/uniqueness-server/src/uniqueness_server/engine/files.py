@@ -37,7 +37,7 @@ from uniqueness_server.engine.backends.embedded import (
     literal,
     new_connection,
 )
-from uniqueness_server.engine.budget import CellBudget, ReadLimits, read_bounded
+from uniqueness_server.engine.budget import CellBudget, read_bounded
 from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.csv_layout import (
     CR_IN_VALUE,
@@ -70,6 +70,7 @@ from uniqueness_server.engine.records import (
 )
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server.read_limits import ReadLimits
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -114,8 +115,9 @@ def open_file(
 ) -> Table:
     """``path`` (already confined by the caller) as a table of text columns.
 
-    ``limits`` bound what reading it may spend (:class:`~.budget.ReadLimits`; default: the
-    defaults); an oversized file is a tool error naming the limit.
+    ``limits`` bound what reading it may spend
+    (:class:`~uniqueness_server.read_limits.ReadLimits`; default: the defaults); an oversized
+    file is a tool error naming the limit.
 
     ``confined_to``, the caller's allowed directories, confines the DuckDB engine reading the
     file as well: it opens nothing outside them (see

@@ -3,7 +3,7 @@
 from mcp_common import AllowedPaths, McpTool
 
 from uniqueness_server.engine import DatabaseRegistry
-from uniqueness_server.engine.budget import ReadLimits
+from uniqueness_server.read_limits import ReadLimits
 from uniqueness_server.tools.find_keys import FindKeysTool
 from uniqueness_server.tools.list_columns import ListColumnsTool
 from uniqueness_server.tools.sources import SourceOpener

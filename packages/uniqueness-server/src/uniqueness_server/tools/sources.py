@@ -29,7 +29,7 @@ from uniqueness_server.engine import (
     Table,
     open_file,
 )
-from uniqueness_server.engine.budget import ReadLimits
+from uniqueness_server.read_limits import ReadLimits
 
 MAX_HEADER_ROW = 1_000_000
 

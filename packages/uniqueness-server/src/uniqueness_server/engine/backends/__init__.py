@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 from mcp_common import ToolContext
 
 if TYPE_CHECKING:
-    from uniqueness_server.engine.budget import ReadLimits
     from uniqueness_server.engine.table import Table
+    from uniqueness_server.read_limits import ReadLimits
 
 CONNECTORS: dict[str, str] = {
     "postgresql": "uniqueness_server.engine.backends.sql_database",

@@ -37,7 +37,6 @@ from uniqueness_server.engine.backend import (
     Sketcher,
     watching,
 )
-from uniqueness_server.engine.budget import DEFAULT_ENGINE_MEMORY
 from uniqueness_server.engine.check import ROWS_PER_GROUP, counted_groups, shorten
 from uniqueness_server.engine.limits import overlong_line
 from uniqueness_server.engine.metadata import Catalog
@@ -57,6 +56,7 @@ from uniqueness_server.engine.stats import (
     coded_stats,
 )
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import DEFAULT_ENGINE_MEMORY
 
 SMALL_FILE_BYTES = 1 << 20
 """A file up to this size (not compressed) is small: a check groups it once before copying."""

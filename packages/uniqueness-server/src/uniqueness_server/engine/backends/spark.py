@@ -39,7 +39,6 @@ from uniqueness_server.engine.backend import (
     Sketcher,
     watching,
 )
-from uniqueness_server.engine.budget import ReadLimits
 from uniqueness_server.engine.check import counted_groups
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
@@ -47,6 +46,7 @@ from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import column_list, has_duplicates_query
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import ReadLimits
 
 SCHEME = "sc://"
 

@@ -53,7 +53,6 @@ from uniqueness_server.engine.backend import (
 )
 from uniqueness_server.engine.backends.catalog_postgres import PostgresCatalog
 from uniqueness_server.engine.backends.catalog_sqlite import SqliteCatalog
-from uniqueness_server.engine.budget import MIB, ReadLimits
 from uniqueness_server.engine.check import counted_groups
 from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.metadata import Catalog
@@ -62,6 +61,7 @@ from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import any_missing, column_list, duplicated_each, not_missing
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import MIB, ReadLimits
 
 DEFAULT_STATEMENT_TIMEOUT = 60.0
 """Seconds a statement may run unless the ``--database`` URL sets ``statement_timeout``."""
