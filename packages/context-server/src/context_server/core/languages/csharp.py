@@ -70,7 +70,8 @@ class _Walk:
 def extract_csharp(
     language: SourceLanguage, text: str, module: str = "", span: tuple[int, int] | None = None
 ) -> SourceFacts:
-    """The facts of one C# file; with ``span``, only references inside it are collected.
+    """The facts of one C# file; with ``span``, only references inside it are collected
+    (and ``focus`` names the type declared there).
 
     A file with ``#if`` blocks is read once per alternative (see :func:`branches`): what
     any alternative declares, imports or names counts, each reference as often as the
@@ -99,6 +100,7 @@ def extract_csharp(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=first.focus,
     )
 
 
@@ -200,6 +202,7 @@ def _extract(
             names.append(name)
     counts = Counter(names)
     package = walk.namespaces[0] if walk.namespaces else ""
+    focus = next((d.qualified_name for d in walk.declarations if d.span == span), "")
     # Every enclosing namespace (and any further namespace of the file) is visible too.
     seen: set[str] = {package}
     enclosing: list[Import] = []
@@ -220,6 +223,7 @@ def _extract(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=focus,
     )
 
 
@@ -285,14 +289,18 @@ def _using(node: tree_sitter.Node) -> Import:
 
 def _reference(node: tree_sitter.Node) -> str | None:
     """The name an identifier node contributes: the whole dotted name for the first segment
-    of one, nothing for a later segment or a declaration's own name."""
+    of one, nothing for a later segment or a declaration's own name. An attribute's name
+    ``[JsonProperty]`` means the class ``JsonPropertyAttribute``."""
     parent = node.parent
     if parent is None:
         return _text(node)
+    if parent.type == "attribute":
+        return _attribute(_text(node))
     named = parent.child_by_field_name("name")
     if named is not None and named.id == node.id and parent.type not in _CHAINS:
         return None
     best: str | None = None
+    top: tree_sitter.Node = node
     current: tree_sitter.Node | None = parent
     while current is not None and current.type in _CHAINS:
         if current.start_byte != node.start_byte:
@@ -300,8 +308,17 @@ def _reference(node: tree_sitter.Node) -> str | None:
         compact = _compact(current)
         if _DOTTED.fullmatch(compact):
             best = compact
+            top = current
         current = current.parent
+    if best is not None and top.parent is not None and top.parent.type == "attribute":
+        head, _, last = best.rpartition(".")
+        return f"{head}.{_attribute(last)}"
     return best or _text(node)
+
+
+def _attribute(name: str) -> str:
+    """The class an attribute's name means (C# adds ``Attribute`` unless it is there)."""
+    return name if name.endswith("Attribute") else f"{name}Attribute"
 
 
 class CSharp:

@@ -115,6 +115,31 @@ def _query(language: SourceLanguage) -> tree_sitter.Query:
     return language.query("(identifier) @name (type_identifier) @name (package_identifier) @name")
 
 
+# Names a function declares for its own body: parameters, receivers, `:=`, `var`, `range`.
+_LOCALS = """
+(parameter_declaration name: (identifier) @local)
+(variadic_parameter_declaration name: (identifier) @local)
+(short_var_declaration left: (expression_list (identifier) @local))
+(range_clause left: (expression_list (identifier) @local))
+(type_switch_statement alias: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(const_spec name: (identifier) @local)
+"""
+_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
+
+
+def _locals(language: SourceLanguage, root: tree_sitter.Node) -> dict[str, list[tuple[int, int]]]:
+    """Every name declared inside a function, with the byte ranges of those functions."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for node in tree_sitter.QueryCursor(language.query(_LOCALS)).captures(root).get("local", ()):
+        scope = node.parent
+        while scope is not None and scope.type not in _FUNCTIONS:
+            scope = scope.parent
+        if scope is not None:
+            found.setdefault(_text(node), []).append((scope.start_byte, scope.end_byte))
+    return found
+
+
 def _text(node: tree_sitter.Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
@@ -160,12 +185,19 @@ def extract_go(
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
+    shadowing = _locals(language, root)
     for node in in_order(cursor.captures(root)):
-        if spans and not any(low <= node.start_byte < high for low, high in spans):
+        start = node.start_byte
+        if spans and not any(low <= start < high for low, high in spans):
             continue
         name = _reference(node)
-        if name:
-            names.append(name)
+        if not name:
+            continue
+        first = name.split(".", 1)[0]
+        # a parameter or local variable: no package-level name (and ``x.F`` a field of it)
+        if any(low <= start < high for low, high in shadowing.get(first, ())):
+            continue
+        names.append(name)
     counts = Counter(names)
     return SourceFacts(
         language=language.name,
@@ -229,9 +261,51 @@ def _reference(node: tree_sitter.Node) -> str | None:
     named = parent.child_by_field_name("name")
     if named is not None and named.id == node.id and parent.type != "selector_expression":
         return None
+    if _field_key(node):
+        return None
     if node.type == "package_identifier":
         return None
     return _text(node)
+
+
+_INDEXED = frozenset({"map_type", "slice_type", "array_type", "implicit_length_array_type"})
+
+
+def _field_key(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` is the key of a keyed element in a struct literal (``Pool{New: f}``):
+    a field name, no use of a package-level ``New``. A map's, slice's or array's keys are
+    expressions; a literal of a named type is taken as a struct's."""
+    element = node.parent
+    keyed = element.parent if element is not None else None
+    if element is None or keyed is None or element.type != "literal_element":
+        return False
+    if keyed.type != "keyed_element" or keyed.named_children[0].id != element.id:
+        return False
+    kind = _literal_type(keyed.parent)
+    return kind is None or kind.type not in _INDEXED
+
+
+def _literal_type(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The type of the composite literal whose ``literal_value`` is ``value``: written out,
+    or for an elided inner literal (``[]T{{…}}``) the element type of the enclosing one."""
+    depth = 0
+    while value is not None and value.type == "literal_value":
+        owner = value.parent
+        if owner is not None and owner.type == "composite_literal":
+            written = owner.child_by_field_name("type")
+            for _ in range(depth):
+                if written is None or written.type not in _INDEXED:
+                    return written
+                written = written.child_by_field_name("value") or written.child_by_field_name(
+                    "element"
+                )
+            return written
+        # an elided literal: climb to the literal value holding it
+        while owner is not None and owner.type in {"literal_element", "keyed_element"}:
+            owner = owner.parent
+        value = owner
+        depth += 1
+    return None
 
 
 def _imports(node: tree_sitter.Node) -> Iterator[Import]:

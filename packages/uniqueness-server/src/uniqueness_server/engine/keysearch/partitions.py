@@ -12,6 +12,8 @@ other candidates at once (:mod:`.cover`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -113,14 +115,16 @@ def _dense(values: Ints) -> Ints:
     return np.cumsum(step)
 
 
-def group_by_prefix(candidates: Ints) -> list[tuple[tuple[int, ...], Ints]]:
+def group_by_prefix(
+    candidates: npt.NDArray[np.signedinteger[Any]],
+) -> list[tuple[tuple[int, ...], Ints]]:
     """Candidates (sorted rows of one size) grouped by all but their last column, in
     lexicographic order: (prefix, last columns)."""
     if not len(candidates):
         return []
     size = candidates.shape[1]
     order = np.lexsort(candidates.T[::-1])
-    ordered = candidates[order]
+    ordered = candidates[order].astype(np.int64, copy=False)
     if size == 1:
         return [((), ordered[:, 0])]
     heads = ordered[:, :-1]
