@@ -454,8 +454,27 @@ def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: P
             "Lib/Identity.cs": "namespace Lib\n{\n    public class Identity { }\n}\n",
             "App/Use.cs": "using Lib;\n\nnamespace App\n{\n    public class Use\n    {\n"
             "        Mapper.Reader reader;\n        Identity plain;\n    }\n}\n",
+            # a use of the outer class: the parts declaring its members, not those adding
+            # nested types only
+            "App/Call.cs": "namespace App\n{\n    public class Call\n    {\n"
+            "        object r = Lib.Mapper.Open(null);\n    }\n}\n",
         }
     )
+    assert direct(root) == {
+        # the nested partial Reader: both its parts
+        "Lib/Mapper.cs": [
+            "Lib/Mapper.Identity.cs",
+            "Lib/Mapper.Reader.Async.cs",
+            "Lib/Mapper.Reader.cs",
+        ],
+        "Lib/Mapper.Identity.cs": [],
+        "Lib/Mapper.Reader.cs": ["Lib/Mapper.Identity.cs", "Lib/Mapper.Reader.Async.cs"],
+        "Lib/Mapper.Reader.Async.cs": ["Lib/Mapper.Reader.cs"],
+        "Lib/Identity.cs": [],
+        "App/Use.cs": ["Lib/Identity.cs", "Lib/Mapper.Reader.Async.cs", "Lib/Mapper.Reader.cs"],
+        "App/Call.cs": ["Lib/Mapper.cs"],
+    }
+    assert users(root, "Lib/Mapper.cs") == ["App/Call.cs"]
     assert users(root, "Mapper.Identity") == ["Lib/Mapper.Reader.cs", "Lib/Mapper.cs"]
     assert users(root, "Lib/Identity.cs") == ["App/Use.cs"]
     # the part named after the nested type is its target, the `.Async` part a dependency

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
+from mcp_common import AllowedPaths, ConfinedSettings, Flag, McpTool, Repeatable
 from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
@@ -14,7 +14,7 @@ from uniqueness_server import DISTRIBUTION
 from uniqueness_server.read_limits import LIMITS, ReadLimits
 
 
-class UniquenessSettings(ServerSettings):
+class UniquenessSettings(ConfinedSettings):
     """The options of ``uniqueness-server``."""
 
     model_config = SettingsConfigDict(env_prefix="UNIQUENESS_SERVER_")
@@ -58,7 +58,9 @@ def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     from uniqueness_server.engine import DatabaseRegistry
     from uniqueness_server.tools import build_tools as tools_over
 
-    allowed = AllowedPaths.from_options(settings.allowed_dir)
+    allowed = AllowedPaths.from_options(
+        settings.allowed_dir, allow_hard_links=settings.allow_hard_links
+    )
     limits = settings.limits()
     return tools_over(allowed, DatabaseRegistry.from_options(settings.database, limits), limits)
 

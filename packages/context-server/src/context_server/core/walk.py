@@ -513,7 +513,9 @@ def compiled_ignore(
     if lines is None:
         return None
     try:
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        # RE2 named, not left to pathspec's choice: its fallback translates globs to
+        # backtracking regular expressions, and a hostile line (``*a*a*…a!``) never ends.
+        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
     except ValueError as exc:
         shown = f"{relative}/.gitignore".lstrip("/")
         problems.append(Problem(shown, f"unusable: {exc}"))

@@ -253,6 +253,12 @@ def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Wal
                 continue
             prefix = outer if outer is not None else namespace
             qualified = f"{prefix}.{name}" if prefix else name
+            body = child.child_by_field_name("body")
+            if _shell(child, body):
+                # a part adding nested types only: they are declared, not the outer type
+                if body is not None:
+                    _visit(body, namespace, qualified, walk)
+                continue
             walk.declarations.append(
                 Declaration(
                     name,
@@ -264,11 +270,24 @@ def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Wal
                     any(c.type == "modifier" and _text(c) == "public" for c in child.children),
                 )
             )
-            body = child.child_by_field_name("body")
             if body is not None:
                 _visit(body, namespace, qualified, walk)
         elif kind == "declaration_list" or kind.startswith("global_"):
             _visit(child, namespace, outer, walk)
+
+
+def _shell(node: tree_sitter.Node, body: tree_sitter.Node | None) -> bool:
+    """Whether ``node`` is a part of a partial type holding nested types and nothing of
+    its own (no member, base type or attribute): ``SqlMapper.Identity.cs`` adds the class
+    ``SqlMapper.Identity``, not a part of ``SqlMapper``'s body."""
+    if body is None or not any(
+        c.type == "modifier" and _text(c) == "partial" for c in node.children
+    ):
+        return False
+    if any(c.type in {"base_list", "attribute_list"} for c in node.named_children):
+        return False
+    inner = [c for c in body.named_children if c.type != "comment"]
+    return bool(inner) and all(c.type in _TYPES for c in inner)
 
 
 def _using(node: tree_sitter.Node) -> Import:

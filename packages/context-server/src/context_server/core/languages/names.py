@@ -291,7 +291,13 @@ class NameLinker:
         declared in any part, its code names unqualified: innermost first."""
         if not self.policy.spread_types:
             return ()
-        types = [d.qualified_name for d in facts.declarations if d.kind == "type"]
+        types: dict[str, None] = {}
+        for declaration in facts.declarations:
+            if declaration.kind == "type":
+                types[declaration.qualified_name] = None
+                if declaration.nested:
+                    # the outer type, even where this part declares nothing else of it
+                    types[declaration.qualified_name.rsplit(".", 1)[0]] = None
         return tuple(sorted(types, key=lambda name: -name.count(".")))
 
     def _extends_outside(
