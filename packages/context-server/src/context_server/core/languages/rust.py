@@ -105,9 +105,7 @@ def extract_rust(
         condition = _cfg(node)
         found = list(_uses(node.child_by_field_name("argument"), []))
         if owner is None:
-            imports.extend(
-                replace(item, exported=exported, condition=condition) for item in found
-            )
+            imports.extend(replace(item, exported=exported, condition=condition) for item in found)
             continue
         inline = owner.type == "mod_item"
         for item in found:
