@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .e2e_support import HttpServers
+from .e2e_support import INITIALIZE, HttpServers
 from .raw_stdio import RawStdioServer
 
 COMMAND = [sys.executable, "-m", "isolation_server"]
@@ -259,3 +259,38 @@ def test_over_http_sigterm_ends_a_server_whose_tool_holds_the_interpreter(
         assert "the server did not stop within 1.7 s of SIGTERM" in server.log()
     else:
         assert "did not stop within 1.7 s; killing it" in server.log()
+
+
+def test_over_http_a_cancel_ends_the_child_and_the_session_serves_on(
+    http_servers: HttpServers, tmp_path: Path
+) -> None:
+    server = http_servers.start("streamable-http", module="isolation_server")
+    opened = httpx.post(server.url, json=INITIALIZE, headers=server.headers, timeout=30)
+    assert opened.status_code == 200
+    session = {**server.headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx.post(server.url, json=initialized, headers=session, timeout=30).is_success
+    pid_file = tmp_path / "scan.pid"
+    scan = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "scan", "arguments": {"length": 60, "pidFile": str(pid_file)}},
+    }
+    post_in_background(server.url, session, scan)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline, f"the scan never started\n{server.log()}"
+        time.sleep(0.02)
+    child = int(pid_file.read_text())
+    time.sleep(0.3)  # deep in the match
+    assert not gone(child)
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user pressed stop"},
+    }
+    assert httpx.post(server.url, json=cancel, headers=session, timeout=30).is_success
+    wait_gone(child, BOUND)
+    answer = httpx.post(server.url, json=HELLO_CALL, headers=session, timeout=30)
+    assert '"text":"hello"' in answer.text
