@@ -226,8 +226,12 @@ def test_adopting_an_adopted_repository_again_changes_nothing(
 BAD = {
     # FAKE_CLAUDE_MODE (/init) or FAKE_CLAUDE_PROMPTS (the guidance request): the failure
     "init:fail": "claude-init: claude-init failed (exit 1) running: claude -p /init",
-    "init:elsewhere": "claude-init: claude-init completed but CLAUDE.md was not found",
+    "init:elsewhere": "claude-init: claude changed files it was not asked to write: docs/CLAUDE.md",
     "init:symlink": "claude-init: ",
+    "init:extra": "claude-init: claude changed files it was not asked to write: .mcp.json",
+    "init:gitconfig": "claude-init: claude changed the checkout's git configuration or hooks",
+    "prompts:extra": "guidance: claude changed files it was not asked to write: .mcp.json",
+    "prompts:gitconfig": "guidance: claude changed the checkout's git configuration or hooks",
     "prompts:fail": "guidance: guidance failed (exit 1) running: claude -p <guidance prompt>",
     "prompts:ignore": "guidance: claude was asked twice but did not write",
     "prompts:elsewhere": "guidance: claude changed files it was not asked to write: docs/AGENTS.md",
@@ -253,6 +257,7 @@ def test_a_misbehaving_claude_fails_only_its_repository(adopt_env: AdoptEnv, bad
     assert "s3cret" not in failure
     if mode == "symlink":
         assert "outside" in failure or "symlink" in failure
+    assert not list(adopt_env.root.rglob("fsmonitor-ran")), "git ran claude's command"
     assert git(remotes[1], "branch", "--list").split() == ["*", "main"], "nothing was pushed"
     for remote in (remotes[0], remotes[2]):
         assert BRANCH in git(remote, "branch", "--list")

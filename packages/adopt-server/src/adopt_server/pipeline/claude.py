@@ -7,6 +7,7 @@ from mcp_common import ToolError
 from adopt_server.checks import conformed_guidance
 from adopt_server.conformance import claude_md_importing_agents_md, rules_for
 from adopt_server.guards import detect_build
+from adopt_server.pipeline.claude_edits import GUIDANCE_FILES, claude_edits_checked
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult
@@ -24,7 +25,8 @@ def trust(ctx: RepoContext) -> None:
 
 def claude_init(ctx: RepoContext) -> None:
     """Generate the guidance with ``claude -p /init`` unless the project already has some (a
-    CLAUDE.md, or an AGENTS.md the new CLAUDE.md will import)."""
+    CLAUDE.md, or an AGENTS.md the new CLAUDE.md will import); ``/init`` may write only those
+    two files (see :mod:`.claude_edits`)."""
     if ctx.files.is_file("CLAUDE.md") or _has_agents_md(ctx):
         return
     attempts = ctx.options.retries + 1
@@ -61,7 +63,8 @@ def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
         kept = ctx.files.read_bytes(nested)
         ctx.files.remove(nested)
     try:
-        return ctx.runner.run(ctx.checkout, CLAUDE_INIT)
+        with claude_edits_checked(ctx, "claude-init", GUIDANCE_FILES):
+            return ctx.runner.run(ctx.checkout, CLAUDE_INIT)
     finally:
         if kept is not None:
             ctx.files.write_bytes(nested, kept)

@@ -32,11 +32,10 @@ from adopt_server.guards import (
     guard_summary,
 )
 from adopt_server.guards.budget import DEFAULT_MAX_LINES, MAX_BYTES
-from adopt_server.pipeline.checkout import changed_paths
+from adopt_server.pipeline.claude_edits import run_claude
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.options import DEFAULT_BRANCH
-from adopt_server.pipeline.runner import CommandError, render
 from adopt_server.pipeline.untrusted import run_untrusted
 
 BUILD_SECTION = "## Build, test, and run"
@@ -241,34 +240,11 @@ def _render(name: str, facts: str, documents: str, max_lines: int) -> str:
 
 
 def _ask(ctx: RepoContext, prompt: str) -> None:
-    """Run ``claude -p <prompt>`` with edits allowed; refuse what it must not do: exit
-    non-zero, change a file it was not asked to, or leave a guidance file as a symlink."""
-    before = _changed_paths(ctx)
-    argv = ["claude", "-p", prompt, *_EDIT_MODE]
-    result = ctx.runner.run(ctx.checkout, argv)
-    if not result.ok:
-        raise CommandError(
-            result.describe_failure("guidance").replace(render(argv), "claude -p <guidance prompt>")
-        )
-    stray = sorted(_changed_paths(ctx) - before - {"AGENTS.md", "CLAUDE.md"})
-    if stray:
-        raise StepError(
-            f"claude changed files it was not asked to write: {', '.join(stray)}. The adoption "
-            f"commits only its own files; nothing was committed or pushed. The checkout is kept "
-            f"at {ctx.checkout}: review or remove those changes, then adopt again."
-        )
-    for path in ("AGENTS.md", "CLAUDE.md"):
-        if os.path.islink(ctx.checkout / path):
-            raise StepError(
-                f"claude left {path} as a symlink, and the adoption reads and commits only "
-                f"regular files; nothing was committed or pushed. The checkout is kept at "
-                f"{ctx.checkout}: replace the link with the file, then adopt again."
-            )
-
-
-def _changed_paths(ctx: RepoContext) -> set[str]:
-    status = ctx.git_or_fail("guidance", "status", "--porcelain", "--untracked-files=all")
-    return set(changed_paths(status.transcript))
+    """Run ``claude -p <prompt>`` with edits allowed; refuse what it must not do (see
+    :mod:`.claude_edits`)."""
+    run_claude(
+        ctx, "guidance", ["claude", "-p", prompt, *_EDIT_MODE], "claude -p <guidance prompt>"
+    )
 
 
 def _rerun_flags(ctx: RepoContext) -> list[str]:
