@@ -38,6 +38,8 @@ def claude_edits_checked(
     git_dirs = sorted({ctx.checkout / line.strip() for line in where.transcript.splitlines()[-2:]})
     control = _digest(git_dirs)
     before = _changed(ctx, step)
+    # a link the repository itself holds is refused by the step that reads it, naming it so
+    links = {path for path in GUIDANCE_FILES if os.path.islink(ctx.checkout / path)}
     kept = f"nothing was committed or pushed. The checkout is kept at {ctx.checkout}"
     try:
         yield
@@ -58,7 +60,7 @@ def claude_edits_checked(
             "again."
         )
     for path in GUIDANCE_FILES:
-        if os.path.islink(ctx.checkout / path):
+        if path not in links and os.path.islink(ctx.checkout / path):
             raise StepError(
                 f"claude left {path} as a symlink, and the adoption reads and commits only "
                 f"regular files; {kept}: replace the link with the file, then adopt again."
