@@ -78,17 +78,15 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
             continue
         for number, line in enumerate(read.text.splitlines(), start=1):
             for label, pattern in present:
-                if not _anywhere(pattern, line):
+                # One finding per line and pattern: listing every match searches the rest of
+                # the line again after each one ('a*b|a' on a long line of a's: quadratic).
+                match = pattern.search(line) if _anywhere(pattern, line) else None
+                if match is None:
                     continue
-                for match in pattern.finditer(line):
-                    shown = (match.group() or "")[:8]
-                    found.append(
-                        Found(
-                            path,
-                            number,
-                            f"{path} contains what looks like a {label}: {shown}...",
-                        )
-                    )
+                shown = (match.group() or "")[:8]
+                found.append(
+                    Found(path, number, f"{path} contains what looks like a {label}: {shown}...")
+                )
     return found
 
 
