@@ -139,3 +139,32 @@ def test_argument_placeholders_are_one_finding_per_skill(tmp_path: Path) -> None
         "them with the skill's arguments when the skill runs (write them another way if the code "
         "needs them literally)"
     ]
+
+
+def test_a_claude_code_skill_may_leave_out_its_name_or_name_its_command(tmp_path: Path) -> None:
+    # Claude Code's skills: 'name' is optional (the folder's stands in) and is the slash
+    # command; the Agent Skills specification binds a published skill's name to its folder.
+    def skill(folder: str, name: str | None) -> None:
+        (tmp_path / folder).mkdir(parents=True)
+        head = "" if name is None else f"name: {name}\n"
+        (tmp_path / folder / "SKILL.md").write_text(
+            f"---\n{head}description: Reviews {folder}.\n---\n\nBody.\n", encoding="utf-8"
+        )
+
+    skill(".claude/skills/code-review", "reviewing-code")
+    skill(".claude/skills/pre-push", None)
+    skill(".claude/skills/bad-name", "Bad Name")
+    skill("skills/published", "other-name")
+    skill("skills/nameless", None)
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/skills/bad-name/SKILL.md:2: error [skillFilesExist] name 'Bad Name' must be "
+        "lower-case kebab-case in .claude/skills/bad-name/SKILL.md",
+        "skills/nameless/SKILL.md:1: error [skillFilesExist] SKILL.md front matter is missing "
+        "'name:' in: skills/nameless/SKILL.md",
+        "skills/published/SKILL.md:2: error [skillFilesExist] name 'other-name' must match "
+        "'published' in skills/published/SKILL.md",
+    ]
+    adopted = [v.message for v in run_check(tmp_path, profile="adoption").violations]
+    assert (
+        "name 'reviewing-code' must match 'code-review' in .claude/skills/code-review/SKILL.md"
+    ) in adopted

@@ -159,7 +159,10 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     SKILL.md, and every SKILL.md in the tree (Claude Code's locations, plugins, collections)
     has front matter with the required keys, a ``name`` that is the folder's (lower-case
     kebab-case, at most 64 characters: the Agent Skills specification) and a description
-    within the length limit."""
+    within the length limit. Under ``.claude/skills`` Claude Code's skills documentation
+    rules instead (``claudeSkillsNameOptional``, off under the adoption profile, as in the
+    anchor): ``name`` may be left out or differ from the folder, and is checked for its
+    form only."""
     collection = collect(tree)
     lacking = [*collection.skill_folders_without_skill]
     lacking += [
@@ -184,15 +187,22 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
             continue
         front, problems = _front_matter(tree, text, path, SKILL_FILE, required=True)
         found += problems
-        if front is not None:
-            found += _front_matter_checks(
-                front,
-                path,
-                SKILL_FILE,
-                options,
-                expected_name=skill.name,
-                max_description=options["maxDescriptionLength"],
-            )
+        if front is None:
+            continue
+        checked, expected = options, skill.name
+        if options["claudeSkillsNameOptional"] and f"/{path}".find("/.claude/skills/") >= 0:
+            # Claude Code's own location: 'name' is optional (the folder's name stands in)
+            # and, when given, is the skill's slash command, so it may differ from the folder.
+            required = [key for key in options["requiredKeys"] if key != "name"]
+            checked, expected = {**options, "requiredKeys": required}, front.value("name") or ""
+        found += _front_matter_checks(
+            front,
+            path,
+            SKILL_FILE,
+            checked,
+            expected_name=expected,
+            max_description=options["maxDescriptionLength"],
+        )
     return found
 
 
@@ -393,8 +403,10 @@ DEFINITION_RULES = RuleFamily(
                 "requiredKeys": ["name", "description"],
                 "allowedFrontMatterKeys": [],
                 "maxDescriptionLength": 1024,
+                "claudeSkillsNameOptional": True,
             },
             _has_skills,
+            adoption={"claudeSkillsNameOptional": False},
         ),
         Rule(
             "subAgentFormat",
