@@ -168,3 +168,25 @@ def test_a_claude_code_skill_may_leave_out_its_name_or_name_its_command(tmp_path
     assert (
         "name 'reviewing-code' must match 'code-review' in .claude/skills/code-review/SKILL.md"
     ) in adopted
+
+
+def test_a_sub_agent_may_share_a_skills_name_but_a_command_may_not(tmp_path: Path) -> None:
+    # Claude Code: a command and a skill of one name are one /name (the skill wins); a
+    # sub-agent is called through the Agent tool, a namespace of its own.
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "release.md").write_text(
+        "---\nname: release\ndescription: Runs a release end to end.\n---\n\nBody.\n"
+    )
+    (tmp_path / ".claude" / "skills" / "release").mkdir(parents=True)
+    (tmp_path / ".claude" / "skills" / "release" / "SKILL.md").write_text(
+        "---\nname: release\ndescription: How releases are cut here.\n---\n\nBody.\n"
+    )
+    assert run_check(tmp_path).violations == ()
+    (tmp_path / ".claude" / "commands").mkdir()
+    (tmp_path / ".claude" / "commands" / "release.md").write_text("Cut a release.\n")
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/commands/release.md: error [uniqueNames] name 'release' is used by 2 "
+        "definitions: .claude/commands/release.md, .claude/skills/release"
+    ]
+    adopted = [v.text() for v in run_check(tmp_path, profile="adoption").violations]
+    assert any("is used by 3 definitions" in line for line in adopted), adopted

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from agent_config_check.collection import Definition, collect, front_matter_of
 from agent_config_check.family import (
@@ -261,21 +261,28 @@ def _paths(tree: ProjectTree, found: Sequence[Definition], directory: str) -> li
     return list(dict.fromkeys([*(d.path for d in found), *tree.files(directory, ".md")]))
 
 
-def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str, str]]:
-    """``(definition file, source, name, scope)`` for every command, sub-agent and skill."""
+def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str, str, str]]:
+    """``(definition file, source, name, scope, kind)`` for every command, sub-agent and
+    skill."""
     collection = collect(tree)
-    found = [(d.path, d.path, d.name, d.scope) for d in (*collection.commands, *collection.agents)]
-    found += [(d.path, d.path.rpartition("/")[0], d.name, d.scope) for d in collection.skills]
+    found = [
+        (d.path, d.path, d.name, d.scope, d.kind)
+        for d in (*collection.commands, *collection.agents)
+    ]
+    found += [
+        (d.path, d.path.rpartition("/")[0], d.name, d.scope, d.kind) for d in collection.skills
+    ]
     known = {path for path, *_ in found}
-    for directory in (options["commandsDir"], options["agentsDir"]):
+    for directory, kind in ((options["commandsDir"], "command"), (options["agentsDir"], "agent")):
         for path in tree.files(directory, ".md"):
             if path not in known:
-                found.append((path, path, path.rpartition("/")[2].removesuffix(".md"), directory))
+                name = path.rpartition("/")[2].removesuffix(".md")
+                found.append((path, path, name, directory, kind))
     return found
 
 
-def _duplicates(claims: Sequence[tuple[tuple[str, str], str, str]], what: str) -> list[Found]:
-    by_key: dict[tuple[str, str], tuple[str, list[str]]] = {}
+def _duplicates(claims: Sequence[tuple[Hashable, str, str]], what: str) -> list[Found]:
+    by_key: dict[Hashable, tuple[str, list[str]]] = {}
     for key, value, source in claims:
         by_key.setdefault(key, (value, []))[1].append(source)
     return [
@@ -290,10 +297,15 @@ def _duplicates(claims: Sequence[tuple[tuple[str, str], str, str]], what: str) -
 
 
 def unique_names(tree: ProjectTree, options: Options) -> list[Found]:
-    """``uniqueNames``: no two commands, sub-agents or skills of one scope (a ``.claude``
-    folder, a plugin, a collection) share a name."""
+    """``uniqueNames``: no two definitions of one scope (a ``.claude`` folder, a plugin, a
+    collection) share a name where Claude Code would take one for the other: a command and a
+    skill share the ``/name`` namespace (the skill wins), sub-agents have their own
+    (``separateAgentNames``; off under the adoption profile, as in the anchor, which counts
+    all three together)."""
+    apart = options["separateAgentNames"]
     claims = [
-        ((scope, name), name, source) for _, source, name, scope in _definitions(tree, options)
+        ((scope, name, apart and kind == "agent"), name, source)
+        for _, source, name, scope, kind in _definitions(tree, options)
     ]
     return _duplicates(claims, "name")
 
@@ -302,7 +314,7 @@ def unique_descriptions(tree: ProjectTree, options: Options) -> list[Found]:
     """``uniqueDescriptions``: no two definitions share a description (case and spacing
     ignored), since Claude picks a definition by its description."""
     claims = []
-    for path, source, _, scope in _definitions(tree, options):
+    for path, source, _, scope, _ in _definitions(tree, options):
         front = front_matter_of(tree, path) if tree.is_file(path) else None
         value = front.value("description") if isinstance(front, FrontMatter) else None
         if value and value.strip():
@@ -445,8 +457,9 @@ DEFINITION_RULES = RuleFamily(
             "uniqueNames",
             "no two commands, sub-agents or skills share a name",
             unique_names,
-            dict(_DEFINITION_DIR_DEFAULTS),
+            {**_DEFINITION_DIR_DEFAULTS, "separateAgentNames": True},
             _has_definitions,
+            adoption={"separateAgentNames": False},
         ),
         Rule(
             "uniqueDescriptions",
