@@ -159,10 +159,10 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     SKILL.md, and every SKILL.md in the tree (Claude Code's locations, plugins, collections)
     has front matter with the required keys, a ``name`` that is the folder's (lower-case
     kebab-case, at most 64 characters: the Agent Skills specification) and a description
-    within the length limit. Under ``.claude/skills`` Claude Code's skills documentation
-    rules instead (``claudeSkillsNameOptional``, off under the adoption profile, as in the
-    anchor): ``name`` may be left out or differ from the folder, and is checked for its
-    form only."""
+    within the length limit. Where Claude Code loads skills from (``.claude/skills``, a
+    plugin's skills) its skills documentation rules instead (``claudeSkillsNameOptional``,
+    off under the adoption profile, as in the anchor): ``name`` may be left out or differ
+    from the folder, and is checked for its form only."""
     collection = collect(tree)
     lacking = [*collection.skill_folders_without_skill]
     lacking += [
@@ -176,6 +176,7 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     folders: list[tuple[str, Definition | None]] = [(folder, None) for folder in lacking]
     folders += [(skill.path.rpartition("/")[0], skill) for skill in collection.skills]
     found: list[Found] = []
+    plugins = set(collection.plugins)
     for folder, skill in sorted(folders, key=lambda item: item[0]):
         if skill is None:
             found.append(Found(folder, 0, f"Missing {SKILL_FILE} in skill directory: {folder}"))
@@ -190,9 +191,10 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
         if front is None:
             continue
         checked, expected = options, skill.name
-        if options["claudeSkillsNameOptional"] and f"/{path}".find("/.claude/skills/") >= 0:
-            # Claude Code's own location: 'name' is optional (the folder's name stands in)
-            # and, when given, is the skill's slash command, so it may differ from the folder.
+        loaded = f"/{path}".find("/.claude/skills/") >= 0 or skill.scope in plugins
+        if options["claudeSkillsNameOptional"] and loaded:
+            # Where Claude Code loads skills from: 'name' is optional (the folder's name
+            # stands in) and, when given, names the skill's command, so it may differ.
             required = [key for key in options["requiredKeys"] if key != "name"]
             checked, expected = {**options, "requiredKeys": required}, front.value("name") or ""
         found += _front_matter_checks(
