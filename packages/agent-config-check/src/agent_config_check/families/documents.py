@@ -136,10 +136,11 @@ def link_findings(
                 continue
             if local.startswith("$"):
                 variable = _LEADING_VARIABLE.match(local)
-                name = variable and (variable.group(1) or variable.group(2))
-                if variable is None or name not in (folders or {}):
+                name = (variable.group(1) or variable.group(2)) if variable else ""
+                folder = (folders or {}).get(name)
+                if variable is None or folder is None:
                     continue
-                relative = join((folders or {})[name], local[variable.end() :].lstrip("/"))
+                relative = join(folder, local[variable.end() :].lstrip("/"))
             elif local.startswith("/"):
                 relative = local.lstrip("/")
             else:
