@@ -190,3 +190,27 @@ def test_a_sub_agent_may_share_a_skills_name_but_a_command_may_not(tmp_path: Pat
     ]
     adopted = [v.text() for v in run_check(tmp_path, profile="adoption").violations]
     assert any("is used by 3 definitions" in line for line in adopted), adopted
+
+
+@pytest.mark.parametrize(
+    ("model", "known"),
+    [
+        ("fable", True),
+        ("best", True),
+        ("default", True),
+        ("opus[1m]", True),
+        ("claude-sonnet-4-5", True),
+        ("inherit", True),
+        ("gpt-4o", False),
+        ("Sonnet 4", False),
+    ],
+)
+def test_sub_agent_models_are_claude_codes_aliases_or_ids(
+    tmp_path: Path, model: str, known: bool
+) -> None:
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "lead.md").write_text(
+        f"---\nname: lead\ndescription: Leads the team.\nmodel: {model}\n---\n\nBody.\n"
+    )
+    found = [v.message for v in run_check(tmp_path).violations]
+    assert (found == []) is known, found

@@ -145,8 +145,10 @@ def _front_matter_checks(
     return found
 
 
-MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku", "opusplan")
-"""The model aliases a Claude Code definition's ``model:`` accepts, beside full model IDs."""
+MODEL_ALIASES = ("inherit", "default", "best", "sonnet", "opus", "haiku", "fable", "opusplan")
+"""The model aliases a Claude Code definition's ``model:`` accepts (model configuration;
+``inherit`` from sub-agents), beside full model IDs; a ``[1m]`` suffix asks for the long
+context window."""
 
 
 def _known_model(model: str) -> bool:
