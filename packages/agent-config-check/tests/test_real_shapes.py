@@ -214,3 +214,19 @@ def test_sub_agent_models_are_claude_codes_aliases_or_ids(
     )
     found = [v.message for v in run_check(tmp_path).violations]
     assert (found == []) is known, found
+
+
+def test_an_argument_hint_of_two_bracket_groups_is_named_for_what_it_is(tmp_path: Path) -> None:
+    # Claude Code's YAML parser throws on it and loads the command with no front matter at all
+    # (description and allowed-tools dropped): the finding says why and how to fix it.
+    (tmp_path / ".claude" / "commands").mkdir(parents=True)
+    (tmp_path / ".claude" / "commands" / "cleanup.md").write_text(
+        "---\nallowed-tools: Bash(rm:*)\nargument-hint: [--aggressive] | [--maximum]\n"
+        "description: Cleans caches\n---\n\nClean up.\n"
+    )
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/commands/cleanup.md:3: error [commandFormat] Command definition has malformed "
+        "YAML front matter (front matter value is a '[' or '{' collection followed by more text "
+        "(such as 'argument-hint: [a] [b]'), which YAML rejects; quote the value): "
+        ".claude/commands/cleanup.md"
+    ]
