@@ -23,13 +23,15 @@ class Import:
     written); ``alias`` the name it binds, if renamed; ``wildcard`` for everything of the
     target (or a namespace bound to ``alias``). ``name`` is the name taken from the target
     when the target does not spell it (an ES ``import { a as b }``: ``a``); ``exported``
-    marks a re-export, which the file's own users can import from it."""
+    marks a re-export, which the file's own users can import from it; ``project_wide`` an
+    import every file of the project sees (a C# ``global using``)."""
 
     target: str
     alias: str | None = None
     wildcard: bool = False
     name: str | None = None
     exported: bool = False
+    project_wide: bool = False
 
     @property
     def bound_name(self) -> str:

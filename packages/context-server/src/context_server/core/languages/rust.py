@@ -333,6 +333,7 @@ class RustProject:
             for name in _crate_names(data):
                 self._crates.setdefault(name.replace("-", "_"), root)
         self._aliases: dict[str, dict[str, Import]] = {}
+        self._namesakes: dict[tuple[str, str], list[Import]] = {}
         for path, facts in sources.items():
             crate = self._crate_root(path)
             for declaration in facts.declarations:
@@ -344,6 +345,10 @@ class RustProject:
             aliases: dict[str, Import] = {}
             for item in facts.imports:
                 if item.alias is not None and not item.wildcard and item.target:
+                    if item.alias in aliases:
+                        # one name in two namespaces (`anyhow::Error`, the derive macro
+                        # `thiserror::Error`): each is tried, the project's first
+                        self._namesakes.setdefault((path, item.alias), []).append(item)
                     aliases.setdefault(item.alias, item)
             self._aliases[path] = aliases
         self._bindings: dict[tuple[str, str], _Place | None] = {}
@@ -423,7 +428,14 @@ class RustProject:
         return _Place(current, None) if current is not None else None
 
     def _binds(self, path: str, name: str) -> bool:
-        return name in self._aliases.get(path, {})
+        """Whether a ``use``/``mod`` of ``path`` binds ``name`` for the first segment of a
+        path. ``use anyhow::anyhow;`` binds the crate's macro (or function) named like
+        the crate: a path ``anyhow::Error`` still starts at the crate (a macro or a value
+        never holds items)."""
+        item = self._aliases.get(path, {}).get(name)
+        if item is None:
+            return False
+        return not (name in self._crates and item.target.startswith(f"{name}::"))
 
     def _binding(self, path: str, name: str, search: _Search) -> _Place | None:
         """What ``name`` is bound to in ``path`` by its ``use``/``mod`` (None: nothing in
@@ -447,7 +459,11 @@ class RustProject:
             return None
         search.chain.append(key)
         try:
-            found = self.place(path, item.target.split("::"), search)
+            found = None
+            for bound in (item, *self._namesakes.get(key, ())):
+                found = self.place(path, bound.target.split("::"), search)
+                if found is not None:
+                    break
         finally:
             search.chain.pop()
         if not search.cut:
@@ -565,6 +581,8 @@ class RustProject:
         for reference, count in counts.items():
             first, _, rest = reference.partition("::")
             bare = first.removesuffix("!")
+            if rest and not self._binds(relative, bare):
+                continue  # a path from a crate or an item, not through a binding
             place = self._binding(relative, bare, search) if bare not in facts.local_names else None
             if place is not None and place.item is None and rest:
                 # a path through a bound module: the item it names
