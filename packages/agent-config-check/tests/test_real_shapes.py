@@ -230,3 +230,23 @@ def test_an_argument_hint_of_two_bracket_groups_is_named_for_what_it_is(tmp_path
         "(such as 'argument-hint: [a] [b]'), which YAML rejects; quote the value): "
         ".claude/commands/cleanup.md"
     ]
+
+
+def test_a_private_key_header_is_a_secret_only_with_key_material_after_it(tmp_path: Path) -> None:
+    material = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    (tmp_path / "CLAUDE.md").write_text(
+        "# Review\n\nFlag secrets:\n- Private keys: `-----BEGIN PRIVATE KEY-----`\n"
+    )
+    assert run_check(tmp_path).violations == ()
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "deployer.md").write_text(
+        "---\nname: deployer\ndescription: Deploys.\n---\n\n"
+        f"-----BEGIN RSA PRIVATE KEY-----\n{material}\n-----END RSA PRIVATE KEY-----\n"
+    )
+    (tmp_path / ".mcp.json").write_text(
+        '{"mcpServers": {"s": {"command": "s", "env": {"KEY": "-----BEGIN PRIVATE KEY-----\\n'
+        + material
+        + '"}}}}'
+    )
+    found = sorted((v.path, v.rule) for v in run_check(tmp_path).violations)
+    assert found == [(".claude/agents/deployer.md", "noSecrets"), (".mcp.json", "noSecrets")]
