@@ -250,3 +250,14 @@ def test_a_private_key_header_is_a_secret_only_with_key_material_after_it(tmp_pa
     )
     found = sorted((v.path, v.rule) for v in run_check(tmp_path).violations)
     assert found == [(".claude/agents/deployer.md", "noSecrets"), (".mcp.json", "noSecrets")]
+
+
+def test_a_tool_named_twice_with_and_without_a_specifier_is_one_finding(tmp_path: Path) -> None:
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "scanner.md").write_text(
+        "---\nname: scanner\ndescription: Scans.\n"
+        "tools: Read, Workflow, Workflow(scan), Scan, Scan(all)\n---\n\nBody.\n"
+    )
+    assert [v.message for v in run_check(tmp_path).violations] == [
+        ".claude/agents/scanner.md names 'Scan' in 'tools', which is not a Claude Code tool"
+    ]
