@@ -314,6 +314,47 @@ def test_a_rust_macro_named_like_its_crate_leaves_the_crate_s_paths_alone(
     assert users(root, "Error") == ["src/macros.rs", "tests/namesakes.rs"]
 
 
+def test_a_rust_cfg_alternative_is_read_for_the_default_build(project: Project) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "chainy"\n\n[features]\ndefault = ["std"]\n'
+            "std = []\nextra = []\n",
+            "src/lib.rs": "mod chain;\nmod use_it;\nmod extra;\n\n"
+            '#[cfg(feature = "std")]\npub struct Chain;\n',
+            # the default build re-exports the crate's Chain; a no-std build declares its own
+            "src/chain.rs": '#[cfg(feature = "std")]\npub(crate) use crate::Chain;\n\n'
+            '#[cfg(not(feature = "std"))]\npub(crate) struct Chain;\n',
+            "src/use_it.rs": "use crate::chain::Chain;\n\npub fn f(_c: Chain) {}\n",
+            # a feature the default build leaves off: its item stays the file's own
+            "src/extra.rs": '#[cfg(feature = "extra")]\npub struct Extra;\n',
+        }
+    )
+    assert direct(root)["src/use_it.rs"] == ["src/lib.rs"]
+    assert users(root, "src/lib.rs") == ["src/chain.rs", "src/use_it.rs"]
+    assert context(root, "Extra") == []
+
+
+@pytest.mark.parametrize(
+    ("predicate", "holds"),
+    [
+        ('any(feature = "std", not(no_core_error))', True),
+        ('all(not(feature = "std"), no_core_error)', False),
+        ("test", False),
+        ("not(windows)", True),
+        ('all(unix, target_os = "linux", target_pointer_width = "64")', True),
+        ('feature = "extra"', False),
+        # unreadable or too deep: taken as compiled, never an error
+        ("any(", True),
+        ("cfg_attr(x)", True),
+        ("not(" * 40 + "test" + ")" * 40, True),
+    ],
+)
+def test_rust_cfg_predicates_are_read_for_the_default_build(predicate: str, holds: bool) -> None:
+    from context_server.core.languages.rust import cfg_holds
+
+    assert cfg_holds(predicate, frozenset({"default", "std"})) is holds
+
+
 def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(PUB_USE)
     service = service_for(root)

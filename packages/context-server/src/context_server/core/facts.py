@@ -24,7 +24,8 @@ class Import:
     target (or a namespace bound to ``alias``). ``name`` is the name taken from the target
     when the target does not spell it (an ES ``import { a as b }``: ``a``); ``exported``
     marks a re-export, which the file's own users can import from it; ``project_wide`` an
-    import every file of the project sees (a C# ``global using``)."""
+    import every file of the project sees (a C# ``global using``); ``condition`` when it
+    is compiled (a Rust ``#[cfg]`` predicate; empty: always)."""
 
     target: str
     alias: str | None = None
@@ -32,6 +33,7 @@ class Import:
     name: str | None = None
     exported: bool = False
     project_wide: bool = False
+    condition: str = ""
 
     @property
     def bound_name(self) -> str:
@@ -52,6 +54,8 @@ class Declaration:
     ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
     ``exported`` says it is part of its module's public API (Rust ``pub``, an ES
     ``export``, a capitalised Go name outside ``internal/``…) rather than internal.
+    ``condition`` says when it is compiled, in its language's terms (a Rust ``#[cfg]``
+    predicate); empty: always.
     """
 
     simple_name: str
@@ -61,6 +65,7 @@ class Declaration:
     lines: tuple[int, int] = (0, 0)
     span: tuple[int, int] = (0, 0)
     exported: bool = True
+    condition: str = ""
 
 
 @dataclass(frozen=True, slots=True)
