@@ -261,3 +261,34 @@ def test_a_tool_named_twice_with_and_without_a_specifier_is_one_finding(tmp_path
     assert [v.message for v in run_check(tmp_path).violations] == [
         ".claude/agents/scanner.md names 'Scan' in 'tools', which is not a Claude Code tool"
     ]
+
+
+def test_only_a_script_the_shell_runs_itself_needs_a_shebang_and_the_executable_bit(
+    tmp_path: Path,
+) -> None:
+    hooks = tmp_path / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    for name in ("direct.sh", "handed.py", "unwired.py"):
+        (hooks / name).write_text("echo hook\n")  # no '#!', not executable
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/direct.sh',
+                                },
+                                {"type": "command", "command": "python3 .claude/hooks/handed.py"},
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    assert sorted({v.path for v in run_check(tmp_path).violations}) == [".claude/hooks/direct.sh"]
+    adopted = {v.path for v in run_check(tmp_path, profile="adoption").violations}
+    assert {".claude/hooks/handed.py", ".claude/hooks/unwired.py"} <= adopted
