@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+MAX_KEY_COLUMNS = 6
+"""The largest key size a key search accepts."""
+MAX_BETTER_OPTION_COLUMNS = 16
+"""The largest unique column set whose smaller keys a check looks for (``better_options``)."""
+
 
 class Nulls(StrEnum):
     """How missing values compare inside a key."""
