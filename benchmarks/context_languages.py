@@ -1,4 +1,5 @@
-"""Indexing speed and memory of context-server per language, Java as the baseline.
+"""Indexing speed and memory of context-server per language, Java as the baseline; and the
+precision and recall of ``find_context`` and ``find_usages`` on labelled real code.
 
 Run: ``uv run python benchmarks/context_languages.py --files 2000`` (``--languages a,b``).
 For each language it generates a deterministic project (``benchmarks/.data/languages/``,
@@ -7,6 +8,15 @@ language does, with comments and a few members; then it indexes the project cold
 child process (so each language's peak memory is its own) and reports files/s, CPU time and
 peak RSS, and the ratio of CPU time to Java's in the same run. Prints a Markdown block for
 ``docs/benchmarks.md``.
+
+Accuracy: ``uv run python benchmarks/context_languages.py --accuracy DIR [DIR ...]`` scores
+checkouts of public repositories (fetched for measurement only, never committed) against
+``benchmarks/labels/<folder>_context.json``: per labelled type, the files its declaration
+depends on directly (``find_context``, depth 1) and the files using it (``find_usages``),
+each set written by reading the code (see the file's ``method``). It prints precision and
+recall per language, micro-averaged over the labelled types (every file found or labelled
+counts once per type), and with ``--diffs`` every file found but not labelled or labelled
+but not found.
 """
 
 from __future__ import annotations
@@ -194,12 +204,84 @@ def measure_one(language: str, root: Path) -> dict[str, float]:
     }
 
 
+LABELS = HERE / "labels"
+
+
+def accuracy(roots: list[Path], diffs: bool) -> list[str]:
+    """The accuracy report of the checkouts ``roots`` (see the module's docstring)."""
+    from context_server.core.index import IndexCache
+    from context_server.core.service import ContextService
+    from mcp_common import AllowedPaths, ToolError
+
+    totals: dict[str, dict[str, list[int]]] = {}
+    details: list[str] = []
+    sources: list[str] = []
+    for root in roots:
+        labels = json.loads((LABELS / f"{root.name}_context.json").read_text(encoding="utf-8"))
+        service = ContextService(AllowedPaths([root.resolve()]), IndexCache())
+        index = service.index(str(root.resolve()))
+        language = labels["language"]
+        sources.append(f"{labels['repository']} `{labels['commit']}` ({language})")
+        counts = totals.setdefault(language, {"context": [0, 0, 0], "usages": [0, 0, 0]})
+        counts.setdefault("types", [0])[0] += len(labels["types"])
+        for item in labels["types"]:
+            try:
+                selection = service.select(index, item["name"], 1)
+                chosen = selection.target.path
+                found_context = {d.path for d in selection.dependencies}
+                found_users = {u.path for u in service.usages(index, item["name"]).users}
+            except ToolError as exc:
+                chosen, found_context, found_users = f"error: {exc.message}", set(), set()
+            if chosen != item["file"]:
+                # another declaration than the labelled one: nothing it says counts as right
+                details.append(f"- {root.name} {item['name']}: target {chosen}, not {item['file']}")
+                found_context = {f"{chosen}: {p}" for p in found_context}
+                found_users = {f"{chosen}: {p}" for p in found_users}
+            for kind, found in (("context", found_context), ("usages", found_users)):
+                truth = set(item[kind])
+                right = found & truth
+                counts[kind][0] += len(right)
+                counts[kind][1] += len(found)
+                counts[kind][2] += len(truth)
+                if diffs and found != truth:
+                    details.append(
+                        f"- {root.name} {item['name']} {kind}: "
+                        f"wrong {sorted(found - truth)}, missed {sorted(truth - found)}"
+                    )
+    load = os.getloadavg()[0]
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"Measured {now} (load average {load:.1f}), `uv run python "
+        "benchmarks/context_languages.py --accuracy DIR...` on " + ", ".join(sources) + ".",
+        "",
+        "| language | types | find_context precision | find_context recall | files found / "
+        "labelled | find_usages precision | find_usages recall | users found / labelled |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for language, counts in totals.items():
+        row = [language, str(counts["types"][0])]
+        for kind in ("context", "usages"):
+            hits, answered, labelled = counts[kind]
+            row += [
+                f"{hits / answered:.3f}" if answered else "-",
+                f"{hits / labelled:.3f}" if labelled else "-",
+                f"{answered} / {labelled}",
+            ]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + (["", *details] if details else [])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--languages", default=",".join(GENERATORS))
+    parser.add_argument("--accuracy", type=Path, nargs="+", help="labelled checkouts to score")
+    parser.add_argument("--diffs", action="store_true", help="list every disagreement")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.accuracy:
+        sys.stdout.write("\n".join(accuracy(options.accuracy, options.diffs)) + "\n")
+        return 0
     if options.one:
         result = measure_one(options.one, generate(options.one, options.files))
         sys.stdout.write(json.dumps(result) + "\n")

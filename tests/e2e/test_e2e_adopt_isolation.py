@@ -1,18 +1,20 @@
 """``verify_adoption`` on a hostile repository never freezes ``adopt-server`` (issue 23, item 2).
 
 The repository is adopted, but its own ``.claude/agent-config-check.json`` sets a secret pattern
-the checker of this version matches in exponential time, and its AGENTS.md holds the text that
-sets it off, and a 200,000-character line in its last section, which the placeholder judgement
-reads in quadratic time. Over real stdio: while the check runs (in an isolated child process
-of the server) pings are answered, a cancel ends it within 2 s and leaves no process behind,
-and the server goes on serving. (Once both are linear this input stops being slow; the test
-then fails at "the check runs in a child", asking for a slower input.)
+that once backtracked exponentially, and its AGENTS.md holds the text that set it off and a
+200,000-character line that was once read in quadratic time. The checker now reads both in
+linear time, so the test freezes the isolated check itself (SIGSTOP as soon as it appears) to
+stand for a check stuck in C code, however fast this machine is. Over real stdio: while the
+check is stuck pings are answered, a cancel ends it within 2 s and leaves no process behind,
+and the server goes on serving.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -75,13 +77,29 @@ def hostile_adopted_repository(root: Path) -> Path:
 def isolated_checks(pid: int) -> list[int]:
     """The isolated children of process ``pid`` (``run_isolated``'s child script)."""
     found = []
-    for child, _ in children_of(pid):
+    for child in _children(pid):
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
         if b"_isolated_child" in command:
             found.append(child)
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """The children of ``pid``, read from its threads' lists (quick enough to poll every
+    millisecond, unlike a walk of all of ``/proc``)."""
+    found: list[int] = []
+    try:
+        threads = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return [child for child, _ in children_of(pid)]
+    for thread in threads:
+        try:
+            found += [int(child) for child in (thread / "children").read_text().split()]
+        except OSError:
+            continue
     return found
 
 
@@ -113,9 +131,10 @@ def test_a_hostile_check_is_answered_around_and_cancelled_within_two_seconds(
     deadline = time.monotonic() + 60
     while not (checks := isolated_checks(server.process.pid)):
         assert time.monotonic() < deadline, f"the check runs in a child\n{server.log()}"
-        time.sleep(0.05)
+        time.sleep(0.001)
     [child] = checks
-    time.sleep(0.5)  # deep in the match
+    os.kill(child, signal.SIGSTOP)  # stuck from here on, as a check in a runaway match is
+    time.sleep(0.5)
     for request_id in (10, 11):
         asked = time.monotonic()
         server.request(request_id, "ping", {})

@@ -28,6 +28,8 @@ def context(root: Path, name: str, depth: int = 1) -> list[str]:
 
 # --- TypeScript: barrels, namespaces, workspace self-imports ------------------------------------
 BARRELS = {
+    # build output ignored, the tracked manifest included (git ignores no tracked file)
+    "pkg/.gitignore": "**/*.js\n**/package.json\n",
     "pkg/package.json": """{
       "name": "@acme/shapes",
       "exports": {
@@ -153,6 +155,7 @@ def test_a_huge_barrel_is_searched_within_a_bound(
 PUB_USE = {
     "Cargo.toml": '[package]\nname = "geo-kit"\nversion = "0.1.0"\n',
     "src/lib.rs": "pub mod shapes;\nmod raw;\nmod macros;\nmod draw;\nmod ring;\n"
+    "#[macro_use]\nmod check;\nmod guard;\n"
     "mod loop_a;\nmod loop_b;\n\npub use shapes::{Circle, Square};\npub use shapes::paint::*;\n",
     "src/shapes/mod.rs": "pub mod circle;\npub mod paint;\npub mod square;\n\n"
     "pub use self::circle::Circle;\npub use square::Square;\n",
@@ -172,6 +175,9 @@ PUB_USE = {
     "src/loop_a.rs": "pub use crate::loop_b::Ring;\n",
     "src/loop_b.rs": "pub use crate::loop_a::Ring;\n",
     "src/ring.rs": "use crate::loop_a::Ring;\n\npub fn ring(_r: Ring) {}\n",
+    # a crate-internal macro, visible where it is called without an import
+    "src/check.rs": "macro_rules! ensure {\n    ($e:expr) => {\n        assert!($e)\n    };\n}\n",
+    "src/guard.rs": "pub fn guard(ok: bool) {\n    ensure!(ok);\n}\n",
     "tests/it.rs": "use geo_kit::circle;\nuse geo_kit::Square;\n\n#[test]\nfn builds() {\n"
     "    let _c = circle!();\n    let _s = Square;\n}\n",
 }
@@ -183,7 +189,9 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
     root = project(PUB_USE)
     assert direct(root) == {
         "src/lib.rs": [
+            "src/check.rs",
             "src/draw.rs",
+            "src/guard.rs",
             "src/loop_a.rs",
             "src/loop_b.rs",
             "src/macros.rs",
@@ -203,19 +211,27 @@ def test_rust_paths_are_followed_through_pub_use_to_their_declaring_files(
         "src/shapes/square.rs": [],
         "src/shapes/paint.rs": [],
         "src/raw.rs": [],
-        "src/macros.rs": [],
+        # the expansion's `$crate::Circle`
+        "src/macros.rs": ["src/shapes/circle.rs"],
         # Colour through the glob re-export, Square through a function's own `use`
         "src/draw.rs": ["src/shapes/circle.rs", "src/shapes/paint.rs", "src/shapes/square.rs"],
         # the cycle names each other's module
         "src/loop_a.rs": ["src/loop_b.rs"],
         "src/loop_b.rs": ["src/loop_a.rs"],
         "src/ring.rs": ["src/loop_a.rs"],
+        "src/check.rs": [],
+        "src/guard.rs": ["src/check.rs"],
         # the crate by its Cargo.toml name; an exported macro is an item of the crate root
         "tests/it.rs": ["src/macros.rs", "src/shapes/square.rs"],
     }
     # the public type, not the crate-internal one of the same name nearer the root
     assert context(root, "Circle") == []
-    assert users(root, "Circle") == ["src/draw.rs", "src/lib.rs", "src/shapes/mod.rs"]
+    assert users(root, "Circle") == [
+        "src/draw.rs",
+        "src/lib.rs",
+        "src/macros.rs",
+        "src/shapes/mod.rs",
+    ]
     # `Shape::Square` and `Shape::Circle` are variants: uses of Shape only
     assert users(root, "Shape") == ["src/draw.rs"]
     assert users(root, "Square") == [
@@ -257,6 +273,10 @@ PACKAGES = {
     "loop/a.py": "from loop.b import Ring\n",
     "loop/b.py": "from loop.a import Ring\n",
     "loop/use.py": "from loop.a import Ring\n\nRINGS = [Ring]\n",
+    # a module-level alias passes the class on like a re-export
+    "crypt/__init__.py": "from crypt import base\n\nSigner = base.Signer\n",
+    "crypt/base.py": "class Signer:\n    pass\n",
+    "crypt/user.py": "from crypt import Signer\n\n\nclass Mine(Signer):\n    pass\n",
 }
 
 
@@ -288,7 +308,11 @@ def test_python_names_are_followed_through_packages_to_their_declaring_modules(
         "loop/a.py": ["loop/b.py"],
         "loop/b.py": ["loop/a.py"],
         "loop/use.py": ["loop/a.py"],
+        "crypt/__init__.py": ["crypt/base.py"],
+        "crypt/base.py": [],
+        "crypt/user.py": ["crypt/base.py"],
     }
+    assert users(root, "Signer") == ["crypt/__init__.py", "crypt/user.py"]
     assert users(root, "Circle") == [
         "app/main.py",
         "lib/src/acme/paint.py",
@@ -336,7 +360,11 @@ PREPROCESSED = {
     "    }\n}\n#endif\n",
     "src/Lib/Shapes/Shape.cs": "namespace Lib.Shapes\n{\n    public abstract class Shape { }\n"
     "    public interface ILegacy { }\n}\n",
-    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    public class Square : Shape { }\n}\n",
+    # `[Shapely]` is the attribute class ShapelyAttribute
+    "src/Lib/Shapes/Square.cs": "namespace Lib.Shapes\n{\n    [Shapely]\n"
+    "    public class Square : Shape { }\n}\n",
+    "src/Lib/Shapes/ShapelyAttribute.cs": "namespace Lib.Shapes\n{\n"
+    "    public class ShapelyAttribute : System.Attribute { }\n}\n",
     "src/Lib/Paint/Colour.cs": "namespace Lib.Paint\n{\n    public class Colour { }\n}\n",
     "src/Lib/Units/Unit.cs": "namespace Lib.Units\n{\n    public struct Unit { }\n}\n",
     "src/App/Draw.cs": "using Lib.Shapes;\n\nnamespace App\n{\n"
@@ -358,7 +386,11 @@ def test_csharp_preprocessor_branches_are_all_read(project: Project) -> None:
         ],
         "src/Lib/Shapes/Circle.Area.cs": ["src/Lib/Shapes/Circle.cs", "src/Lib/Units/Unit.cs"],
         "src/Lib/Shapes/Shape.cs": [],
-        "src/Lib/Shapes/Square.cs": ["src/Lib/Shapes/Shape.cs"],
+        "src/Lib/Shapes/Square.cs": [
+            "src/Lib/Shapes/Shape.cs",
+            "src/Lib/Shapes/ShapelyAttribute.cs",
+        ],
+        "src/Lib/Shapes/ShapelyAttribute.cs": [],
         "src/Lib/Paint/Colour.cs": [],
         "src/Lib/Units/Unit.cs": [],
         "src/App/Draw.cs": ["src/Lib/Shapes/Circle.Area.cs", "src/Lib/Shapes/Circle.cs"],
@@ -408,6 +440,8 @@ BUILD_TAGS = {
     "sys/open_linux.go": "package sys\n\nfunc Open() {}\n",
     "sys/open_windows.go": "package sys\n\nfunc Open() {}\n",
     "sys/use.go": "package sys\n\nfunc Use() { Open() }\n",
+    # a parameter named like the package's function is no use of it
+    "sys/param.go": "package sys\n\nfunc Param(Open int) int { return Open + 1 }\n",
 }
 
 
@@ -428,6 +462,7 @@ def test_go_build_tag_twins_are_alternatives_not_dependencies(project: Project) 
         "sys/open_linux.go": [],
         "sys/open_windows.go": [],
         "sys/use.go": ["sys/open_linux.go"],
+        "sys/param.go": [],
     }
     assert users(root, "ctx.JSON") == []
     assert users(root, "Context") == ["app/main.go", "ctx/deprecated.go"]
@@ -450,3 +485,34 @@ def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
         "render/render.go",
     ]
     assert context(root, "HandlerFunc") == []
+
+
+# --- Bad input: self-imports terminate with an answer -------------------------------------------
+def test_files_importing_themselves_terminate(project: Project) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "selfish"\n',
+            "src/lib.rs": "mod a;\npub use crate::a::*;\n",
+            "src/a.rs": "pub use crate::a::*;\npub use self::Thing as Thing;\n"
+            "pub struct A(Thing);\n",
+            "web/a.ts": 'export * from "./a";\nexport { B as B } from "./a";\n'
+            'import { A, B } from "./a";\nexport const x = [A, B];\n',
+            "web/b.ts": 'import { B } from "./a";\nexport const y = B;\n',
+            "py/pkg/__init__.py": "from pkg import X\nfrom pkg.mod import *\n",
+            "py/pkg/mod.py": "from pkg.mod import Y\nfrom pkg import X\n\nZ = Y\n",
+        }
+    )
+    service = service_for(root)
+    index = service.index(str(root))
+    assert direct(root) == {
+        "src/lib.rs": ["src/a.rs"],
+        "src/a.rs": [],
+        "web/a.ts": [],
+        "web/b.ts": ["web/a.ts"],
+        "py/pkg/__init__.py": ["py/pkg/mod.py"],
+        "py/pkg/mod.py": ["py/pkg/__init__.py"],
+    }
+    for path in index.sources:
+        # every file's own answer comes back, cycles noted where a chain was cut
+        selection = service.select(index, path, 3)
+        assert selection.target.path == path

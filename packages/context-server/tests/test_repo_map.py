@@ -324,3 +324,25 @@ def test_a_large_central_file_shows_less_of_itself_instead_of_being_skipped(
         result.text
     )
     assert "- … 37 more\n" in result.text
+
+
+def test_a_private_python_module_the_package_does_not_export_ranks_last(
+    project: Project,
+) -> None:
+    users = {
+        f"shop/part{n}.py": "from shop._compat import text\n\n\ndef part():\n    return text()\n"
+        for n in range(4)
+    }
+    root = project(
+        {
+            "shop/__init__.py": "from shop._core import Basket\nfrom shop.part0 import part\n",
+            "shop/_core.py": "from shop._compat import text\n\n\nclass Basket:\n"
+            "    label = text()\n",
+            "shop/_compat.py": "def text():\n    return ''\n",
+            **users,
+        }
+    )
+    ranked = _ranked(root)
+    # _core is re-exported by the package: public API; _compat is not, however used
+    assert ranked[-1] == "shop/_compat.py"
+    assert ranked.index("shop/_core.py") < ranked.index("shop/_compat.py")

@@ -25,6 +25,7 @@ from mcp_common.paths import PathRefusedError
 
 from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
+    FAMILIES,
     SourceLanguage,
     dialect,
     families,
@@ -46,6 +47,9 @@ from context_server.core.watch import Changes, RootWatch, Watcher
 MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_CONFIG_BYTES = 1024 * 1024
 PROGRESS_EVERY = 200
+MANIFESTS = frozenset(name for family in FAMILIES for name in family.config_files)
+"""The files module resolution reads (``package.json``, ``go.mod``…): listed even where a
+``.gitignore`` pattern matches them."""
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -232,6 +236,7 @@ class IndexCache:
                         check_cancelled,
                         tree.watch.add,
                         tree.watch.forget,
+                        MANIFESTS,
                     )
                     tree.listing = listing
                 return listing, changes.files, len(changes.directories)
@@ -251,7 +256,12 @@ class IndexCache:
             for directory in inherited_ignore_directories(root, boundary):
                 watch.add(directory, None)
         listing = walk_project(
-            root, allowed, check_cancelled, boundary, watch.add if watch is not None else None
+            root,
+            allowed,
+            check_cancelled,
+            boundary,
+            watch.add if watch is not None else None,
+            MANIFESTS,
         )
         now = time.monotonic()
         cache.tree = _Tree(listing, boundary, watch, now, now - started)
@@ -279,7 +289,7 @@ class IndexCache:
         if cache is None or tree is None or tree.watch is None:
             return 0
         started = time.monotonic()
-        fresh = walk_project(root, allowed, boundary=tree.boundary)
+        fresh = walk_project(root, allowed, boundary=tree.boundary, manifests=MANIFESTS)
         with cache.build_lock:
             if cache.tree is not tree or tree.watch is None:
                 return 0

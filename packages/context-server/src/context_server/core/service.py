@@ -397,14 +397,18 @@ class ContextService:
 _SEGMENTS = re.compile(r"[./:]+")
 
 
-def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, bool, int, bytes]:
+def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, bool, int, bool, bytes]:
     """Top-level before nested, main before test sources, a module's public API before its
-    internals, the shorter module path (whatever the language separates it by), the path."""
+    internals, the shorter module path (whatever the language separates it by), the file
+    named after the declaration (``JsonReader.cs`` before ``JsonReader.Async.cs``), the
+    path."""
     path, declaration = match
     nested = declaration is not None and declaration.nested
     internal = declaration is not None and not declaration.exported
     length = len(_SEGMENTS.split(declaration.qualified_name)) if declaration is not None else 0
-    return nested, is_test_source(path), internal, length, sort_key(path)
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    named = declaration is None or stem == declaration.simple_name
+    return nested, is_test_source(path), internal, length, not named, sort_key(path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,8 +454,20 @@ def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | 
         return [(rel, None) for rel in by_file]
     declared = index.resolver.declared(wanted)
     if declared:
+        # the declaration itself, also when its module is known by a longer name (a
+        # namespace package: ``google.auth.credentials`` for ``auth.credentials``)
         return [
-            (rel, next((d for d in sources[rel].declarations if d.qualified_name == wanted), None))
+            (
+                rel,
+                next(
+                    (
+                        d
+                        for d in sources[rel].declarations
+                        if d.qualified_name == wanted or wanted.endswith("." + d.qualified_name)
+                    ),
+                    None,
+                ),
+            )
             for rel in declared
         ]
     if "." in wanted:

@@ -147,15 +147,19 @@ def walk_project(
     check_cancelled: Callable[[], None] = lambda: None,
     boundary: Path | None = None,
     on_directory: DirectoryHook | None = None,
+    manifests: frozenset[str] = frozenset(),
 ) -> Listing:
     """List ``root`` (a real directory path) without leaving the allowed roots.
 
     ``.gitignore`` files of the directories between ``boundary`` (the allowed root holding
     ``root``) and ``root`` apply too, as they do for git when a subdirectory is listed.
+    Files named in ``manifests`` (``package.json``…) are listed even where a pattern
+    matches them: git ignores no tracked file, and a module manifest is tracked (a
+    monorepo package's ``.gitignore`` may well say ``**/package.json`` for build output).
     """
     top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
     inherited = _inherited_gitignores(root, boundary, allowed, top.problems)
-    walker = _Walker(allowed, check_cancelled, on_directory, {}, {str(root)})
+    walker = _Walker(allowed, check_cancelled, on_directory, {}, {str(root)}, manifests)
     walker.walk(str(root), top, inherited)
     return _assembled(top, walker.scanned)
 
@@ -167,6 +171,7 @@ def refresh(
     check_cancelled: Callable[[], None] = lambda: None,
     on_directory: DirectoryHook | None = None,
     on_forget: Callable[[str], None] | None = None,
+    manifests: frozenset[str] = frozenset(),
 ) -> Listing:
     """``listing`` after the directories ``changed`` (relative path -> whether its whole
     subtree must be listed again) changed: those directories are listed again, a new
@@ -199,7 +204,7 @@ def refresh(
         touched.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
     scanned = dict(known)
     seen = {info.real for info in known.values()}
-    walker = _Walker(allowed, check_cancelled, on_directory, scanned, seen)
+    walker = _Walker(allowed, check_cancelled, on_directory, scanned, seen, manifests)
 
     def forget(node: DirectoryEntry) -> None:
         stack = [node]
@@ -285,6 +290,8 @@ class _Walker:
     scanned: dict[str, ScannedDirectory]
     # real paths of the listed directories (a symlink loop or a second path is refused)
     seen: set[str]
+    # file names listed even where an ignore pattern matches them
+    manifests: frozenset[str] = frozenset()
 
     def walk(
         self,
@@ -325,7 +332,13 @@ class _Walker:
             if builds and entry.name in BUILD_OUTPUT_DIRECTORIES and entry.is_dir():
                 continue
             child = _classify(
-                entry, relative, specs, self.allowed.contains, self.seen, node.problems
+                entry,
+                relative,
+                specs,
+                self.allowed.contains,
+                self.seen,
+                node.problems,
+                self.manifests,
             )
             if child is None:
                 continue
@@ -359,6 +372,7 @@ def _classify(
     is_allowed: Callable[[Path], bool],
     seen: set[str],
     problems: list[Problem],
+    manifests: frozenset[str] = frozenset(),
 ) -> tuple[str, bool] | None:
     try:
         is_dir = entry.is_dir()
@@ -367,7 +381,7 @@ def _classify(
         is_dir = is_file = False
     if is_dir and entry.name in SKIPPED_DIRECTORIES:
         return None
-    if _ignored(relative, is_dir, specs):
+    if _ignored(relative, is_dir, specs) and not (is_file and entry.name in manifests):
         return None
     real = entry.path
     if entry.is_symlink():

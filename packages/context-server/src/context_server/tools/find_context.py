@@ -219,7 +219,7 @@ def _markdown(
         shown = ", ".join(f"`{m}`" for m in selection.other_matches)
         out.append(
             "Also matched (not chosen; top-level before nested, main before test sources, "
-            "public before internal, shorter module path first): "
+            "public before internal, shorter module path first, the file named after it first): "
             f"{shown}.\n"
         )
     if not selection.dependencies and not selection.omitted:

@@ -5,7 +5,8 @@ often enough, whatever phase it is in: a long scan, a coding pass, thousands of 
 checks. :class:`Heartbeat` forwards the search's own reports (phase by phase, level by
 level, batch by batch) and, when none came for :data:`BEAT_SECONDS`, repeats the last
 message with a slightly higher value (progress must grow with every notification), creeping
-toward the end of the current phase without reaching it.
+toward the end of the current phase without reaching it. A new step is always announced,
+even one that starts where the last report stood, so no step passes unseen between beats.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import TracebackType
 
 BEAT_SECONDS = 1.0
 _CREEP = 0.05  # share of what is left of the phase a beat adds
+_NUDGE = 0.001  # share a new step adds when it starts where the last one stood
 
 
 class Heartbeat:
@@ -42,6 +44,10 @@ class Heartbeat:
         """Report ``fraction`` (0..1) of the current phase done, with what is being done."""
         with self._lock:
             value = self._start + (self._end - self._start) * min(1.0, max(0.0, fraction))
+            if value <= self._value and message != self._message:
+                # a new step is announced even when it starts where the last one stood
+                # (a fast step could otherwise pass unseen between two beats)
+                value = self._value + (self._end - self._value) * _NUDGE
             self._message = message
             if value <= self._value:
                 return

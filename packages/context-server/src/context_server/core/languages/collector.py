@@ -95,6 +95,8 @@ class CollectorSpec:
     rescue: int = Rescue.ON_ERROR
     parameter_lists: bool = False
     naming_parents: frozenset[str] = frozenset()
+    module_imports: Callable[[tree_sitter.Node], Iterable[Import]] | None = None
+    """Further imports read from the file's top level (Python's ``Name = module.Name``)."""
 
 
 _QUERY_LOCK = threading.Lock()
@@ -181,6 +183,8 @@ def collect(
         collector.rescue_declarations(source)
     package = module if spec.module_scope else ".".join(collector.packages)
     counts = Counter(collector.references)
+    if spec.module_imports is not None:
+        collector.imports.extend(spec.module_imports(tree.root_node))
     return SourceFacts(
         language=dialect.name,
         package=package,

@@ -285,14 +285,18 @@ def _using(node: tree_sitter.Node) -> Import:
 
 def _reference(node: tree_sitter.Node) -> str | None:
     """The name an identifier node contributes: the whole dotted name for the first segment
-    of one, nothing for a later segment or a declaration's own name."""
+    of one, nothing for a later segment or a declaration's own name. An attribute's name
+    ``[JsonProperty]`` means the class ``JsonPropertyAttribute``."""
     parent = node.parent
     if parent is None:
         return _text(node)
+    if parent.type == "attribute":
+        return _attribute(_text(node))
     named = parent.child_by_field_name("name")
     if named is not None and named.id == node.id and parent.type not in _CHAINS:
         return None
     best: str | None = None
+    top: tree_sitter.Node = node
     current: tree_sitter.Node | None = parent
     while current is not None and current.type in _CHAINS:
         if current.start_byte != node.start_byte:
@@ -300,8 +304,17 @@ def _reference(node: tree_sitter.Node) -> str | None:
         compact = _compact(current)
         if _DOTTED.fullmatch(compact):
             best = compact
+            top = current
         current = current.parent
+    if best is not None and top.parent is not None and top.parent.type == "attribute":
+        head, _, last = best.rpartition(".")
+        return f"{head}.{_attribute(last)}"
     return best or _text(node)
+
+
+def _attribute(name: str) -> str:
+    """The class an attribute's name means (C# adds ``Attribute`` unless it is there)."""
+    return name if name.endswith("Attribute") else f"{name}Attribute"
 
 
 class CSharp:

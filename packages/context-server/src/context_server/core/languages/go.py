@@ -115,6 +115,31 @@ def _query(language: SourceLanguage) -> tree_sitter.Query:
     return language.query("(identifier) @name (type_identifier) @name (package_identifier) @name")
 
 
+# Names a function declares for its own body: parameters, receivers, `:=`, `var`, `range`.
+_LOCALS = """
+(parameter_declaration name: (identifier) @local)
+(variadic_parameter_declaration name: (identifier) @local)
+(short_var_declaration left: (expression_list (identifier) @local))
+(range_clause left: (expression_list (identifier) @local))
+(type_switch_statement alias: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(const_spec name: (identifier) @local)
+"""
+_FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
+
+
+def _locals(language: SourceLanguage, root: tree_sitter.Node) -> dict[str, list[tuple[int, int]]]:
+    """Every name declared inside a function, with the byte ranges of those functions."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for node in tree_sitter.QueryCursor(language.query(_LOCALS)).captures(root).get("local", ()):
+        scope = node.parent
+        while scope is not None and scope.type not in _FUNCTIONS:
+            scope = scope.parent
+        if scope is not None:
+            found.setdefault(_text(node), []).append((scope.start_byte, scope.end_byte))
+    return found
+
+
 def _text(node: tree_sitter.Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
@@ -160,12 +185,19 @@ def extract_go(
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
+    shadowing = _locals(language, root)
     for node in in_order(cursor.captures(root)):
-        if spans and not any(low <= node.start_byte < high for low, high in spans):
+        start = node.start_byte
+        if spans and not any(low <= start < high for low, high in spans):
             continue
         name = _reference(node)
-        if name:
-            names.append(name)
+        if not name:
+            continue
+        first = name.split(".", 1)[0]
+        # a parameter or local variable: no package-level name (and ``x.F`` a field of it)
+        if any(low <= start < high for low, high in shadowing.get(first, ())):
+            continue
+        names.append(name)
     counts = Counter(names)
     return SourceFacts(
         language=language.name,

@@ -9,6 +9,7 @@ use resolves through them; relative imports count from the module's package.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -30,6 +31,9 @@ PYTHON = SourceLanguage(
     "python", "Python", (".py", ".pyi"), tree_sitter_python.language, "#", colon_body=True
 )
 _INIT = frozenset({"__init__.py", "__init__.pyi"})
+ALIAS = "="
+"""The ``name`` of an import standing for a module-level ``Name = dotted.name``."""
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 # Folders a project's packages usually sit in (put on the import path by its build).
 _SOURCE_FOLDERS = frozenset({"src", "lib", "python", "source"})
 MAX_REEXPORT_DEPTH = 32
@@ -58,6 +62,25 @@ def _import(node: tree_sitter.Node, module: str, is_package: bool) -> Iterator[I
         elif child.type == "aliased_import":
             target, alias = _alias(child)
             yield Import(f"{base}.{target}" if base else target, alias)
+
+
+def _aliases(root: tree_sitter.Node) -> Iterator[Import]:
+    """Module-level assignments of a dotted name to a name: ``Signer = base.Signer``."""
+    for child in root.named_children:
+        if child.type != "expression_statement" or child.named_child_count != 1:
+            continue
+        assignment = child.named_children[0]
+        left = assignment.child_by_field_name("left")
+        right = assignment.child_by_field_name("right")
+        if (
+            assignment.type == "assignment"
+            and left is not None
+            and right is not None
+            and left.type == "identifier"
+            and right.type in {"identifier", "attribute"}
+            and _DOTTED_NAME.fullmatch(text_of(right))
+        ):
+            yield Import(text_of(right), text_of(left), name=ALIAS, exported=True)
 
 
 def _alias(node: tree_sitter.Node) -> tuple[str, str]:
@@ -100,6 +123,7 @@ _SPEC = CollectorSpec(
     module_scope=True,
     every_identifier=True,
     rescue=Rescue.NEVER,
+    module_imports=_aliases,
 )
 
 
@@ -137,10 +161,14 @@ class PythonLinker(NameLinker):
                         files.append(path)
         self._exports: dict[str, dict[str, Import]] = {}
         self._stars: dict[str, list[str]] = {}
+        self._aliases: dict[str, dict[str, list[str]]] = {}
+        self._bindings: dict[str, Bindings] = {}
         for path, facts in sources.items():
             exports: dict[str, Import] = {}
             for item in facts.imports:
-                if item.wildcard:
+                if item.name == ALIAS:
+                    self._aliases.setdefault(path, {})[item.bound_name] = item.target.split(".")
+                elif item.wildcard:
                     self._stars.setdefault(path, []).append(item.target)
                 elif "@" not in item.bound_name:
                     exports.setdefault(item.bound_name, item)
@@ -150,11 +178,38 @@ class PythonLinker(NameLinker):
         """Declarations, and every module by its name."""
         return NameTables(sources, policy, modules=True)
 
+    def internal(self, relative: str) -> bool:
+        """A private module (``_compat.py``) whose package's ``__init__`` re-exports
+        nothing of it."""
+        folder, _, name = relative.rpartition("/")
+        stem = name.rsplit(".", 1)[0]
+        facts = self._sources.get(relative)
+        if facts is None or not stem.startswith("_") or stem.startswith("__"):
+            return False
+        init = next(
+            (
+                self._sources[f"{folder}/{n}" if folder else n]
+                for n in sorted(_INIT)
+                if (f"{folder}/{n}" if folder else n) in self._sources
+            ),
+            None,
+        )
+        if init is None:
+            return True
+        module = facts.module
+        return not any(
+            item.target == module or item.target.startswith(module + ".") for item in init.imports
+        )
+
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (a class, function or value, or a module by any name it
         is imported by)."""
         found = list(self.tables.by_name.get(name, ()))
         found.extend(path for path in self._modules.get(name, ()) if path not in found)
+        module, _, last = name.rpartition(".")
+        for path in self._modules.get(module, ()) if not found else ():
+            if last in self._names.get(path, ()):
+                found.append(path)  # a declaration of a module named by another import root
         return tuple(found)
 
     def place(self, importer: str, segments: list[str], search: _Search) -> _Place | None:
@@ -199,6 +254,12 @@ class PythonLinker(NameLinker):
             return None
         search.chain.append(key)
         try:
+            alias = self._aliases.get(file, {}).get(name)
+            if alias is not None:
+                # ``Signer = base.Signer``: what the module's own name there means
+                meaning = self._python(file, [*alias, *rest[1:]], self._bound(file), search)[0]
+                if meaning is not None:
+                    return meaning
             item = self._exports.get(file, {}).get(name)
             if item is not None:
                 target = item.target.split(".")
@@ -213,10 +274,21 @@ class PythonLinker(NameLinker):
             search.chain.pop()
         return None
 
+    def _bound(self, path: str) -> Bindings:
+        """What the module in ``path`` binds by its imports (aliases apart)."""
+        bindings = self._bindings.get(path)
+        if bindings is None:
+            facts = self._sources.get(path)
+            imports = facts.imports if facts is not None else ()
+            bindings = self._bindings[path] = Bindings(
+                tuple(item for item in imports if item.name != ALIAS)
+            )
+        return bindings
+
     def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The files declaring what ``facts`` uses through its imports (each with how often),
         and the modules it imports without using anything through them (import only)."""
-        bindings = Bindings(facts.imports)
+        bindings = Bindings(tuple(item for item in facts.imports if item.name != ALIAS))
         found = EdgeSet(relative)
         search = _Search()
         used: set[str] = set()
@@ -230,7 +302,10 @@ class PythonLinker(NameLinker):
                 used.add(through)
         if whole:
             for item in facts.imports:
-                if (item.target if item.wildcard else item.bound_name) in used:
+                if (
+                    item.name == ALIAS
+                    or (item.target if item.wildcard else item.bound_name) in used
+                ):
                     continue
                 place = self.place(relative, item.target.split("."), search)
                 if place is not None:
@@ -255,6 +330,20 @@ class PythonLinker(NameLinker):
         """What a reference means, the rule, and the import it went through (its bound
         name, or a star import's target)."""
         outer = segments[0]
+        alias = self._aliases.get(relative, {}).get(outer)
+        if (
+            alias is not None
+            and outer not in bindings.names
+            and len(search.chain) < MAX_REEXPORT_DEPTH
+        ):
+            key = (relative, f"={outer}")
+            if key not in search.chain:
+                search.chain.append(key)
+                try:
+                    found = self._python(relative, [*alias, *segments[1:]], bindings, search)
+                finally:
+                    search.chain.pop()
+                return found[0], found[1], outer
         if outer in bindings.names:
             target = bindings.names[outer].split(".")
             if outer.split("@", 1)[0] == target[0] and len(target) > 1:
@@ -264,9 +353,9 @@ class PythonLinker(NameLinker):
             return self.place(relative, [*target, *segments[1:]], search), "import", outer
         for base in bindings.wildcards:
             prefix = base.split(".") if base else []
-            found = self.place(relative, [*prefix, *segments], search)
-            if found is not None and found.name is not None:
-                return found, "wildcard", base
+            through = self.place(relative, [*prefix, *segments], search)
+            if through is not None and through.name is not None:
+                return through, "wildcard", base
         return None, "import", outer
 
 
@@ -337,7 +426,8 @@ class Python:
         module: str,
         span: tuple[int, int] | None = None,
     ) -> SourceFacts:
-        """The facts of one Python file."""
+        """The facts of one Python file; a module-level ``Name = other.Name`` is an import
+        named ``=`` (an alias another module can import, as a re-export)."""
         is_package = path.rsplit("/", 1)[-1] in _INIT
         return collect(dialect, _SPEC, text, module, is_package, span)
 

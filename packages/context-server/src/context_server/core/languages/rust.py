@@ -41,6 +41,7 @@ _ANCHORS = frozenset({"crate", "super", "self"})
 _SCOPES = frozenset({"function_item", "closure_expression", "mod_item", "impl_item", "trait_item"})
 MAX_REEXPORT_DEPTH = 32
 """Re-exports followed in a row at most, looking for the file declaring an item."""
+_CRATE_PATH = re.compile(r"\$crate\s*::\s*(\w+(?:\s*::\s*\w+)*)")
 
 
 def _query(language: SourceLanguage) -> tree_sitter.Query:
@@ -119,6 +120,13 @@ def extract_rust(
             imports.append(Import(target, bound))
     scoped.sort(key=lambda entry: entry[1] - entry[0])  # innermost first
     names: list[str] = []
+    for node in tree_sitter.QueryCursor(_macros_query(language)).captures(root).get("macro", ()):
+        # a macro's expansion names the crate's items as ``$crate::path``
+        if span is None or span[0] <= node.start_byte < span[1]:
+            names.extend(
+                "crate::" + "::".join(part.split())
+                for part in (m.group(1) for m in _CRATE_PATH.finditer(_text(node)))
+            )
     for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
         start = node.start_byte
         if span is not None and not span[0] <= start < span[1]:
@@ -139,6 +147,10 @@ def extract_rust(
         module=module,
         uses=tuple(counts.values()),
     )
+
+
+def _macros_query(language: SourceLanguage) -> tree_sitter.Query:
+    return language.query("(macro_definition) @macro")
 
 
 def _uses_query(language: SourceLanguage) -> tree_sitter.Query:
@@ -293,6 +305,8 @@ class RustProject:
         self._declared: dict[str, list[str]] = {}
         self._items: dict[str, frozenset[str]] = {}
         self._macros: dict[tuple[str, str], str] = {}
+        # every macro_rules! of a crate by name: (crate root, name) -> files
+        self._crate_macros: dict[tuple[str, str], list[str]] = {}
         for path, facts in sources.items():
             self._items[path] = frozenset(
                 d.qualified_name.split("::")[len(module_path(path).split("::"))]
@@ -315,8 +329,11 @@ class RustProject:
         for path, facts in sources.items():
             crate = self._crate_root(path)
             for declaration in facts.declarations:
-                if declaration.kind == "macro" and declaration.exported and crate is not None:
+                if declaration.kind != "macro" or crate is None:
+                    continue
+                if declaration.exported:
                     self._macros.setdefault((crate, declaration.simple_name), path)
+                self._crate_macros.setdefault((crate, declaration.simple_name), []).append(path)
             aliases: dict[str, Import] = {}
             for item in facts.imports:
                 if item.alias is not None and not item.wildcard and item.target:
@@ -485,6 +502,16 @@ class RustProject:
             current = child
         return _Place(current, None) if current is not None else None
 
+    def _macro(self, crate: str, name: str) -> str | None:
+        """The file of the macro ``name!`` called unqualified in ``crate``: its exported
+        macro of that name, else its one ``macro_rules!`` of that name (a macro is visible
+        to the modules declared after it, in practice to the whole crate)."""
+        exported = self._macros.get((crate, name))
+        if exported is not None:
+            return exported
+        files = self._crate_macros.get((crate, name), [])
+        return files[0] if len(files) == 1 else None
+
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``crate::<module>::<Name>``)."""
         return tuple(self._declared.get(name, ()))
@@ -576,9 +603,7 @@ class RustProject:
                     break
             else:
                 crate = self._crate_root(relative)
-                macro = (
-                    self._macros.get((crate, bare)) if segments[0].endswith("!") and crate else None
-                )
+                macro = self._macro(crate, bare) if segments[0].endswith("!") and crate else None
                 if macro is not None:
                     found.add(macro, "package", count, self._symbol(_Place(macro, bare)))
         if whole:

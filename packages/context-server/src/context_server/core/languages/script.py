@@ -67,6 +67,8 @@ _MAX_EXTENDS = 8
 _MAX_CONDITIONS = 8
 _COMPILER_CONFIGS = frozenset({"tsconfig.json", "jsconfig.json"})
 _MANIFEST = "package.json"
+MAX_MEMBERS = 3
+"""Members read after a name (``ns.inner.member``): enough for namespaces of namespaces."""
 MAX_REEXPORT_DEPTH = 32
 """Re-exports followed in a row at most, looking for where a name is declared."""
 MAX_REEXPORT_VISITS = 2000
@@ -160,23 +162,28 @@ def extract_script(
 
 
 def _reference(node: tree_sitter.Node) -> str:
-    """The name ``node`` spells, with the member taken from it (``ns.member``) when it is
-    the object of a member access or the module of a qualified type."""
-    name = _text(node)
-    parent = node.parent
-    if parent is None:
-        return name
-    if parent.type == "member_expression":
-        member = parent.child_by_field_name("property")
-        owner = parent.child_by_field_name("object")
-    elif parent.type in {"nested_type_identifier", "nested_identifier"}:
-        member = parent.child_by_field_name("name") or parent.child_by_field_name("property")
-        owner = parent.child_by_field_name("module") or parent.child_by_field_name("object")
-    else:
-        return name
-    if owner is None or owner.id != node.id or member is None:
-        return name
-    return f"{name}.{_text(member)}"
+    """The name ``node`` spells, with the members taken from it (``ns.member``,
+    ``ns.inner.member``, at most :data:`MAX_MEMBERS` deep) when it is the object of a member
+    access or the module of a qualified type."""
+    parts = [_text(node)]
+    current = node
+    while len(parts) <= MAX_MEMBERS:
+        parent = current.parent
+        if parent is None:
+            break
+        if parent.type == "member_expression":
+            member = parent.child_by_field_name("property")
+            owner = parent.child_by_field_name("object")
+        elif parent.type in {"nested_type_identifier", "nested_identifier"}:
+            member = parent.child_by_field_name("name") or parent.child_by_field_name("property")
+            owner = parent.child_by_field_name("module") or parent.child_by_field_name("object")
+        else:
+            break
+        if owner is None or owner.id != current.id or member is None:
+            break
+        parts.append(_text(member))
+        current = parent
+    return ".".join(parts)
 
 
 def _imports(node: tree_sitter.Node) -> Iterator[Import]:
@@ -601,11 +608,16 @@ class ScriptProject:
                 if whole or total:
                     found.add(place.file, "import", total, self._symbol(place))
                 continue
-            # a namespace: each member used is a use of the file declaring it
+            # a namespace: each member used is a use of the file declaring it (through
+            # namespaces re-exported by it: ``z.core.$ZodError``)
             plain = 0
             for member, count in uses:
-                inner = self.place(place.file, member, notes) if member else None
-                if inner is None:
+                inner: _Place | None = place
+                for segment in member.split(".") if member else ():
+                    if inner is None or inner.name is not None:
+                        break
+                    inner = self.place(inner.file, segment, notes)
+                if inner is None or inner is place:
                     plain += count
                 else:
                     found.add(inner.file, "import", count, self._symbol(inner))
