@@ -95,7 +95,9 @@ def serve_ours(transport: str, port: int) -> None:
         settings=BenchSettings,
         build_tools=tools,
     )
-    serve(app, ["--transport", transport, "--port", str(port), "--log-level", "WARNING"])
+    # --no-auth: the raw SDK server it is compared with checks no token either
+    argv = ["--transport", transport, "--port", str(port), "--log-level", "WARNING"]
+    serve(app, [*argv, "--no-auth"] if transport != "stdio" else argv)
 
 
 def serve_raw(transport: str, port: int) -> None:

@@ -36,6 +36,9 @@ REPO = Path(__file__).resolve().parents[1]
 ACCEPT = "application/json, text/event-stream"
 
 
+TOKEN = "benchmark-token"  # noqa: S105 - a throwaway token for a local benchmark server
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -87,6 +90,7 @@ def start(transport: str, *args: str, log_dir: Path) -> Server:
     log = log_dir / f"server-{port}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("EXAMPLE_SERVER_")}
     env["PYTHONPATH"] = str(REPO / "tests")
+    env["EXAMPLE_SERVER_AUTH_TOKEN"] = TOKEN  # served as users serve it: with a token
     command = [sys.executable, "-m", "example_server", "--transport", transport]
     command += ["--port", str(port), "--log-level", "WARNING", *args]
     with log.open("wb") as sink:
@@ -129,6 +133,7 @@ class Connection:
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nAccept: {ACCEPT}\r\n"
             f"Content-Type: application/json\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+            f"Authorization: Bearer {TOKEN}\r\n"
             f"Content-Length: {len(body)}\r\n"
         )
         if self.session:

@@ -153,11 +153,7 @@ def test_http_bodies_over_the_message_limit_get_413(
     http_servers: HttpServers, transport: str
 ) -> None:
     server = http_servers.start(transport, "--max-message-bytes", str(LIMIT))
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2025-06-18",
-    }
+    headers = server.headers
     with httpx.Client(timeout=30) as client:
         response = client.post(server.url, content=echo_line(1, 2 * LIMIT), headers=headers)
         assert response.status_code == 413
@@ -168,11 +164,7 @@ def test_http_answers_deep_and_malformed_messages(
     http_servers: HttpServers, transport: str
 ) -> None:
     server = http_servers.start(transport)
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2025-06-18",
-    }
+    headers = server.headers
     with httpx.Client(timeout=30) as client:
         for body in (deep_call(1, DEEP), "not json"):
             response = client.post(server.url, content=body, headers=headers)

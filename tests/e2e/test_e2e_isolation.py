@@ -4,14 +4,18 @@ SIGTERM or a closed stdin end the server within 2 s, leaving no process behind."
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from .e2e_support import HttpServers
 from .raw_stdio import RawStdioServer
 
 COMMAND = [sys.executable, "-m", "isolation_server"]
@@ -23,18 +27,26 @@ def gone(pid: int) -> bool:
 
 
 def children_of(pid: int) -> list[tuple[int, str]]:
-    """(pid, state) of every process whose parent is ``pid``."""
+    """(pid, state) of every process whose parent is ``pid``, but its watchdog."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and b"_watchdog.py" not in command:
             found.append((int(entry.name), fields[0]))
     return found
+
+
+def command_line(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+    except OSError:
+        return b""
 
 
 def wait_for_pid(pid_file: Path, server: RawStdioServer) -> int:
@@ -145,3 +157,105 @@ def test_no_process_is_left_behind(server: RawStdioServer, tmp_path: Path) -> No
     server.call(9, "scan", {"length": 60, "seconds": 1})
     server.reply_to(9, timeout=60)
     assert children_of(server.process.pid) == []
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "stdin-closed"])
+def test_a_tool_holding_the_interpreter_cannot_keep_the_server_alive(
+    server: RawStdioServer, how: str
+) -> None:
+    # no run_isolated here: the match runs in the server's own thread and holds the GIL, so
+    # neither the event loop nor a Python signal handler can run; the watchdog ends it
+    server.call(1, "stuck", {})
+    time.sleep(1.0)
+    server.request(2, "ping", {})
+    assert server.receive(timeout=0.5) is None  # frozen, as the issue found it
+    asked = time.monotonic()
+    if how == "stdin-closed":
+        server.close_stdin()
+    else:
+        server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=10)
+    assert time.monotonic() - asked < BOUND
+    cause = "SIGTERM" if how == "SIGTERM" else "the client closed stdin"
+    assert (
+        f"the server did not stop within 1.7 s of {cause} (a tool is running code that "
+        "cannot be interrupted); killing it"
+    ) in server.log()
+
+
+def test_the_watchdog_gets_none_of_the_servers_environment(tmp_path: Path) -> None:
+    running = RawStdioServer(
+        tmp_path / "server.log",
+        command=COMMAND,
+        env={"ISOLATION_SERVER_AUTH_TOKEN": "planted-secret", "GH_TOKEN": "ghp_planted"},
+    )
+    try:
+        running.initialize()
+        watchdogs = [
+            entry
+            for entry in Path("/proc").iterdir()
+            if b"_watchdog.py" in command_line(entry)
+            and str(running.process.pid).encode() in command_line(entry)
+        ]
+        assert len(watchdogs) == 1
+        assert (watchdogs[0] / "environ").read_bytes() == b""
+    finally:
+        running.stop()
+
+
+STUCK_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "stuck", "arguments": {}},
+}
+SCAN_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "scan", "arguments": {"length": 60}},
+}
+HELLO_CALL = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "hello", "arguments": {}},
+}
+
+
+def post_in_background(url: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+    def send() -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.post(url, json=body, headers=headers, timeout=60)
+
+    threading.Thread(target=send, daemon=True).start()
+
+
+def test_over_http_other_clients_are_served_while_a_tool_burns_cpu(
+    http_servers: HttpServers,
+) -> None:
+    server = http_servers.start("stateless-http", module="isolation_server")
+    post_in_background(server.url, server.headers, SCAN_CALL)
+    time.sleep(1.5)
+    asked = time.monotonic()
+    answer = httpx.post(server.url, json=HELLO_CALL, headers=server.headers, timeout=30)
+    assert answer.status_code == 200
+    assert '"text":"hello"' in answer.text
+    assert time.monotonic() - asked < BOUND
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_over_http_sigterm_ends_a_server_whose_tool_holds_the_interpreter(
+    http_servers: HttpServers, workers: str
+) -> None:
+    server = http_servers.start("stateless-http", "--workers", workers, module="isolation_server")
+    post_in_background(server.url, server.headers, STUCK_CALL)
+    time.sleep(1.5)
+    asked = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=10)
+    assert time.monotonic() - asked < BOUND
+    if workers == "1":
+        assert "the server did not stop within 1.7 s of SIGTERM" in server.log()
+    else:
+        assert "did not stop within 1.7 s; killing it" in server.log()

@@ -13,11 +13,6 @@ import pytest
 
 from .e2e_support import HttpServers, run_cli
 
-HEADERS = {
-    "accept": "application/json, text/event-stream",
-    "content-type": "application/json",
-    "mcp-protocol-version": "2025-06-18",
-}
 ECHO = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -61,7 +56,7 @@ def test_workers_share_the_port_and_stop_together(http_servers: HttpServers) -> 
     server = http_servers.start("stateless-http", "--workers", "2")
     with httpx.Client(timeout=30) as client:
         for _ in range(20):
-            response = client.post(server.url, json=ECHO, headers=HEADERS)
+            response = client.post(server.url, json=ECHO, headers=server.headers)
             assert response.status_code == 200
             assert '"text":"hi"' in response.text
     workers = children_of(server.process.pid)

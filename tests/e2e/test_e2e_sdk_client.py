@@ -15,7 +15,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from .e2e_support import REPO_ROOT, HttpServers, RunningServer, server_env
+from .e2e_support import REPO_ROOT, HttpServers, RunningServer, sdk_client, server_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -39,7 +39,7 @@ async def connect(
             yield client, None
     else:
         running = http_servers.start(transport)
-        async with Client(running.url, mode=mode) as client:
+        async with sdk_client(running, mode) as client:
             yield client, running
 
 
@@ -156,8 +156,8 @@ async def test_a_slow_call_does_not_block_a_fast_one(
 ) -> None:
     running = http_servers.start(transport)
     async with (
-        Client(running.url, mode="legacy") as slow_client,
-        Client(running.url, mode="legacy") as fast_client,
+        sdk_client(running) as slow_client,
+        sdk_client(running) as fast_client,
     ):
         finished: dict[str, float] = {}
 

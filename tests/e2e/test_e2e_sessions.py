@@ -7,13 +7,13 @@ import time
 
 import httpx
 
-from .e2e_support import HEADERS, INITIALIZE, HttpServers
+from .e2e_support import INITIALIZE, HttpServers, RunningServer
 
 PING = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
 
 
-def open_session(client: httpx.Client, url: str) -> httpx.Response:
-    return client.post(url, json=INITIALIZE, headers=HEADERS)
+def open_session(client: httpx.Client, server: RunningServer) -> httpx.Response:
+    return client.post(server.url, json=INITIALIZE, headers=server.headers)
 
 
 def session_id(response: httpx.Response) -> str:
@@ -21,20 +21,20 @@ def session_id(response: httpx.Response) -> str:
     return response.headers["mcp-session-id"]
 
 
-def ping(client: httpx.Client, url: str, session: str) -> int:
-    headers = {**HEADERS, "mcp-session-id": session}
-    return client.post(url, json=PING, headers=headers).status_code
+def ping(client: httpx.Client, server: RunningServer, session: str) -> int:
+    headers = {**server.headers, "mcp-session-id": session}
+    return client.post(server.url, json=PING, headers=headers).status_code
 
 
 def test_the_longest_idle_session_makes_room(http_servers: HttpServers) -> None:
     server = http_servers.start("streamable-http", "--max-sessions", "3")
     with httpx.Client(timeout=30) as client:
-        first, second, third = (session_id(open_session(client, server.url)) for _ in range(3))
-        assert ping(client, server.url, first) == 200  # first is now the most recently used
-        fourth = session_id(open_session(client, server.url))
-        assert ping(client, server.url, second) == 404  # the longest idle was closed
+        first, second, third = (session_id(open_session(client, server)) for _ in range(3))
+        assert ping(client, server, first) == 200  # first is now the most recently used
+        fourth = session_id(open_session(client, server))
+        assert ping(client, server, second) == 404  # the longest idle was closed
         for alive in (first, third, fourth):
-            assert ping(client, server.url, alive) == 200
+            assert ping(client, server, alive) == 200
     assert "session limit (3) reached: closed the longest-idle session" in server.log()
 
 
@@ -49,8 +49,8 @@ def test_busy_sessions_are_not_evicted_and_a_newcomer_is_refused(
         "params": {"name": "slow", "arguments": {"seconds": 60, "steps": 2}},
     }
     with httpx.Client(timeout=60) as client:
-        busy = session_id(open_session(client, server.url))
-        headers = {**HEADERS, "mcp-session-id": busy}
+        busy = session_id(open_session(client, server))
+        headers = {**server.headers, "mcp-session-id": busy}
         client.post(
             server.url,
             json={"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -61,10 +61,10 @@ def test_busy_sessions_are_not_evicted_and_a_newcomer_is_refused(
             other.stream("POST", server.url, json=slow, headers=headers),
         ):
             time.sleep(1.0)
-            assert open_session(client, server.url).status_code == 503
+            assert open_session(client, server).status_code == 503
         # once the call's connection is gone the session is idle again and makes room
         deadline = time.monotonic() + 30
-        while open_session(client, server.url).status_code != 200:
+        while open_session(client, server).status_code != 200:
             assert time.monotonic() < deadline
             time.sleep(0.2)
 
@@ -72,8 +72,8 @@ def test_busy_sessions_are_not_evicted_and_a_newcomer_is_refused(
 def test_an_idle_session_expires(http_servers: HttpServers) -> None:
     server = http_servers.start("streamable-http", env={"EXAMPLE_SERVER_SESSION_IDLE_TIMEOUT": "1"})
     with httpx.Client(timeout=30) as client:
-        session = session_id(open_session(client, server.url))
+        session = session_id(open_session(client, server))
         time.sleep(3)  # no request for three times the timeout (a ping would restart it)
-        assert ping(client, server.url, session) == 404
-        assert session_id(open_session(client, server.url))
+        assert ping(client, server, session) == 404
+        assert session_id(open_session(client, server))
     assert "idle timeout" in server.log()

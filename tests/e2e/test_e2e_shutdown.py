@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .e2e_support import HEADERS, INITIALIZE, HttpServers
+from .e2e_support import INITIALIZE, HttpServers, RunningServer
 from .raw_stdio import RawStdioServer
 
 STOPPED = "slow: stopped at step 1 of 2 after cancellation"
@@ -86,7 +86,7 @@ def test_a_tool_ignoring_cancellation_does_not_keep_the_process_alive(tmp_path: 
         time.sleep(1.0)
         server.close_stdin()
         assert server.process.wait(timeout=EXIT_TIMEOUT) == 0
-        assert "1 call(s) still running 2 s after shutdown; exiting without them" in server.log()
+        assert "1 call(s) still running 0.8 s after shutdown; exiting without them" in server.log()
     finally:
         server.stop()
 
@@ -99,11 +99,12 @@ SLOW_CALL = {
 }
 
 
-def session_headers(client: httpx.Client, url: str) -> dict[str, str]:
+def session_headers(client: httpx.Client, server: RunningServer) -> dict[str, str]:
     """Initialize over HTTP; the headers later requests of this session carry."""
-    response = client.post(url, json=INITIALIZE, headers=HEADERS)
+    url = server.url
+    response = client.post(url, json=INITIALIZE, headers=server.headers)
     assert response.status_code == 200
-    headers = dict(HEADERS)
+    headers = dict(server.headers)
     session = response.headers.get("mcp-session-id")
     if session:
         headers["mcp-session-id"] = session
@@ -116,7 +117,7 @@ def session_headers(client: httpx.Client, url: str) -> dict[str, str]:
 def test_http_client_disconnect_cancels_its_call(http_servers: HttpServers, transport: str) -> None:
     server = http_servers.start(transport)
     with httpx.Client(timeout=60) as client:
-        headers = session_headers(client, server.url)
+        headers = session_headers(client, server)
         with client.stream("POST", server.url, json=SLOW_CALL, headers=headers) as response:
             assert response.status_code == 200
             time.sleep(1.0)
@@ -132,7 +133,7 @@ def test_http_server_ends_promptly_on_a_signal_with_a_call_running(
 ) -> None:
     server = http_servers.start(transport)
     with httpx.Client(timeout=60) as client:
-        headers = session_headers(client, server.url)
+        headers = session_headers(client, server)
         with client.stream("POST", server.url, json=SLOW_CALL, headers=headers):
             time.sleep(1.0)
             server.process.send_signal(getattr(signal, how))

@@ -9,20 +9,23 @@ import socket
 import ssl
 import subprocess
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import mcp_types as types
 import pytest
 import trustme
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
 
-from .e2e_support import REPO_ROOT, HttpServers, run_cli, server_command, server_env, stop
+from .e2e_support import (
+    REPO_ROOT,
+    HttpServers,
+    run_cli,
+    sdk_client,
+    server_command,
+    server_env,
+    stop,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -184,15 +187,6 @@ def test_unwritable_log_file_is_a_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@asynccontextmanager
-async def http_client(url: str, **options: Any) -> AsyncIterator[Client]:
-    async with (
-        httpx2.AsyncClient(**options) as http,
-        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
-    ):
-        yield client
-
-
 def _raw_post(url: str, headers: dict[str, str] | None = None, **options: Any) -> httpx.Response:
     return httpx.post(
         url, headers={**MCP_HEADERS, **(headers or {})}, content=json.dumps(INIT), **options
@@ -202,16 +196,20 @@ def _raw_post(url: str, headers: dict[str, str] | None = None, **options: Any) -
 @pytest.mark.parametrize("transport", ["streamable-http", "stateless-http"])
 def test_dns_rebinding_is_refused(http_servers: HttpServers, transport: str) -> None:
     running = http_servers.start(transport)
-    assert _raw_post(running.url).status_code == 200
-    assert _raw_post(running.url, {"host": "evil.example"}).status_code == 421
-    assert _raw_post(running.url, {"host": f"evil.example:{running.port}"}).status_code == 421
-    assert _raw_post(running.url, {"origin": "http://evil.example"}).status_code == 403
+    auth = running.auth  # the token does not make a foreign Host or Origin acceptable
+    assert _raw_post(running.url, auth).status_code == 200
+    assert _raw_post(running.url, {**auth, "host": "evil.example"}).status_code == 421
+    assert (
+        _raw_post(running.url, {**auth, "host": f"evil.example:{running.port}"}).status_code == 421
+    )
+    assert _raw_post(running.url, {**auth, "origin": "http://evil.example"}).status_code == 403
+    assert _raw_post(running.url, {"host": "evil.example"}).status_code == 401
 
 
 def test_allowed_host_flag_extends_the_allow_list(http_servers: HttpServers) -> None:
     running = http_servers.start("stateless-http", "--allowed-host", "mcp.example.com")
-    assert _raw_post(running.url, {"host": "mcp.example.com"}).status_code == 200
-    assert _raw_post(running.url, {"host": "evil.example"}).status_code == 421
+    assert _raw_post(running.url, {**running.auth, "host": "mcp.example.com"}).status_code == 200
+    assert _raw_post(running.url, {**running.auth, "host": "evil.example"}).status_code == 421
 
 
 @pytest.mark.anyio
@@ -230,7 +228,7 @@ async def test_bearer_token_is_required_when_set(http_servers: HttpServers, tran
     assert _raw_post(running.url, {"authorization": f"BEARER  {token}"}).status_code == 200
     assert _raw_post(running.url, {"authorization": f"Bearer {token.upper()}"}).status_code == 401
     assert _raw_post(running.url, {"authorization": f"Basic {token}"}).status_code == 401
-    async with http_client(running.url, headers={"Authorization": f"Bearer {token}"}) as client:
+    async with sdk_client(running) as client:
         result = await client.call_tool("echo", {"text": "authorised"})
     assert result.structured_content == {"text": "authorised"}
     assert token not in running.log()
@@ -263,7 +261,7 @@ async def test_tls(
 
     trusting = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
     certificate_authority.configure_trust(trusting)
-    async with http_client(running.url, verify=trusting) as client:
+    async with sdk_client(running, verify=trusting) as client:
         result = await client.call_tool("echo", {"text": "over tls"})
     assert result.structured_content == {"text": "over tls"}
 
@@ -285,5 +283,5 @@ def test_environment_variables_configure_the_server(http_servers: HttpServers) -
         "stateless-http",
         env={"EXAMPLE_SERVER_LOG_LEVEL": "DEBUG", "EXAMPLE_SERVER_GREETING": "one|two"},
     )
-    assert _raw_post(running.url).status_code == 200
+    assert _raw_post(running.url, running.auth).status_code == 200
     assert " DEBUG " in running.log()

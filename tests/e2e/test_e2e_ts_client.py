@@ -38,12 +38,12 @@ def ts_client() -> Path:
     return CLIENT_DIR / "client.mjs"
 
 
-def run_ts_client(script: Path, *args: str) -> dict[str, Any]:
+def run_ts_client(script: Path, *args: str, token: str | None = None) -> dict[str, Any]:
     assert NODE is not None
     done = subprocess.run(
         [NODE, str(script), *args],
         cwd=REPO_ROOT,
-        env=server_env(),
+        env=server_env({"MCP_TOKEN": token} if token else None),
         capture_output=True,
         text=True,
         timeout=120,
@@ -82,4 +82,4 @@ def test_typescript_client_over_http(
     ts_client: Path, http_servers: HttpServers, transport: str
 ) -> None:
     running = http_servers.start(transport)
-    check_summary(run_ts_client(ts_client, "http", running.url))
+    check_summary(run_ts_client(ts_client, "http", running.url, token=running.token))

@@ -266,34 +266,77 @@ GUARD_COMMANDS = {
     "plain": [sys.executable, ".github/agent-config-check.py"],
 }
 STUB = "_Not documented yet — replace this line with the project's own guidance._"
+# what `claude-md-check` rejects as a placeholder section, the adoption's own stub and the rest
+PLACEHOLDERS = {
+    "stub": STUB,
+    "todo": "TODO",
+    "tbd": "TBD.",
+    "todo-item": "- TODO: describe how releases are made",
+    "fixme": "**FIXME**",
+    "ellipsis": "...",
+}
+# real guidance that merely mentions placeholder words: no guard may reject it
+REAL = (
+    "Releases are cut from `main`; the test fixtures hold Lorem ipsum text, and a TODO or "
+    "FIXME comment in the code is fine until the release."
+)
 
 
-@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
-def test_one_rule_for_every_guard_a_placeholder_fails_maven_too(
-    adopt_env: AdoptEnv, kind: str
-) -> None:
-    remote = adopt_env.remote(kind)
-    assert adopt(adopt_env, remote).succeeded
+def adopted_clone(env: AdoptEnv, kind: str) -> tuple[Path, Path]:
+    """An adopted repository whose adoption is merged, and a clone of its default branch."""
+    remote = env.remote(kind)
+    assert adopt(env, remote).succeeded
     git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" it
-    clone = adopt_env.root / "clone"
-    git(adopt_env.root, "clone", "-q", str(remote), str(clone))
-    guard = subprocess.run(
+    clone = env.root / "clone"
+    git(env.root, "clone", "-q", str(remote), str(clone))
+    return remote, clone
+
+
+def run_guard(kind: str, clone: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         GUARD_COMMANDS[kind], cwd=clone, capture_output=True, text=True, check=False
     )
-    assert guard.returncode == 0, guard.stdout + guard.stderr
+
+
+def with_releasing(clone: Path, text: str) -> None:
     agents = (clone / "AGENTS.md").read_text()
     body = "\n".join(section_lines(agents, "## Releasing"))
-    (clone / "AGENTS.md").write_text(agents.replace(body, STUB, 1))
+    (clone / "AGENTS.md").write_text(agents.replace(body, text, 1))
+
+
+@pytest.mark.parametrize("placeholder", list(PLACEHOLDERS))
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_one_rule_for_every_guard_a_placeholder_fails_maven_too(
+    adopt_env: AdoptEnv, kind: str, placeholder: str
+) -> None:
+    remote, clone = adopted_clone(adopt_env, kind)
+    guard = run_guard(kind, clone)
+    assert guard.returncode == 0, guard.stdout + guard.stderr
+    with_releasing(clone, PLACEHOLDERS[placeholder])
     git(clone, "commit", "-qam", "someone left a placeholder")
     git(clone, "push", "-q", "origin", "HEAD:main")
 
+    checker = subprocess.run([str(CHECKER)], cwd=clone, capture_output=True, text=True, check=False)
+    assert checker.returncode == 1, "claude-md-check rejects the placeholder"
     [verified] = adopt_repositories(
         [str(remote)], adopt_env.root / "verify", fast(verify_only=True)
     )
     assert verified.failure is not None
     assert "AGENTS.md section '## Releasing' holds only placeholder text" in verified.failure
-    guard = subprocess.run(
-        GUARD_COMMANDS[kind], cwd=clone, capture_output=True, text=True, check=False
-    )
+    guard = run_guard(kind, clone)
     assert guard.returncode == 1, f"the {kind} guard let the placeholder through"
-    assert "Not documented yet" in guard.stdout or "placeholder" in guard.stdout, guard.stdout
+    assert "AGENTS.md section '## Releasing' holds only placeholder text" in guard.stdout, (
+        guard.stdout
+    )
+
+
+@pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
+def test_real_guidance_that_mentions_placeholder_words_passes_every_guard(
+    adopt_env: AdoptEnv, kind: str
+) -> None:
+    _, clone = adopted_clone(adopt_env, kind)
+    with_releasing(clone, REAL)
+    checker = subprocess.run([str(CHECKER)], cwd=clone, capture_output=True, text=True, check=False)
+    assert checker.returncode == 0, checker.stdout
+    guard = run_guard(kind, clone)
+    assert guard.returncode == 0, guard.stdout + guard.stderr

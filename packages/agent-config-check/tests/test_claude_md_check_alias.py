@@ -46,16 +46,20 @@ def test_violations_exit_one_naming_file_and_rule(tmp_path: Path) -> None:
     ]
 
 
-def test_missing_claude_md_exits_one(tmp_path: Path) -> None:
-    result = run(cwd=tmp_path)
-    assert result.returncode == 1
-    assert "CLAUDE.md is missing" in result.stdout
+def test_missing_claude_md_fails_only_where_the_adoption_policy_applies(tmp_path: Path) -> None:
+    # Claude Code reads a CLAUDE.md when there is one; only the adoption template requires it.
+    assert (run(cwd=tmp_path).returncode, run(cwd=tmp_path).stdout) == (0, "")
+    for args in (["--profile", "adoption"], ["--rules", "project"]):
+        result = run(*args, cwd=tmp_path)
+        assert result.returncode == 1
+        assert result.stdout == "CLAUDE.md: error [claudeMdFormat] CLAUDE.md is missing\n"
 
 
 def test_agents_md_is_checked_under_project_rules_only(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text(GOOD, encoding="utf-8")
     (tmp_path / "AGENTS.md").write_text("# Agent guide\n", encoding="utf-8")
-    project = run(cwd=tmp_path)
+    assert run(cwd=tmp_path).returncode == 0  # the default profile asks no title of AGENTS.md
+    project = run("--rules", "project", cwd=tmp_path)
     assert project.returncode == 1
     assert (
         "AGENTS.md:1: error [agentsMdFormat] AGENTS.md must start with the '# AGENTS.md' title"
@@ -89,7 +93,7 @@ def test_fix_reshapes_in_place_keeping_crlf_and_then_passes(tmp_path: Path) -> N
 def test_fix_reshapes_agents_md_but_its_placeholders_still_fail(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text(GOOD, encoding="utf-8")
     (tmp_path / "AGENTS.md").write_text("# Agent guide\n", encoding="utf-8")
-    result = run("--fix", cwd=tmp_path)
+    result = run("--fix", "--profile", "adoption", cwd=tmp_path)
     assert (tmp_path / "AGENTS.md").read_text(encoding="utf-8").startswith("# AGENTS.md\n")
     # The reshape adds the missing sections, but it cannot write their content for the team.
     assert result.returncode == 1

@@ -110,7 +110,7 @@ def test_a_rule_that_fails_unexpectedly_is_reported_and_the_others_still_run(
     )
     monkeypatch.setattr(registry, "RULES", rules)
     (tmp_path / "CLAUDE.md").write_text("no title\n", encoding="utf-8")
-    messages = [(v.rule, v.message) for v in run_check(tmp_path).violations]
+    messages = [(v.rule, v.message) for v in run_check(tmp_path, profile="adoption").violations]
     assert ("memoryImports", "could not be checked: RuntimeError: boom") in messages
     assert ("claudeMdFormat", "CLAUDE.md must start with the '# CLAUDE.md' title heading") in (
         messages

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import mcp_types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import http_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -88,10 +90,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -> Iterator[str]:
-    """The real command serving ``request.param`` (an HTTP transport) on a free port."""
+def http_server(
+    request: pytest.FixtureRequest, project: Path, tmp_path: Path
+) -> Iterator[tuple[str, str]]:
+    """The real command serving ``request.param`` (an HTTP transport) on a free port: its URL
+    and the bearer token it generated (read from the token file, as a client would)."""
     port = _free_port()
     log_file = tmp_path / "http.log"
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
     with log_file.open("wb") as sink:
         process = subprocess.Popen(
             [
@@ -103,6 +110,7 @@ def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -
             stdout=sink,
             stderr=subprocess.STDOUT,
             cwd=tmp_path,
+            env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
         )
     try:
         deadline = time.monotonic() + 30
@@ -114,7 +122,8 @@ def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -
             except OSError:
                 assert time.monotonic() < deadline, "the server did not start listening"
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        token = (runtime / "mcp-tools" / f"context-server-{port}.token").read_text().strip()
+        yield f"http://127.0.0.1:{port}/mcp", token
     finally:
         process.terminate()
         try:
@@ -125,8 +134,9 @@ def http_server(request: pytest.FixtureRequest, project: Path, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("http_server", ["streamable-http", "stateless-http"], indirect=True)
-async def test_http_transports_answer_the_same_tools(http_server: str) -> None:
-    async with Client(http_server) as client:
+async def test_http_transports_answer_the_same_tools(http_server: tuple[str, str]) -> None:
+    url, token = http_server
+    async with http_client(url, token=token) as client:
         listed = await client.list_tools()
         assert len(listed.tools) == 6
         result = await client.call_tool(

@@ -289,6 +289,30 @@ def test_library_code_ranks_above_tests_examples_benchmarks_and_docs(project: Pr
     }
 
 
+def test_examples_in_a_folder_the_go_tool_skips_rank_after_the_library(
+    project: Project,
+) -> None:
+    examples = {
+        f"_examples/app{n}/main.go": 'package main\n\nimport (\n\t"example.com/m"\n'
+        '\t"example.com/m/_examples/shared"\n)\n\n'
+        "func main() { m.Route(); shared.Article() }\n"
+        for n in range(5)
+    }
+    root = project(
+        {
+            "go.mod": "module example.com/m\n",
+            "mux.go": "package m\n\nfunc Route() { walk() }\n",
+            "tree.go": "package m\n\nfunc walk() {}\n",
+            "_examples/shared/data.go": "package shared\n\nfunc Article() {}\n",
+            **examples,
+        }
+    )
+    ranked = _ranked(root)
+    # the example's shared data has more users than the tree, yet ranks after the library
+    assert ranked[:2] == ["mux.go", "tree.go"]
+    assert set(ranked[2:]) == {"_examples/shared/data.go", *examples}
+
+
 def test_public_api_ranks_above_internal_packages(project: Project) -> None:
     users = {
         f"api/part{n}.go": 'package api\n\nimport "example.com/m/internal/util"\n\n'
@@ -346,3 +370,51 @@ def test_a_private_python_module_the_package_does_not_export_ranks_last(
     # _core is re-exported by the package: public API; _compat is not, however used
     assert ranked[-1] == "shop/_compat.py"
     assert ranked.index("shop/_core.py") < ranked.index("shop/_compat.py")
+
+
+@pytest.mark.parametrize("focus", [(), ("Order",)])
+def test_an_edit_leaving_the_graph_as_it_was_keeps_the_ranking(
+    project: Project, monkeypatch: pytest.MonkeyPatch, focus: tuple[str, ...]
+) -> None:
+    """The ranking is computed again only when the dependency graph (or what the focus
+    designates) changed, and is then the ranking a new process computes."""
+    from conftest import service_for
+    from context_server.core import repo_map
+
+    root = project(SHOP)
+    service = service_for(root)
+    computed: list[object] = []
+    original = repo_map._ranking
+
+    def counting(*args: object) -> list[tuple[str, float]]:
+        computed.append(args)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repo_map, "_ranking", counting)
+
+    def ranked() -> list[str]:
+        index = service.index(str(root))
+        built = service.repo_map(index, 4000, focus)
+        return [entry.path for entry in built.entries]
+
+    def fresh() -> list[str]:
+        index = service_for(root).index(str(root))
+        return [path for path, _ in repo_map.rank_files(index, focus)]
+
+    first = ranked()
+    assert len(computed) == 1
+    # a body edited, a comment added: the same edges, the same ranking, not computed again
+    order = root / "shop/Order.java"
+    order.write_text(order.read_text().replace("return total", "/* twice */ return total"))
+    assert ranked() == first
+    assert len(computed) == 1
+    # a new use of Cart: the graph changed, the ranking is computed again, as a new process would
+    report = root / "shop/report/Report.java"
+    report.write_text(
+        "package shop.report;\nimport shop.Invoice;\nimport shop.Cart;\n"
+        "public class Report { Invoice invoice; Cart a; Cart b; Cart c; }\n"
+    )
+    again = ranked()
+    assert len(computed) == 2
+    assert again == [path for path in fresh() if path in again]
+    assert again != first

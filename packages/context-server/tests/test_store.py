@@ -165,11 +165,11 @@ def test_malformed_rows_are_never_trusted(
         )
         # an edge to a file number past the end of the graph's file list
         (direct,) = connection.execute("SELECT direct FROM graphs").fetchone()
-        paths, rules, files = msgspec.msgpack.decode(direct)
-        files[0][0][0:3] = [len(paths) + 5, 0, 1]
-        connection.execute(
-            "UPDATE graphs SET direct = ?", (msgspec.msgpack.encode((paths, rules, files)),)
-        )
+        row = msgspec.msgpack.decode(direct)
+        targets = bytearray(row[3])  # the edges' target file numbers (little-endian int32)
+        targets[0:4] = (len(row[0]) + 5).to_bytes(4, "little")
+        row[3] = bytes(targets)
+        connection.execute("UPDATE graphs SET direct = ?", (msgspec.msgpack.encode(row),))
     with caplog.at_level(logging.WARNING):
         index = build(root, store_dir)
     assert (index.statistics.parsed, index.statistics.restored) == (2, SOURCES - 2)

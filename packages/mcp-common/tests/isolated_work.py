@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-from mcp_common import ErrorCode, ToolError
-
 CATASTROPHIC = re.compile(r"((a)+)+!")
 """Backtracks exponentially on a run of ``a`` without ``!``; holds the GIL throughout."""
 
@@ -46,6 +44,9 @@ def fail(message: str) -> None:
 
 
 def refuse(message: str) -> None:
+    # imported here: the other functions start a child without mcp_common's imports
+    from mcp_common import ErrorCode, ToolError
+
     raise ToolError(message, ErrorCode.INVALID_ARGUMENT)
 
 
@@ -81,3 +82,24 @@ def spawn_sleeper(pid_file: str) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     Path(pid_file).write_text(str(sleeper.pid), encoding="utf-8")
     time.sleep(120)
+
+
+def forge_answer(answer: str) -> None:
+    """Play a child taken over by its input: write a forged answer where the real one goes
+    (the lowest descriptor the bootstrap duplicated stdout to) and end at once."""
+    for fd in range(3, 10):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                os.write(fd, answer.encode())
+                os._exit(0)
+        except OSError:
+            continue
+
+
+def shout(megabytes: int) -> str:
+    """Write ``megabytes`` MiB to stderr, then answer."""
+    line = b"x" * 1023 + b"\n"
+    for _ in range(megabytes * 1024):
+        os.write(2, line)
+    os.write(2, b"the last words\n")
+    return "done"

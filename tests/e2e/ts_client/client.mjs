@@ -2,6 +2,7 @@
 //
 //   node client.mjs stdio <command> [args...]   spawn the server and talk over stdio
 //   node client.mjs http <url>                  talk streamable HTTP to a running server
+//                                               (with the bearer token in $MCP_TOKEN, if set)
 //
 // Prints one JSON object with what the server answered; exits 1 on any failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -20,7 +21,9 @@ function transportFor() {
     });
   }
   if (mode === "http") {
-    return new StreamableHTTPClientTransport(new URL(target));
+    const token = process.env.MCP_TOKEN;
+    const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+    return new StreamableHTTPClientTransport(new URL(target), { requestInit });
   }
   throw new Error(`unknown mode ${mode}: use stdio or http`);
 }

@@ -19,7 +19,8 @@ _SETTINGS = {
                 "hooks": [
                     {
                         "type": "command",
-                        "command": "$CLAUDE_PROJECT_DIR/" + SESSION_START_HOOK,
+                        # quoted, as Claude Code's hooks guide writes it: a path may hold spaces
+                        "command": '"$CLAUDE_PROJECT_DIR"/' + SESSION_START_HOOK,
                     }
                 ]
             }
@@ -47,6 +48,8 @@ jobs:
   claude:
     if: contains(github.event.comment.body, '@claude')
     runs-on: ubuntu-latest
+    # GitHub's default is six hours; a session stuck on a hostile issue stops well before.
+    timeout-minutes: 30
     permissions:
       contents: write
       pull-requests: write

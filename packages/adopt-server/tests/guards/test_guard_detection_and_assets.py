@@ -79,11 +79,12 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
     settings = json.loads((tmp_path / ".claude/settings.json").read_text(encoding="utf-8"))
     assert "Read(./.env)" in settings["permissions"]["deny"]
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command == "$CLAUDE_PROJECT_DIR/.claude/hooks/session-start.sh"
+    assert command == '"$CLAUDE_PROJECT_DIR"/.claude/hooks/session-start.sh'
     assert json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8")) == {"mcpServers": {}}
     assert os.access(tmp_path / ".claude/hooks/session-start.sh", os.X_OK)
     workflow = yaml.safe_load((tmp_path / ".github/workflows/claude.yml").read_text("utf-8"))
     assert workflow["jobs"]["claude"]["steps"][1]["uses"] == "anthropics/claude-code-action@v1"
+    assert workflow["jobs"]["claude"]["timeout-minutes"] == 30  # not GitHub's six hours
     assert install_assets(tmp_path) == []
     # The starter configuration passes the checker the guards run (mcpServersValid, noSecrets).
     (tmp_path / "AGENTS.md").write_text(GOOD_AGENTS_MD, encoding="utf-8")

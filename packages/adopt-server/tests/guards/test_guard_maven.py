@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import JAVA_SECTIONS, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
-from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
+from adopt_server.guards.check_config import CONFIG
+from adopt_server.guards.checker_script import SCRIPT
 from adopt_server.guards.maven import DEFAULT_RULE_VERSION, is_below
-from agent_config_check.rule_sets import STUB_BODY, RuleSet
+from agent_config_check.rule_sets import RuleSet
 
 PROJECT = rules_for("project", "maven")
 MINIMAL = rules_for("minimal", "maven", ["## Build & run"])
@@ -148,7 +149,7 @@ def install_twice(
     tmp_path: Path, text: str, rules: RuleSet = PROJECT, version: str | None = None
 ) -> str:
     pom = write_pom(tmp_path, text)
-    assert install_guard(tmp_path, "maven", rules, version) == ["pom.xml"]
+    assert install_guard(tmp_path, "maven", rules, version) == ["pom.xml", SCRIPT, CONFIG]
     edited = read(pom)
     assert install_guard(tmp_path, "maven", rules, version) == []
     assert read(pom) == edited
@@ -175,44 +176,79 @@ def test_pom_without_build_gets_build_plugins_and_the_plugin(tmp_path: Path) -> 
     assert edited.count("xmlns=") == 1
 
 
-def test_the_enforcer_rejects_placeholders_and_long_guidance_like_every_guard(
+def checker_execution(pom_text: str) -> ET.Element:
+    root = parse_xml(pom_text)
+    executions = [
+        (plugin, execution)
+        for plugin in root.findall("{*}build/{*}plugins/{*}plugin")
+        for execution in plugin.findall("{*}executions/{*}execution")
+        if execution.findtext("{*}id") == "agent-config-check"
+    ]
+    assert len(executions) == 1
+    plugin, execution = executions[0]
+    assert plugin.findtext("{*}artifactId") == "exec-maven-plugin"
+    return execution
+
+
+@pytest.mark.parametrize("rules", [PROJECT, MINIMAL], ids=["project", "minimal"])
+def test_the_build_runs_the_checker_every_guard_runs(tmp_path: Path, rules: RuleSet) -> None:
+    """The Java rules have no placeholder check and no line budget: so the Maven guard runs
+    the committed checker script too, with the same arguments as every other guard, in the
+    validate phase after the enforcer."""
+    edited = install_twice(tmp_path, NO_BUILD, rules)
+    execution = checker_execution(edited)
+    assert execution.findtext("{*}phase") == "validate"
+    assert execution.findtext("{*}inherited") == "false"
+    assert [g.text for g in execution.findall("{*}goals/{*}goal")] == ["exec"]
+    configuration = execution.find("{*}configuration")
+    assert configuration is not None
+    assert configuration.findtext("{*}executable") == "python3"
+    assert configuration.findtext("{*}workingDirectory") == "${project.basedir}"
+    arguments = [a.text for a in configuration.findall("{*}arguments/{*}argument")]
+    sections = [arg for s in rules.sections for arg in ("--section", s)]
+    assert arguments == [SCRIPT, "--rules", rules.name, *sections]
+    plugins = [
+        p.findtext("{*}artifactId")
+        for p in parse_xml(edited).findall("{*}build/{*}plugins/{*}plugin")
+    ]
+    assert plugins == ["maven-enforcer-plugin", "exec-maven-plugin"]
+    assert (tmp_path / SCRIPT).is_file()
+    rule = guard_execution(edited).find("{*}configuration/{*}rules")
+    assert rule is not None
+    assert "forbiddenToken" not in edited, "placeholders are the checker's, as in every guard"
+
+
+def test_a_project_exec_plugin_gains_the_execution_and_a_skipped_one_is_refused(
     tmp_path: Path,
 ) -> None:
-    """The Java rules have no placeholder check: the document rules are wired on their own
-    with the placeholder text as forbidden tokens (the composite skips its copies), and a
-    context budget holds both documents to the line and byte budgets."""
-    rules = guard_execution(install_twice(tmp_path, NO_BUILD)).find("{*}configuration/{*}rules")
-    assert rules is not None
-    assert [child.tag.split("}")[-1] for child in rules] == [
-        "claudeCodeProject",
-        "claudeMdFormat",
-        "agentsMdFormat",
-        "contextBudget",
+    text = (
+        "<project><build><plugins><plugin><groupId>org.codehaus.mojo</groupId>"
+        "<artifactId>exec-maven-plugin</artifactId><version>3.1.0</version>"
+        "<executions><execution><id>gen</id><goals><goal>java</goal></goals></execution>"
+        "</executions></plugin></plugins></build></project>"
+    )
+    edited = install_twice(tmp_path, text)
+    assert_only_insertions(text, edited)
+    exec_plugins = [
+        p
+        for p in parse_xml(edited).findall("{*}build/{*}plugins/{*}plugin")
+        if p.findtext("{*}artifactId") == "exec-maven-plugin"
     ]
-    skipped = [s.text for s in rules.findall("{*}claudeCodeProject/{*}skippedRules/{*}skippedRule")]
-    assert skipped == ["claudeMdFormat", "agentsMdFormat"]
-    claude_md = rules.find("{*}claudeMdFormat")
-    assert claude_md is not None
-    required = [s.text for s in claude_md.findall("{*}requiredSections/{*}requiredSection")]
-    assert required == list(JAVA_SECTIONS)
-    for document in ("claudeMdFormat", "agentsMdFormat"):
-        tokens = [t.text or "" for t in rules.findall(f"{{*}}{document}/{{*}}forbiddenTokens/*")]
-        assert tokens == list(PLACEHOLDER_TOKENS)
-        # the adoption's own placeholder is caught by the build, not only by our checker
-        assert any(token in STUB_BODY for token in tokens)
-    assert rules.findtext("{*}contextBudget/{*}maxLines") == str(MAX_LINES)
-    assert rules.findtext("{*}contextBudget/{*}maxBytes") == str(MAX_BYTES)
-    files = [f.text for f in rules.findall("{*}contextBudget/{*}files/{*}file")]
-    assert files == ["${project.basedir}/CLAUDE.md", "${project.basedir}/AGENTS.md"]
-
-
-def test_minimal_rules_reject_placeholders_in_claude_md_too(tmp_path: Path) -> None:
-    edited = install_twice(tmp_path, NO_BUILD, MINIMAL)
-    rules = guard_execution(edited).find("{*}configuration/{*}rules")
-    assert rules is not None
-    assert [child.tag.split("}")[-1] for child in rules] == ["claudeMdFormat"]
-    tokens = [t.text for t in rules.findall("{*}claudeMdFormat/{*}forbiddenTokens/*")]
-    assert tokens == list(PLACEHOLDER_TOKENS)
+    assert len(exec_plugins) == 1
+    assert [e.findtext("{*}id") for e in exec_plugins[0].findall("{*}executions/{*}execution")] == [
+        "gen",
+        "agent-config-check",
+    ]
+    skipped = text.replace(
+        "</plugin>", "<configuration><skip>${skip.it}</skip></configuration></plugin>"
+    )
+    skipped = skipped.replace(
+        "<project>", "<project><properties><skip.it>true</skip.it></properties>"
+    )
+    pom = write_pom(tmp_path, skipped)
+    with pytest.raises(ValueError, match=r"exec-maven-plugin in build/plugins is switched off"):
+        install_guard(tmp_path, "maven", PROJECT, None)
+    assert read(pom) == skipped
 
 
 def test_tabs_and_existing_plugins_are_followed(tmp_path: Path) -> None:
@@ -246,7 +282,10 @@ def test_existing_enforcer_is_augmented_in_place(tmp_path: Path) -> None:
     assert not edited.endswith("\n"), "a missing trailing newline must stay missing"
     root = parse_xml(edited)
     plugins = root.findall("{*}build/{*}plugins/{*}plugin")
-    assert len(plugins) == 1
+    assert [p.findtext("{*}artifactId") for p in plugins] == [
+        "maven-enforcer-plugin",
+        "exec-maven-plugin",
+    ]
     executions = plugins[0].findall("{*}executions/{*}execution")
     assert [e.findtext("{*}id") for e in executions] == ["enforce", "enforce-claude-md"]
     assert "<banDuplicatePomDependencyVersions />" in edited
@@ -295,17 +334,26 @@ def test_single_line_pom_gets_two_space_indentation(tmp_path: Path) -> None:
     assert edited.endswith("  </build>\n</project>")
 
 
-def test_already_guarded_pom_is_untouched_under_either_rule_set(tmp_path: Path) -> None:
+def test_an_enforced_pom_gains_only_the_checker_then_is_untouched_under_either_rule_set(
+    tmp_path: Path,
+) -> None:
     text = (
         "<project><build><plugins><plugin><artifactId>maven-enforcer-plugin</artifactId>"
         "<configuration><rules><claudeMdFormat/></rules></configuration>"
         "</plugin></plugins></build></project>"
     )
     pom = write_pom(tmp_path, text)
+    assert not is_guard_installed(tmp_path, "maven"), "the Java rule alone lets placeholders in"
+    assert install_guard(tmp_path, "maven", PROJECT, None) == ["pom.xml", SCRIPT, CONFIG]
+    edited = read(pom)
+    assert_only_insertions(text, edited)
+    assert edited.count("<claudeMdFormat/>") == 1
+    assert "claudeCodeProject" not in edited
+    checker_execution(edited)
     assert is_guard_installed(tmp_path, "maven")
     assert install_guard(tmp_path, "maven", PROJECT, None) == []
     assert install_guard(tmp_path, "maven", MINIMAL, None) == []
-    assert read(pom) == text
+    assert read(pom) == edited
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import rules_for
 from adopt_server.guards import guard_notes, is_guard_installed
+from adopt_server.guards.checker_script import install_script
 from adopt_server.guards.maven import splice_guard
 from adopt_server.guards.pom_xml import PomError
 from adopt_server.guards.python import splice_hook
@@ -153,16 +154,22 @@ def test_an_explicit_skip_false_wins_over_the_property() -> None:
     assert "enforce-claude-md" in splice_guard(source, RULES, "1.2.0")
 
 
-def test_an_installed_but_skipped_guard_is_not_installed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("skip", "plugin"),
+    [("enforcer.skip", "maven-enforcer-plugin"), ("exec.skip", "exec-maven-plugin")],
+)
+def test_an_installed_but_skipped_guard_is_not_installed(
+    tmp_path: Path, skip: str, plugin: str
+) -> None:
     guarded = splice_guard(pom(), RULES, "1.2.0")
     (tmp_path / "pom.xml").write_text(guarded)
+    assert not is_guard_installed(tmp_path, "maven"), "the checker script the build runs is missing"
+    install_script(tmp_path)
     assert is_guard_installed(tmp_path, "maven")
-    skipped = guarded.replace(
-        "<properties>", "<properties>\n    <enforcer.skip>true</enforcer.skip>", 1
-    )
+    skipped = guarded.replace("<properties>", f"<properties>\n    <{skip}>true</{skip}>", 1)
     (tmp_path / "pom.xml").write_text(skipped)
     assert not is_guard_installed(tmp_path, "maven")
-    with pytest.raises(PomError, match="is switched off"):
+    with pytest.raises(PomError, match=f"{plugin} in build/plugins is switched off"):
         splice_guard(skipped, RULES, "1.2.0")
 
 

@@ -11,13 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_config_check.findings import (
-    Baseline,
-    Violation,
-    render_json,
-    render_sarif,
-    render_text,
-)
+from agent_config_check.family import ADOPTION_PROFILE, PROFILES
+from agent_config_check.findings import Baseline, Violation, render_json, render_sarif, render_text
 from agent_config_check.registry import (
     DESCRIPTIONS,
     RULE_NAMES,
@@ -27,7 +22,7 @@ from agent_config_check.registry import (
     check_project,
 )
 from agent_config_check.reshape import reshape
-from agent_config_check.rule_sets import AGENTS_MD_RULES, RULE_SET_NAMES, RuleSet
+from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet
 from agent_config_check.tree import MAX_READ_BYTES, ProjectTree
 
 COMMAND_NAMES = ("agent-config-check", "claude-md-check")
@@ -51,15 +46,18 @@ def installed_version() -> str:
 def _epilog(prog: str) -> str:
     return f"""\
 Examples:
-  {prog}                       check the project in . (every rule that applies)
+  {prog}                       check the project in . (what Claude Code requires)
   {prog} path/to/repo --format sarif --output checks.sarif
-  {prog} --rules minimal       only CLAUDE.md's format
+  {prog} --profile adoption    also the adoption template's policy (titles, sections)
+  {prog} --rules minimal       only CLAUDE.md's format, under the adoption policy
   {prog} --section "## Testing" --section "## Build"
   {prog} --write-baseline --baseline FILE   accept today's violations (commit FILE)
   {prog} --fix                 reshape CLAUDE.md (and AGENTS.md), then check
 
-Rules (anchor names): {", ".join(RULE_NAMES)}.
+Rules: {", ".join(RULE_NAMES)}.
 Configuration: {DEFAULT_CONFIG} (or --config FILE), keyed like the claude-code-enforcer.
+Profiles: default, or adoption ("profile" in the configuration, or --profile; --rules and
+--section imply adoption, as the adoption guards pass them).
 Exit status: 0 clean (warnings allowed), 1 violations, 2 usage or configuration error.
 """
 
@@ -70,7 +68,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _parser(prog: str, version: str) -> argparse.ArgumentParser:
+def _parser(prog: str, version: str | None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog=prog,
         description="Check a project's Claude Code configuration (CLAUDE.md, AGENTS.md, "
@@ -86,17 +84,24 @@ def _parser(prog: str, version: str) -> argparse.ArgumentParser:
         help="a project directory, or a CLAUDE.md / AGENTS.md file (default: .)",
     )
     parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="default (what Claude Code requires) or adoption (also the adoption template's "
+        "policy); default: the configuration's profile, else default",
+    )
+    parser.add_argument(
         "--rules",
-        default="project",
         metavar="|".join(RULE_SET_NAMES),
-        help="project (every rule that applies, the default) or minimal (CLAUDE.md format)",
+        help="project (every rule that applies) or minimal (CLAUDE.md's format only); "
+        "implies --profile adoption",
     )
     parser.add_argument(
         "--section",
         action="append",
         default=[],
         metavar="HEADING",
-        help='a section CLAUDE.md must have, such as "## Testing" (claudeMdSections); repeatable',
+        help='a section CLAUDE.md must have, such as "## Testing" (claudeMdSections); '
+        "repeatable; implies --profile adoption",
     )
     parser.add_argument(
         "--config", metavar="FILE", help=f"JSON configuration (default: {DEFAULT_CONFIG})"
@@ -114,8 +119,18 @@ def _parser(prog: str, version: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--fix", action="store_true", help="reshape CLAUDE.md and AGENTS.md in place first"
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, default=version, help="show the version and exit"
+    )
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``, looking the installed version up only when asked (start-up time)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        sys.stdout.write(f"{parser.prog} {self.default or installed_version()}\n")
+        parser.exit(0)
 
 
 def main(
@@ -129,8 +144,6 @@ def main(
     if prog is None:
         invoked = Path(sys.argv[0]).name
         prog = invoked if invoked in COMMAND_NAMES else COMMAND_NAMES[0]
-    if version is None:
-        version = installed_version()
     parser = _parser(prog, version)
     try:
         options = parser.parse_args(argv)
@@ -142,8 +155,8 @@ def main(
         sys.stderr.write(f"{prog}: error: {message}\n")
         return EXIT_USAGE
 
-    rule_set = options.rules.strip().lower() or "project"
-    if rule_set not in RULE_SET_NAMES:
+    rule_set = None if options.rules is None else options.rules.strip().lower() or "project"
+    if rule_set is not None and rule_set not in RULE_SET_NAMES:
         return usage(f"Unknown rule set '{options.rules}'. Use one of {', '.join(RULE_SET_NAMES)}")
     targets = options.paths or ["."]
     for name in targets:
@@ -159,6 +172,7 @@ def main(
         try:
             outcome = run_check(
                 target,
+                profile=options.profile,
                 rule_set=rule_set,
                 sections=options.section,
                 config_file=options.config,
@@ -191,7 +205,9 @@ def main(
     report = {
         "text": lambda: render_text(violations),
         "json": lambda: render_json(violations, checked, suppressed),
-        "sarif": lambda: render_sarif(violations, checked, version, DESCRIPTIONS),
+        "sarif": lambda: render_sarif(
+            violations, checked, version or installed_version(), DESCRIPTIONS
+        ),
     }[options.format]()
     if options.output:
         with open(options.output, "w", encoding="utf-8", newline="\n") as handle:
@@ -216,7 +232,8 @@ class CheckOutcome:
 def run_check(
     target: Path,
     *,
-    rule_set: str = "project",
+    profile: str | None = None,
+    rule_set: str | None = None,
     sections: Sequence[str] = (),
     config_file: str | None = None,
     baseline_file: str | None = None,
@@ -224,10 +241,17 @@ def run_check(
 ) -> CheckOutcome:
     """Check one project directory (or one CLAUDE.md / AGENTS.md file) the way the command
     does: its configuration file, then the arguments, then its baseline. Writes nothing but
-    the reshaped documents when ``fix``. Raises ``ConfigError`` for a bad configuration."""
+    the reshaped documents when ``fix``. Raises ``ConfigError`` for a bad configuration.
+
+    ``profile`` is ``default`` or ``adoption``; when ``None`` it is ``adoption`` if a
+    ``rule_set`` (``project`` | ``minimal``) or ``sections`` are given (the adoption's guards
+    pass them), else the configuration's ``profile``, else ``default``.
+    """
     root = target if target.is_dir() else target.parent
     tree = ProjectTree(root)
     settings = _settings(tree, config_file)
+    if profile is None and (rule_set is not None or sections):
+        profile = ADOPTION_PROFILE
     if sections:
         settings["claudeMdSections"] = list(sections)
     if baseline_file:
@@ -243,7 +267,7 @@ def run_check(
             rules.setdefault("claudeMdFormat", {})["claudeMdFile"] = target.name
     elif rule_set == "minimal":
         only = ("claudeMdFormat",)
-    config = build_config(settings, only=only)
+    config = build_config(settings, only=only, profile=profile)
     if fix:
         _fix(tree, config)
         tree = ProjectTree(root)  # read again: the reshape changed what the first tree cached
@@ -312,30 +336,49 @@ def _settings(tree: ProjectTree, config: str | None) -> dict[str, Any]:
 
 
 def _fix(tree: ProjectTree, config: CheckConfig) -> None:
-    """Reshape CLAUDE.md (and AGENTS.md under the project rules) in place: only regular,
-    UTF-8 files inside the project and within the read bound are touched."""
+    """Reshape CLAUDE.md and AGENTS.md in place to the shape the configuration asks of them
+    (nothing under the default profile, which asks for no shape). Only regular, UTF-8 files
+    inside the project and within the read bound are touched; a symbolic link is never
+    written through (a repository's ``AGENTS.md -> CLAUDE.md`` would get both files' shapes),
+    it is refused with a message."""
     claude = config.options["claudeMdFormat"]
     agents = config.options["agentsMdFormat"]
     targets: list[tuple[str, RuleSet]] = []
     if not config.only or "claudeMdFormat" in config.only:
-        sections = tuple(claude["requiredSections"])
-        reference = claude["requiredReference"]
         targets.append(
             (
                 claude["claudeMdFile"],
-                RuleSet("project", "github-actions", sections, reference=reference),
+                RuleSet(
+                    "project",
+                    "github-actions",
+                    tuple(claude["requiredSections"]),
+                    title=claude["titleHeading"],
+                    reference=claude["requiredReference"],
+                ),
             )
         )
     if not config.only or "agentsMdFormat" in config.only:
-        sections = tuple(agents["requiredSections"])
-        title = AGENTS_MD_RULES.title
         targets.append(
             (
                 agents["agentsMdFile"],
-                RuleSet("agents", "github-actions", sections, title=title, reference=""),
+                RuleSet(
+                    "agents",
+                    "github-actions",
+                    tuple(agents["requiredSections"]),
+                    title=agents["titleHeading"],
+                    reference="",
+                ),
             )
         )
     for path, rules in targets:
+        if not (rules.title or rules.sections or rules.reference):
+            continue
+        if (tree.root / path).is_symlink():
+            sys.stderr.write(
+                f"{path}: not reshaped: it is a symbolic link, and --fix never writes through "
+                "one (edit the file it points to)\n"
+            )
+            continue
         real = tree.real(path)
         if real is None or not real.is_file():
             continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_config_check.tree import ProjectTree
@@ -47,15 +47,32 @@ RuleFunction = Callable[[ProjectTree, Options], list[Found]]
 Applies = Callable[[ProjectTree, Options], bool]
 
 
+DEFAULT_PROFILE = "default"
+ADOPTION_PROFILE = "adoption"
+PROFILES = (DEFAULT_PROFILE, ADOPTION_PROFILE)
+"""``default`` checks what Claude Code and the AGENTS.md convention require and what breaks an
+agent; ``adoption`` adds the adoption template's policy (titles, required sections, the
+AGENTS.md reference, git-ignored local settings), for repositories whose configuration asks
+for it."""
+
+
 @dataclass(frozen=True)
 class Rule:
-    """One rule: its name, what it checks, its parameters' defaults, when it applies."""
+    """One rule: its name, what it checks, its parameters' defaults, when it applies.
+
+    ``adoption`` overrides ``defaults`` under the adoption profile; a ``policy`` rule runs only
+    under that profile (or when the configuration names it); ``severity`` is the rule's own
+    default (``warn`` for budgets and recommendations, which do not fail a run).
+    """
 
     name: str
     description: str
     run: RuleFunction
     defaults: Options
     applies: Applies
+    adoption: Options = field(default_factory=dict)
+    policy: bool = False
+    severity: str = "error"
 
 
 @dataclass(frozen=True)

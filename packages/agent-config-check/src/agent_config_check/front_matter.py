@@ -14,10 +14,7 @@ import re
 from dataclasses import dataclass
 
 _FM_DELIMITER = "---"
-_FM_KEY = re.compile(
-    r"""(?:"(?P<dq>[^"\\]*)"|'(?P<sq>[^']*)'|(?P<plain>[^\s#'"{}\[\],&*!|>%@`?:-][^#]*?|-[^\s#][^#]*?))"""
-    r"""[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$"""
-)
+_FM_PLAIN_START = re.compile(r"""[^\s#'"{}\[\],&*!|>%@`?:-]|-[^\s#]""")
 _FM_BLOCK_SCALAR = re.compile(r"[|>][+-]?[1-9]?[+-]?")
 _FM_RESERVED = ("@", "`", "%", "*")
 _FM_MAX_VALUE = 8192
@@ -99,14 +96,50 @@ def _fm_entries(lines: list[str]) -> list[tuple[str, str, int]]:
             )
         if stripped.startswith("- ") or stripped == "-":
             raise FrontMatterError("front matter is a list, not a mapping of keys", number)
-        match = _FM_KEY.fullmatch(line)
-        if match is None:
+        pair = _fm_key_value(line)
+        if pair is None:
             raise FrontMatterError(f"front matter line is not 'key: value': {stripped}", number)
-        key = match.group("dq") or match.group("sq") or (match.group("plain") or "").strip()
-        body, index = _fm_nested(lines, index + 1, not match.group("value"))
-        value = _fm_scalar(match.group("value") or "", body, number)
+        key, inline = pair
+        body, index = _fm_nested(lines, index + 1, not inline)
+        value = _fm_scalar(inline, body, number)
         entries.append((key, _fm_folded(value), number))
     return entries
+
+
+def _fm_key_value(line: str) -> tuple[str, str] | None:
+    """The key and inline value of a ``key: value`` line, or ``None`` when it is not one.
+
+    YAML's reading of a flat mapping line: a double- or single-quoted key, or a plain key (no
+    ``#``, not starting with an indicator character) ending at the first ``:`` followed by a
+    blank or the end of the line; the value has its surrounding blanks removed. A scan of the
+    line, not a regex: a lazy key before an optional value backtracks on a hostile line.
+    """
+    if line[:1] in ('"', "'"):
+        quote = line[0]
+        close = line.find(quote, 1)
+        key = line[1:close]
+        if close < 0 or (quote == '"' and "\\" in key):
+            return None
+        rest = line[close + 1 :].lstrip(" \t")
+        if not rest.startswith(":") or rest[1:2] not in ("", " ", "\t"):
+            return None
+        return key, _fm_after_colon(rest[1:])
+    start = _FM_PLAIN_START.match(line)
+    if start is None:
+        return None
+    comment = line.find("#")
+    colon = line.find(":", start.end())
+    while colon >= 0 and (comment < 0 or colon < comment):
+        if colon + 1 == len(line) or line[colon + 1] in " \t":
+            key = line[:colon].rstrip(" \t")
+            return (key, _fm_after_colon(line[colon + 1 :])) if key else None
+        colon = line.find(":", colon + 1)
+    return None
+
+
+def _fm_after_colon(rest: str) -> str:
+    """The inline value after a key's colon: empty, or what follows the blanks after it."""
+    return rest.strip(" \t")
 
 
 def _fm_nested(lines: list[str], index: int, sequence_allowed: bool) -> tuple[list[str], int]:

@@ -14,6 +14,7 @@ import enum
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
+from typing import NamedTuple
 
 BOM = "\ufeff"
 _HEADING = re.compile(r"#{1,6}(?:[ \t]+(.*))?")
@@ -22,6 +23,7 @@ _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _BLANKS = " \t"
 _RUN = re.compile(r"`+")
+_ITEM_STARTS = frozenset("-*+0123456789")
 
 
 class LineKind(enum.Enum):
@@ -39,9 +41,9 @@ class LineKind(enum.Enum):
         return self in (LineKind.BLANK, LineKind.PROSE, LineKind.HEADING)
 
 
-@dataclass(frozen=True)
-class Line:
-    """One classified line; ``heading`` is the canonical heading of a heading line."""
+class Line(NamedTuple):
+    """One classified line; ``heading`` is the canonical heading of a heading line (a named
+    tuple: a document of thousands of lines builds thousands of them)."""
 
     text: str
     kind: LineKind
@@ -82,6 +84,8 @@ def normalise(text: str) -> tuple[list[str], bool]:
 
 def _indent(line: str) -> tuple[int, int]:
     """Leading indentation in columns (tabs to the next multiple of four) and its length."""
+    if line[:1] not in (" ", "\t"):
+        return 0, 0
     column = 0
     for index, char in enumerate(line):
         if char == " ":
@@ -240,23 +244,26 @@ def _classify(raw_lines: list[str]) -> tuple[tuple[Line, ...], OpenFence | None,
         if relative >= 4 and not paragraph_open:
             lines.append(Line(text, LineKind.CODE))
             continue
-        if relative < 4 and (opened := _fence_opener(content)) is not None:
+        if relative < 4 and content[:3] in ("```", "~~~") and (opened := _fence_opener(content)):
             fence = opened
             paragraph_open = False
             lines.append(Line(text, LineKind.CODE))
             continue
         opens_here = content.startswith("<!--")
-        comment_open, visible = scan_comments(content, False)
+        if "<!--" in content:
+            comment_open, visible = scan_comments(content, False)
+        else:
+            visible = content  # nothing to hide: the common line costs no scan
         if (opens_here and comment_open) or not visible.strip(_BLANKS):
             lines.append(Line(text, LineKind.INERT))
             paragraph_open = False
             continue
-        heading = canonical_heading(content) if relative < 4 else None
+        heading = canonical_heading(content) if relative < 4 and content[0] == "#" else None
         if heading is not None:
             lines.append(Line(text, LineKind.HEADING, heading, visible))
             paragraph_open = False
             continue
-        item = _LIST_ITEM.match(content) if relative < 4 else None
+        item = _LIST_ITEM.match(content) if relative < 4 and content[0] in _ITEM_STARTS else None
         if item is not None:
             marker_end = column + len(item.group(1))
             spaces = _indent(content[len(item.group(1)) :])[0]

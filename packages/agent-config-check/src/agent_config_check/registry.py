@@ -17,15 +17,26 @@ from agent_config_check.families.definitions import DEFINITION_RULES
 from agent_config_check.families.documents import DOCUMENT_RULES
 from agent_config_check.families.gitignore import GITIGNORE_RULES
 from agent_config_check.families.hooks import HOOK_RULES
-from agent_config_check.families.imports import DEFAULT_BUDGET_BYTES, IMPORT_RULES
+from agent_config_check.families.imports import IMPORT_RULES
 from agent_config_check.families.mcp import MCP_RULES
 from agent_config_check.families.okf import OKF_RULES
+from agent_config_check.families.plugins import PLUGIN_RULES
 from agent_config_check.families.secrets import SECRET_RULES
 from agent_config_check.families.settings import SETTINGS_RULES
-from agent_config_check.family import Found, Options, Rule, RuleFamily
+from agent_config_check.families.skills import SKILL_RULES
+from agent_config_check.families.tools import TOOL_RULES
+from agent_config_check.family import (
+    ADOPTION_PROFILE,
+    DEFAULT_PROFILE,
+    PROFILES,
+    Found,
+    Options,
+    Rule,
+    RuleFamily,
+)
 from agent_config_check.findings import Violation, parse_severity
 from agent_config_check.linear_regex import PatternError, compile_pattern
-from agent_config_check.rule_sets import AGENTS_MD_SECTIONS, canonical_sections
+from agent_config_check.rule_sets import canonical_sections
 from agent_config_check.tree import ProjectTree
 
 FAMILIES: tuple[RuleFamily, ...] = (
@@ -33,6 +44,9 @@ FAMILIES: tuple[RuleFamily, ...] = (
     IMPORT_RULES,
     CONSISTENCY_RULES,
     DEFINITION_RULES,
+    SKILL_RULES,
+    TOOL_RULES,
+    PLUGIN_RULES,
     SETTINGS_RULES,
     HOOK_RULES,
     GITIGNORE_RULES,
@@ -51,6 +65,7 @@ class ConfigError(ValueError):
 RULE_NAMES = tuple(spec.name for spec in RULES)
 DESCRIPTIONS = {spec.name: spec.description for spec in RULES}
 _TOP_LEVEL = {
+    "profile": str,
     "claudeMdSections": list,
     "claudeMdReference": str,
     "claudeMdBudgetBytes": int,
@@ -72,6 +87,9 @@ class CheckConfig:
     skipped: frozenset[str]
     baseline_file: str
     only: tuple[str, ...] = ()
+    profile: str = DEFAULT_PROFILE
+    enabled: tuple[str, ...] = ()
+    """The rules the profile runs (a policy rule only under ``adoption`` or when named)."""
 
 
 def _kind(value: object, default: object, where: str) -> object:
@@ -89,10 +107,13 @@ def _kind(value: object, default: object, where: str) -> object:
     return value
 
 
-def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> CheckConfig:
+def build_config(
+    settings: dict[str, Any], *, only: tuple[str, ...] = (), profile: str | None = None
+) -> CheckConfig:
     """Validate ``settings`` (the parsed configuration) into a :class:`CheckConfig`.
 
-    Raises :class:`ConfigError` naming the offending key.
+    ``profile`` (given on the command line) wins over the configuration's ``profile``, which
+    defaults to ``default``. Raises :class:`ConfigError` naming the offending key.
     """
     for key, value in settings.items():
         if key not in _TOP_LEVEL:
@@ -103,33 +124,29 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
             _TOP_LEVEL[key] is int and isinstance(value, bool)
         ):
             raise ConfigError(f"'{key}' must be a {_TOP_LEVEL[key].__name__}, not {value!r}")
-    default_severity = _severity(settings.get("severity", "error"), "'severity'")
+    chosen = profile if profile is not None else settings.get("profile", DEFAULT_PROFILE)
+    if chosen not in PROFILES:
+        raise ConfigError(f"'profile' must be one of {', '.join(PROFILES)}, not {chosen!r}")
+    adoption = chosen == ADOPTION_PROFILE
+    default_severity = (
+        _severity(settings["severity"], "'severity'") if "severity" in settings else None
+    )
     skipped = frozenset(str(n).strip().lower() for n in settings.get("skippedRules", []))
-    composite: dict[str, Options] = {
-        "claudeMdFormat": {
-            "requiredSections": _sections(settings.get("claudeMdSections", []), "claudeMdSections"),
-            "requiredReference": settings.get("claudeMdReference", "AGENTS.md").strip(),
-            "requireClaudeMd": settings.get("requireClaudeMd", True),
-        },
-        "agentsMdFormat": {
-            "requiredSections": _sections(
-                settings.get("agentsMdSections", list(AGENTS_MD_SECTIONS)), "agentsMdSections"
-            )
-        },
-        "contextBudget": {"maxBytes": settings.get("claudeMdBudgetBytes", DEFAULT_BUDGET_BYTES)},
-    }
+    composite = _composite(settings)
     per_rule = settings.get("rules", {})
     options: dict[str, Options] = {}
     severities: dict[str, str] = {}
+    enabled: list[str] = []
     for name in per_rule:
         if name not in RULE_NAMES:
             raise ConfigError(f"unknown rule '{name}'; known rules: {', '.join(RULE_NAMES)}")
     for spec in RULES:
-        resolved = {**spec.defaults, **composite.get(spec.name, {})}
+        profile_defaults = {**spec.defaults, **(spec.adoption if adoption else {})}
+        resolved = {**profile_defaults, **composite.get(spec.name, {})}
         overrides = per_rule.get(spec.name, {})
         if not isinstance(overrides, dict):
             raise ConfigError(f"rules.{spec.name} must be an object, not {overrides!r}")
-        severity = default_severity
+        severity = default_severity or spec.severity
         for key, value in overrides.items():
             where = f"rules.{spec.name}.{key}"
             if key == "severity":
@@ -148,7 +165,38 @@ def build_config(settings: dict[str, Any], *, only: tuple[str, ...] = ()) -> Che
         _check_patterns(spec.name, resolved)
         options[spec.name] = resolved
         severities[spec.name] = severity
-    return CheckConfig(options, severities, skipped, str(settings.get("baselineFile", "")), only)
+        if not spec.policy or adoption or spec.name in per_rule:
+            enabled.append(spec.name)
+    return CheckConfig(
+        options,
+        severities,
+        skipped,
+        str(settings.get("baselineFile", "")),
+        only,
+        chosen,
+        tuple(enabled),
+    )
+
+
+def _composite(settings: dict[str, Any]) -> dict[str, Options]:
+    """The composite's top-level keys, as the options of the rules they set (only the keys the
+    configuration gives: the others keep the profile's defaults)."""
+    composite: dict[str, Options] = {"claudeMdFormat": {}, "agentsMdFormat": {}}
+    if "claudeMdSections" in settings:
+        composite["claudeMdFormat"]["requiredSections"] = _sections(
+            settings["claudeMdSections"], "claudeMdSections"
+        )
+    if "claudeMdReference" in settings:
+        composite["claudeMdFormat"]["requiredReference"] = settings["claudeMdReference"].strip()
+    if "requireClaudeMd" in settings:
+        composite["claudeMdFormat"]["requireClaudeMd"] = settings["requireClaudeMd"]
+    if "agentsMdSections" in settings:
+        composite["agentsMdFormat"]["requiredSections"] = _sections(
+            settings["agentsMdSections"], "agentsMdSections"
+        )
+    if "claudeMdBudgetBytes" in settings:
+        composite["contextBudget"] = {"maxBytes": settings["claudeMdBudgetBytes"]}
+    return composite
 
 
 def _severity(value: object, where: str) -> str:
@@ -205,7 +253,9 @@ def check_project(tree: ProjectTree, config: CheckConfig) -> CheckResult:
         if config.only and spec.name not in config.only:
             continue
         options = config.options[spec.name]
-        if spec.name.lower() in config.skipped or not spec.applies(tree, options):
+        if spec.name not in config.enabled or spec.name.lower() in config.skipped:
+            continue
+        if not spec.applies(tree, options):
             continue
         checked.append(spec.name)
         try:

@@ -66,6 +66,8 @@ def _without_trailing_blanks(lines: list[str]) -> list[str]:
 
 
 def _fix_title(lines: list[str], rules: RuleSet) -> list[str]:
+    if not rules.title:
+        return lines
     document = MarkdownDocument(lines)
     keep = document.first_nonblank() if document.starts_with(rules.title) else None
     titles = [i for i in document.headings() if document.lines[i].heading == rules.title]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
-from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
+from mcp_common import AllowedPaths, ConfinedSettings, Flag, McpTool, Repeatable
 from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
@@ -15,7 +15,7 @@ from pydantic_settings import SettingsConfigDict
 from context_server import DISTRIBUTION
 
 
-class ContextSettings(ServerSettings):
+class ContextSettings(ConfinedSettings):
     """The options of ``context-server``."""
 
     model_config = SettingsConfigDict(env_prefix="CONTEXT_SERVER_")
@@ -50,7 +50,9 @@ def tools_from_settings(settings: ContextSettings) -> Sequence[McpTool]:
     from context_server.core.store import IndexStore, default_directory
     from context_server.tools import build_tools
 
-    allowed = AllowedPaths.from_options(settings.allowed_dir or None)
+    allowed = AllowedPaths.from_options(
+        settings.allowed_dir or None, allow_hard_links=settings.allow_hard_links
+    )
     store = None
     if not settings.no_index_store:
         directory = Path(settings.index_store_dir) if settings.index_store_dir else None

@@ -36,7 +36,7 @@ from mcp_common.masking import FailureMessage, mask_arguments, mask_credentials,
 from mcp_common.pagination import Offset, Page, PageInfo, Pagination, limit_reached_notice
 from mcp_common.paths import AllowedPaths
 from mcp_common.result import ErrorCode, StructuredResult, ToolCancelledError, ToolError, ToolResult
-from mcp_common.settings import Flag, Repeatable, ServerSettings
+from mcp_common.settings import ConfinedSettings, Flag, Repeatable, ServerSettings
 from mcp_common.tool import McpTool, invoke
 from mcp_common.version import DISTRIBUTION, package_version
 
@@ -47,6 +47,7 @@ __all__ = [
     "Between",
     "Bool",
     "Clamp",
+    "ConfinedSettings",
     "Deprecated",
     "ErrorCode",
     "FailureMessage",

@@ -23,9 +23,11 @@ ends. The caller's thread waits without holding the GIL, so the server keeps ans
 child is killed (its whole process group) when the time limit passes, when ``context`` is
 cancelled and when the server shuts down (:func:`stop_isolated_work`, also run at exit).
 
-The answer comes back as JSON, never as a pickle, so even a child taken over by its input
-cannot make the server run code: the function returns JSON values, dataclasses, pydantic
-models, paths or sets (``returns`` turns the JSON back into a type). A
+The answer comes back as JSON, never as a pickle, and bounded (``answer_bytes``), so even a
+child taken over by its input cannot make the server run code or fill its memory; its stderr
+is read and only the last :data:`STDERR_KEPT` bytes are logged. The function returns JSON
+values, dataclasses, pydantic models, paths or sets (``returns`` turns the JSON back into a
+type). A
 :class:`~mcp_common.ToolError` the function raises keeps its message and code; a limit reached
 is an :class:`IsolatedWorkError` naming the limit (``limit`` is ``"time"``, ``"memory"`` or
 ``"answer"``); any other failure is an :class:`IsolatedWorkError` with the exception's type
@@ -71,6 +73,9 @@ MIB = 1024 * 1024
 CHILD_SCRIPT = Path(__file__).with_name("_isolated_child.py")
 POLL_SECONDS = 0.05
 """How often a waiting caller looks at its context and the clock."""
+STDERR_KEPT = 8 * 1024
+"""Bytes of the child's stderr kept (the last ones) for the log; the rest is dropped, so a
+chatty child cannot fill the server's log."""
 
 _KEPT_VARIABLES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "SYSTEMROOT")
 
@@ -85,8 +90,9 @@ class IsolationLimits:
     """Wall-clock time from the start of the child (its start-up and imports included)."""
     memory_bytes: int = 1024 * MIB
     """The child's address space (``RLIMIT_AS``); the interpreter itself takes ~30 MiB."""
-    answer_bytes: int = 64 * MIB
-    """The largest JSON answer the parent reads."""
+    answer_bytes: int = 8 * MIB
+    """The largest JSON answer the parent reads (decoding JSON can take ten times its size in
+    objects: the bound keeps a forged answer from filling the server)."""
 
     def __post_init__(self) -> None:
         if not (self.seconds > 0 and math.isfinite(self.seconds)):
@@ -129,7 +135,7 @@ class _Children:
             _kill(child)
             self._live.discard(child)
         child.wait()
-        for pipe in (child.stdin, child.stdout):
+        for pipe in (child.stdin, child.stdout, child.stderr):
             if pipe is not None and not pipe.closed:
                 with contextlib.suppress(OSError):
                     pipe.close()
@@ -168,7 +174,17 @@ def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
         if name in _KEPT_VARIABLES or name.startswith("LC_")
     }
     kept.update(extra or {})
+    if "PYTHONPATH" in kept:
+        kept["PYTHONPATH"] = _absolute_search_path(kept["PYTHONPATH"])
     return kept
+
+
+def _absolute_search_path(value: str) -> str:
+    """``PYTHONPATH`` with every entry absolute (against this process's directory) and the
+    empty ones dropped: in the child, whose working directory may be a checkout under test,
+    an empty entry (``:/x``, a classic slip) or a relative one would import its files."""
+    entries = [os.path.abspath(entry) for entry in value.split(os.pathsep) if entry]
+    return os.pathsep.join(entries)
 
 
 def _request(function: Callable[..., object], args: tuple[object, ...], kwargs: object) -> bytes:
@@ -255,19 +271,32 @@ def run_isolated(
         command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=_environment(env),
         cwd=cwd,
         close_fds=True,
         process_group=0,
     )
     _CHILDREN.add(child)
+    noise = _Noise()
     try:
-        answer, stopped = _exchange(child, payload, started, limits, context)
+        answer, stopped = _exchange(child, payload, started, limits, context, noise)
         if stopped is None and not answer:  # killed before the loop saw why: look again
             stopped = _why_stopped(started, limits, context)
     finally:
         _CHILDREN.finish(child)
     elapsed = time.monotonic() - started
+    if noise.total:
+        _log.log(
+            logging.DEBUG
+            if stopped is None and answer.startswith(b'{"ok": true')
+            else logging.INFO,
+            "%s wrote %d bytes to stderr; the last %d:\n%s",
+            what,
+            noise.total,
+            len(noise.tail),
+            noise.tail.decode("utf-8", errors="replace"),
+        )
     if stopped == "cancelled":
         raise ToolCancelledError
     if stopped == "shutdown":
@@ -298,22 +327,38 @@ def _why_stopped(
     return None
 
 
+class _Noise:
+    """What a child wrote to stderr: its size and last :data:`STDERR_KEPT` bytes."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.tail = b""
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.tail = (self.tail + chunk)[-STDERR_KEPT:]
+
+
 def _exchange(
     child: subprocess.Popen[bytes],
     payload: bytes,
     started: float,
     limits: IsolationLimits,
     context: ToolContext | None,
+    noise: _Noise,
 ) -> tuple[bytes, str | None]:
-    """Send the call, read the answer; what stopped the child early, if anything."""
+    """Send the call, read the answer (and stderr, bounded); what stopped the child early,
+    if anything."""
     assert child.stdin is not None
     assert child.stdout is not None
+    assert child.stderr is not None
     pending = memoryview(payload)
     answer = bytearray()
     os.set_blocking(child.stdin.fileno(), False)
     with selectors.DefaultSelector() as selector:
         selector.register(child.stdin, selectors.EVENT_WRITE)
         selector.register(child.stdout, selectors.EVENT_READ)
+        selector.register(child.stderr, selectors.EVENT_READ)
         # the child is never reaped here (no poll): its answer ends when it exits
         while True:
             stopped = _why_stopped(started, limits, context)
@@ -331,12 +376,31 @@ def _exchange(
                         selector.unregister(child.stdin)
                         child.stdin.close()
                     continue
+                if key.fileobj is child.stderr:
+                    chunk = os.read(child.stderr.fileno(), 1 << 16)
+                    if chunk:
+                        noise.add(chunk)
+                    else:
+                        selector.unregister(child.stderr)
+                    continue
                 chunk = os.read(child.stdout.fileno(), 1 << 16)
                 if not chunk:
+                    _drain(child.stderr.fileno(), noise)
                     return bytes(answer), None
                 answer += chunk
                 if len(answer) > limits.answer_bytes:
                     return b"", "answer"
+
+
+def _drain(fd: int, noise: _Noise) -> None:
+    """Read what the ended child left on stderr, without waiting (a grandchild may hold it)."""
+    os.set_blocking(fd, False)
+    with contextlib.suppress(OSError):
+        for _ in range(64):
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return
+            noise.add(chunk)
 
 
 def _decode(
@@ -364,8 +428,10 @@ def _decode(
         )
     try:
         message = json.loads(answer)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # a child taken over may send anything
         raise IsolatedWorkError(f"{what} failed: its answer is not valid JSON") from error
+    if not isinstance(message, dict):
+        raise IsolatedWorkError(f"{what} failed: its answer is not valid JSON")
     if message.get("ok") is True:
         _log.debug("%s answered in %.2f s", what, elapsed)
         value = message.get("value")

@@ -13,8 +13,10 @@ from typing import Literal
 from mcp_common.result import ErrorCode, ToolError
 
 WriteMode = Literal["replace", "append", "create"]
+# "replace" truncates only once the opened file passed the checks (O_TRUNC would empty a file
+# that is then refused: a second name of a file outside the roots, say)
 _WRITE_FLAGS: dict[str, int] = {
-    "replace": os.O_CREAT | os.O_TRUNC,
+    "replace": os.O_CREAT,
     "append": os.O_CREAT | os.O_APPEND,
     "create": os.O_CREAT | os.O_EXCL,
 }
@@ -45,6 +47,14 @@ class AllowedPaths:
     instead of followed. ``label`` names the roots in refusals (e.g. ``the checkout``);
     ``flag`` is the server option that sets them, named in an "outside" refusal so its reader
     knows how another directory is allowed.
+
+    Hard links: a second name of a file is indistinguishable from the first, so a hard link
+    made inside a root to a file outside it would pass every path check. A regular file with
+    more than one link (``st_nlink > 1``) is therefore refused, for reading and writing alike,
+    unless ``allow_hard_links`` (a server's ``--allow-hard-links``) says the roots hold none
+    that matter. The check is made on the opened descriptor, so the file refused is the one
+    that would have been read. Directories and the metadata of a walk (names, sizes) are not
+    affected.
     """
 
     def __init__(
@@ -53,6 +63,7 @@ class AllowedPaths:
         *,
         label: str = "the allowed directories",
         flag: str | None = None,
+        allow_hard_links: bool = False,
     ) -> None:
         if not roots:
             raise ValueError("at least one allowed directory is required")
@@ -69,13 +80,19 @@ class AllowedPaths:
         self._outside = f"outside {label}" + (
             f" (the server's {flag} option names them)" if flag else ""
         )
+        self._allow_hard_links = allow_hard_links
 
     @classmethod
     def from_options(
-        cls, directories: Sequence[str] | None, flag: str = "--allowed-dir"
+        cls,
+        directories: Sequence[str] | None,
+        flag: str = "--allowed-dir",
+        *,
+        allow_hard_links: bool = False,
     ) -> AllowedPaths:
         """Roots from ``--allowed-dir`` values; the working directory when none are given."""
-        return cls(list(directories) if directories else [Path.cwd()], flag=flag)
+        roots = list(directories) if directories else [Path.cwd()]
+        return cls(roots, flag=flag, allow_hard_links=allow_hard_links)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -109,6 +126,10 @@ class AllowedPaths:
             raise ToolError(f"path does not exist: {text}", ErrorCode.NOT_FOUND)
         if kind == "file" and real.exists() and not real.is_file():
             raise ToolError(f"not a file: {text}", ErrorCode.INVALID_ARGUMENT)
+        if real.is_file():
+            refusal = self._hard_link_refusal(text, real.stat())
+            if refusal is not None:
+                raise refusal
         if kind == "dir" and real.exists() and not real.is_dir():
             raise ToolError(f"not a directory: {text}", ErrorCode.INVALID_ARGUMENT)
         return real
@@ -117,12 +138,13 @@ class AllowedPaths:
         """The content of the regular file at ``path``, at most ``max_bytes`` long.
 
         Raises :class:`PathRefusedError` (a :class:`ToolError`) when the file lies outside the
-        roots (a symlink included), is not a regular file, is larger than ``max_bytes`` or
-        cannot be read; the message names the path relative to its root and the rule.
+        roots (a symlink included), is not a regular file, has other hard links (see the
+        class), is larger than ``max_bytes`` or cannot be read; the message names the path
+        relative to its root and the rule.
         """
         shown, fd = self._open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            info = _regular_file(shown, fd)
+            info = self._regular_file(shown, fd)
             data = b""
             if info.st_size <= max_bytes:
                 with os.fdopen(fd, "rb", closefd=False) as handle:
@@ -147,7 +169,7 @@ class AllowedPaths:
         """
         shown, fd = self._open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            _regular_file(shown, fd)
+            self._regular_file(shown, fd)
         except BaseException:
             os.close(fd)
             raise
@@ -170,13 +192,34 @@ class AllowedPaths:
         flags = os.O_WRONLY | os.O_NONBLOCK | _WRITE_FLAGS[mode]
         shown, fd = self._open(path, flags, make_parents=True)
         try:
-            info = _regular_file(shown, fd)
+            info = self._regular_file(shown, fd)
+            if mode == "replace":
+                os.ftruncate(fd, 0)
             with os.fdopen(fd, "wb", closefd=False) as handle:
                 handle.write(data)
             if executable:
                 os.fchmod(fd, stat.S_IMODE(info.st_mode) | _EXECUTABLE)
         finally:
             os.close(fd)
+
+    def _regular_file(self, shown: str, fd: int) -> os.stat_result:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
+        refusal = self._hard_link_refusal(shown, info)
+        if refusal is not None:
+            raise refusal
+        return info
+
+    def _hard_link_refusal(self, shown: str, info: os.stat_result) -> PathRefusedError | None:
+        if info.st_nlink <= 1 or self._allow_hard_links:
+            return None
+        return PathRefusedError(
+            shown,
+            f"the file has {info.st_nlink} hard links, and another name of it may lie outside "
+            f"{self._label} (refused unless the server runs with --allow-hard-links)",
+            ErrorCode.ACCESS_DENIED,
+        )
 
     def _lexical(self, text: str) -> str:
         """``text`` made absolute against the first root; ``..`` refused. Plain string work,
@@ -296,13 +339,6 @@ def _open_directory(name: str, parent: int) -> int:
         ):
             raise _SymlinkOnTheWayError from None
         raise
-
-
-def _regular_file(shown: str, fd: int) -> os.stat_result:
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        raise PathRefusedError(shown, "not a regular file", ErrorCode.INVALID_ARGUMENT)
-    return info
 
 
 def _refusal(shown: str, error: OSError, label: str) -> PathRefusedError:

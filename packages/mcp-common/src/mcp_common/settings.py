@@ -82,7 +82,13 @@ class ServerSettings(BaseSettings):
     auth_token: Annotated[SecretStr | None, Flag("TOKEN")] = Field(
         None,
         description="require 'Authorization: Bearer TOKEN' on HTTP (prefer the environment "
-        "variable: a flag is visible to other users in the process list)",
+        "variable: a flag is visible to other users in the process list; default: a random "
+        "token, new at each start, printed on stderr and written to a file only you can read)",
+    )
+    no_auth: bool = Field(
+        False,
+        description="serve HTTP without a bearer token: anyone who can connect (every user of "
+        "this machine, at least) can call the tools; logged as a warning",
     )
     tls_cert: Annotated[str | None, Flag("FILE")] = Field(
         None, description="serve HTTPS (TLS 1.3) with this PEM certificate"
@@ -162,3 +168,14 @@ class ServerSettings(BaseSettings):
     def token(self) -> str | None:
         """The bearer token HTTP clients must send, if any."""
         return self.auth_token.get_secret_value() if self.auth_token else None
+
+
+class ConfinedSettings(ServerSettings):
+    """The options of a server whose tools read files clients name (through
+    :class:`~mcp_common.AllowedPaths`): the shared options plus the hard-link policy."""
+
+    allow_hard_links: bool = Field(
+        False,
+        description="read files that have more than one hard link (refused by default: a hard "
+        "link inside an allowed directory may be another name of a file outside it)",
+    )

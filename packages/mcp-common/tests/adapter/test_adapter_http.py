@@ -1,4 +1,4 @@
-"""HTTP operator details: exposure warning, the serving line, binding before serving."""
+"""HTTP operator details: the warning of --no-auth, the serving line, binding before serving."""
 
 from __future__ import annotations
 
@@ -6,26 +6,41 @@ import logging
 import socket
 
 import pytest
-from mcp_common.adapter.http import HttpSettings, describe, listen, warn_if_exposed
+from mcp_common import mask_credentials
+from mcp_common.adapter.http import HttpSettings, describe, listen, warn_if_open
 
 
 @pytest.mark.parametrize(
-    ("host", "token", "warned"),
+    ("host", "token", "warning"),
     [
-        ("127.0.0.1", None, False),
-        ("::1", None, False),
-        ("localhost", None, False),
-        ("0.0.0.0", None, True),  # noqa: S104 - a name, not a bind
-        ("192.0.2.7", None, True),
-        ("0.0.0.0", "s3cret", False),  # noqa: S104 - a name, not a bind
+        (
+            "127.0.0.1",
+            None,
+            "serving HTTP without authentication (--no-auth): every user of this machine can "
+            "call the tools",
+        ),
+        ("::1", None, "every user of this machine can call the tools"),
+        (
+            "0.0.0.0",  # noqa: S104 - a name, not a bind
+            None,
+            "serving HTTP on 0.0.0.0 without authentication (--no-auth): anyone who can reach "
+            "this port can call the tools",
+        ),
+        ("192.0.2.7", None, "on 192.0.2.7 without authentication"),
+        ("0.0.0.0", "s3cret", None),  # noqa: S104 - a name, not a bind
+        ("127.0.0.1", "s3cret", None),
     ],
 )
-def test_an_exposed_address_without_a_token_is_warned_about(
-    caplog: pytest.LogCaptureFixture, host: str, token: str | None, warned: bool
+def test_serving_without_a_token_is_warned_about_in_words_masking_keeps(
+    caplog: pytest.LogCaptureFixture, host: str, token: str | None, warning: str | None
 ) -> None:
     caplog.set_level(logging.WARNING, logger="mcp_common")
-    warn_if_exposed(HttpSettings(host=host, port=8080, stateless=True, auth_token=token))
-    assert ("without --auth-token" in caplog.text) is warned
+    warn_if_open(HttpSettings(host=host, port=8080, stateless=True, auth_token=token))
+    if warning is None:
+        assert caplog.text == ""
+    else:
+        assert warning in caplog.text
+        assert mask_credentials(caplog.messages[0]) == caplog.messages[0]
 
 
 def test_the_serving_line_names_transport_url_and_workers() -> None:

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from mcp_common import AllowedPaths, Flag, McpTool, Repeatable, ServerSettings
+from mcp_common import AllowedPaths, ConfinedSettings, Flag, McpTool, Repeatable
 from mcp_common.adapter import ServerApp
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server import DISTRIBUTION
+from uniqueness_server.read_limits import LIMITS, ReadLimits
 
 
-class UniquenessSettings(ServerSettings):
+class UniquenessSettings(ConfinedSettings):
     """The options of ``uniqueness-server``."""
 
     model_config = SettingsConfigDict(env_prefix="UNIQUENESS_SERVER_")
@@ -32,6 +33,23 @@ class UniquenessSettings(ServerSettings):
         "clients name it, never see the URL; statement_timeout (default 60s, 0 = none) "
         "bounds every query",
     )
+    max_document_bytes: int = Field(
+        LIMITS["max_document_bytes"][0], ge=1, description=LIMITS["max_document_bytes"][1]
+    )
+    max_inflated_bytes: int = Field(
+        LIMITS["max_inflated_bytes"][0], ge=1, description=LIMITS["max_inflated_bytes"][1]
+    )
+    max_cells: int = Field(LIMITS["max_cells"][0], ge=1, description=LIMITS["max_cells"][1])
+    max_value_bytes: int = Field(
+        LIMITS["max_value_bytes"][0], ge=1, description=LIMITS["max_value_bytes"][1]
+    )
+    max_engine_memory: int = Field(
+        LIMITS["max_engine_memory"][0], ge=64, description=LIMITS["max_engine_memory"][1]
+    )
+
+    def limits(self) -> ReadLimits:
+        """The read limits these settings ask for."""
+        return ReadLimits(**{name: getattr(self, name) for name in LIMITS})
 
 
 def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
@@ -40,8 +58,11 @@ def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     from uniqueness_server.engine import DatabaseRegistry
     from uniqueness_server.tools import build_tools as tools_over
 
-    allowed = AllowedPaths.from_options(settings.allowed_dir)
-    return tools_over(allowed, DatabaseRegistry.from_options(settings.database))
+    allowed = AllowedPaths.from_options(
+        settings.allowed_dir, allow_hard_links=settings.allow_hard_links
+    )
+    limits = settings.limits()
+    return tools_over(allowed, DatabaseRegistry.from_options(settings.database, limits), limits)
 
 
 APP = ServerApp(

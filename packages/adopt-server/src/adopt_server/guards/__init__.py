@@ -26,7 +26,7 @@ from adopt_server.guards.detection import BUILD_DESCRIPTIONS, detect_build
 from adopt_server.guards.maven import checked_rule_version
 
 _GUARD_PATHS: dict[str, tuple[str, ...]] = {
-    "maven": (maven.POM, gitignore.GITIGNORE),
+    "maven": (maven.POM, checker_script.SCRIPT, check_config.CONFIG, gitignore.GITIGNORE),
     "gradle": (
         gradle.GROOVY,
         gradle.KOTLIN,
@@ -49,8 +49,9 @@ _GUARD_PATHS: dict[str, tuple[str, ...]] = {
     ),
 }
 _GUARD_SUMMARIES = {
-    "maven": "the Maven enforcer plugin checks CLAUDE.md and AGENTS.md in the validate phase, "
-    "so the build fails while a required section is missing or holds placeholder text",
+    "maven": "in the validate phase, the Maven enforcer plugin runs the Java CLAUDE.md rule and "
+    f"the exec plugin runs {checker_script.SCRIPT}, which fails while a required section of "
+    "CLAUDE.md or AGENTS.md is missing or holds placeholder text",
     "gradle": f"the enforceClaudeMd task, run by `check`, runs {checker_script.SCRIPT}, which "
     "fails while a required section of CLAUDE.md or AGENTS.md is missing or holds placeholder "
     "text",
@@ -98,8 +99,7 @@ def install_guard(
         written = python.install(checkout, rules)
     else:
         written = fallback.install(checkout, rules)
-    if build != "maven":  # the Maven enforcer carries its budget in the POM
-        written += check_config.ensure_budget(checkout)
+    written += check_config.ensure_budget(checkout)
     if rules.name != "project":
         return written
     # The project rules include localSettingsIgnored; an adoption must pass its own guard.
@@ -127,7 +127,8 @@ def guard_notes(checkout: Path, build: str) -> list[str]:
     """What a report should say about the guard of ``build`` beyond installed or not (a
     Maven enforcer whose version this POM cannot show to be recent enough, a project
     checker configuration without the line budget)."""
-    return maven.notes(checkout) if _known(build) == "maven" else check_config.notes(checkout)
+    notes = maven.notes(checkout) if _known(build) == "maven" else []
+    return notes + check_config.notes(checkout)
 
 
 def _known(build: str) -> str:

@@ -1,5 +1,4 @@
-"""What the guards hold the guidance files to beyond their sections: a size budget, and the
-placeholder text no guard lets through.
+"""What the guards hold the guidance files to beyond their sections: a size budget.
 
 AGENTS.md and CLAUDE.md are read into every session of every coding agent (Codex stops at
 32 KiB of instruction files in total), and generated guidance that is long or generic lowers
@@ -13,7 +12,3 @@ MAX_LINES = 300
 """The line budget of an always-loaded guidance file."""
 MAX_BYTES = 32 * 1024
 """The byte budget of an always-loaded guidance file."""
-PLACEHOLDER_TOKENS = ("Not documented yet", "replace this line", "Lorem ipsum")
-"""Text that is only ever a placeholder (the first two are the adoption's own placeholder),
-for the Maven enforcer's ``forbiddenTokens``: the Java rule has no placeholder check of its
-own."""

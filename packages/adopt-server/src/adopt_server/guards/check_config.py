@@ -1,4 +1,5 @@
-"""The checker configuration an adoption commits: the guidance files' line budget.
+"""The checker configuration an adoption commits: the adoption profile and the guidance
+files' line budget.
 
 Every guard but Maven's runs the committed checker script, which reads
 ``.claude/agent-config-check.json``; the adoption writes one holding the line budget of
@@ -17,8 +18,13 @@ from adopt_server.guards.budget import MAX_LINES
 
 CONFIG = ".claude/agent-config-check.json"
 
-# Only the always-loaded files: a skill or sub-agent definition has budgets of its own.
-_BUDGET = {"rules": {"contextBudget": {"maxLines": MAX_LINES, "directories": []}}}
+# The adoption profile, so the checker run by hand applies the same policy as the guard
+# (which passes --rules); the budget covers only the always-loaded files: a skill or
+# sub-agent definition has budgets of its own.
+_BUDGET = {
+    "profile": "adoption",
+    "rules": {"contextBudget": {"maxLines": MAX_LINES, "directories": []}},
+}
 
 
 def ensure_budget(checkout: Path) -> list[str]:

@@ -1,4 +1,7 @@
-"""The Maven guard: the enforcer plugin running the CLAUDE.md rule, spliced into ``pom.xml``."""
+"""The Maven guard, spliced into ``pom.xml``: the enforcer plugin running the Java CLAUDE.md
+rule, and the committed checker script every other guard runs (through the exec plugin), so a
+Maven build rejects exactly what ``claude-md-check`` rejects (placeholder sections, the line
+budget) on top of what the Java rule checks."""
 
 from __future__ import annotations
 
@@ -8,7 +11,12 @@ from pathlib import Path
 from agent_config_check.rule_sets import RuleSet
 
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.guards.budget import MAX_BYTES, MAX_LINES, PLACEHOLDER_TOKENS
+from adopt_server.guards.checker_script import (
+    SCRIPT,
+    checker_args,
+    install_script,
+    script_is_installed,
+)
 from adopt_server.guards.pom_xml import (
     Element,
     Node,
@@ -28,6 +36,10 @@ RULE_ARTIFACT = "tools.claude-code-enforcer"
 DEFAULT_RULE_VERSION = "1.2.0"
 EXECUTION_ID = "enforce-claude-md"
 GUARD_RULES = ("claudeMdFormat", "claudeCodeProject")
+EXEC_GROUP = "org.codehaus.mojo"
+EXEC_PLUGIN = "exec-maven-plugin"
+EXEC_PLUGIN_VERSION = "3.5.0"
+CHECK_EXECUTION_ID = "agent-config-check"
 _VERSION_PARTS = re.compile(r"[.-]")
 
 
@@ -49,12 +61,14 @@ def checked_rule_version(rule_version: str | None) -> str:
 
 
 def is_installed(checkout: Path) -> bool:
-    """Whether ``pom.xml`` already runs a CLAUDE.md rule in its ordinary build."""
+    """Whether ``pom.xml`` already runs a CLAUDE.md rule and the checker script in its
+    ordinary build, and the script is there."""
     files = CheckoutFiles(checkout)
     if not files.is_file(POM):
         return False
     source = _read(files)
-    return _guarded(parse(source, POM), source)
+    root = parse(source, POM)
+    return _guarded(root, source) and _runs_checker(root, source) and script_is_installed(checkout)
 
 
 def notes(checkout: Path) -> list[str]:
@@ -81,9 +95,11 @@ def notes(checkout: Path) -> list[str]:
 
 
 def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
-    """Wire the guard into ``pom.xml``; ``[]`` when it is already there.
+    """Wire the guard into ``pom.xml`` and write the checker script it runs; returns the
+    paths written, ``[]`` when both are already there.
 
-    Raises ``ValueError`` for an unreadable POM or an enforcer plugin older than 3.1.0.
+    Raises ``ValueError`` for an unreadable POM, an enforcer plugin older than 3.1.0, or a
+    switched-off enforcer or exec plugin.
     """
     version = checked_rule_version(rule_version)
     files = CheckoutFiles(checkout)
@@ -91,10 +107,10 @@ def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[st
         raise ValueError(f"Could not read POM: {POM} is not a file")
     source = _read(files)
     edited = splice_guard(source, rules, version)
-    if edited == source:
-        return []
-    files.write_text(POM, edited)
-    return [POM]
+    written = [] if edited == source else [POM]
+    if written:
+        files.write_text(POM, edited)
+    return written + ([SCRIPT] if install_script(checkout) else [])
 
 
 def _read(files: CheckoutFiles) -> str:
@@ -106,7 +122,12 @@ def _read(files: CheckoutFiles) -> str:
 
 
 def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
-    """``source`` with the guard added (unchanged when already guarded)."""
+    """``source`` with the guard added: the enforcer's CLAUDE.md rule and the checker's
+    execution, each only when missing (unchanged when both are there)."""
+    return _splice_checker(_splice_enforcer(source, rules, rule_version), rules)
+
+
+def _splice_enforcer(source: str, rules: RuleSet, rule_version: str) -> str:
     root = parse(source)
     if _guarded(root, source):
         return source
@@ -119,7 +140,7 @@ def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
             Node("version", rule_version),
         ),
     )
-    execution = _execution(rules)
+    execution = _enforcer_execution(rules)
     build, plugins, enforcer = _locate(root, source)
     if enforcer is None:
         plugin = Node(
@@ -140,7 +161,7 @@ def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
             source, root, Node("build", children=(Node("plugins", children=(plugin,)),)), unit
         )
     _refuse_old_enforcer(source, enforcer, build, root)
-    skipped = _skip_reason(root, source, enforcer.child("configuration"), None)
+    skipped = _skip_reason(root, source, enforcer.child("configuration"), None, "enforcer.skip")
     if skipped:
         raise PomError(
             f"The {ENFORCER_PLUGIN} in build/plugins is switched off ({skipped}), so a "
@@ -165,10 +186,92 @@ def splice_guard(source: str, rules: RuleSet, rule_version: str) -> str:
     return _append_under(source, enforcer, "executions", execution, unit)
 
 
+def _splice_checker(source: str, rules: RuleSet) -> str:
+    """Add the execution that runs the committed checker script in the validate phase (to the
+    project's exec plugin when it has one), unless one is there."""
+    root = parse(source)
+    if _runs_checker(root, source):
+        return source
+    unit = indent_unit(source, root)
+    arguments = (SCRIPT, *checker_args(rules))
+    execution = Node(
+        "execution",
+        children=(
+            Node("id", CHECK_EXECUTION_ID),
+            Node("phase", "validate"),
+            Node("inherited", "false"),
+            Node("goals", children=(Node("goal", "exec"),)),
+            Node(
+                "configuration",
+                children=(
+                    Node("executable", "python3"),
+                    Node("workingDirectory", "${project.basedir}"),
+                    Node("arguments", children=tuple(Node("argument", a) for a in arguments)),
+                ),
+            ),
+        ),
+    )
+    _, plugins, _ = _locate(root, source)
+    if plugins is None:  # the enforcer splice made build/plugins
+        raise PomError(f"Could not read POM: {POM} has no build/plugins after the splice")
+    plugin = _plugin(plugins, source, EXEC_PLUGIN)
+    if plugin is None:
+        node = Node(
+            "plugin",
+            children=(
+                Node("groupId", EXEC_GROUP),
+                Node("artifactId", EXEC_PLUGIN),
+                Node("version", EXEC_PLUGIN_VERSION),
+                Node("executions", children=(execution,)),
+            ),
+        )
+        return append_child(source, plugins, node, unit)
+    skipped = _skip_reason(root, source, plugin.child("configuration"), None, "exec.skip")
+    if skipped:
+        raise PomError(
+            f"The {EXEC_PLUGIN} in build/plugins is switched off ({skipped}), so the "
+            f"CLAUDE.md checker ({SCRIPT}) added to it would never run. Remove the skip (or "
+            "move it into a profile), then adopt again."
+        )
+    if _execution(plugin, source, CHECK_EXECUTION_ID) is not None:
+        raise PomError(
+            f"The {EXEC_PLUGIN} already has an execution '{CHECK_EXECUTION_ID}', but it is "
+            "skipped. Remove or fix it, then adopt again."
+        )
+    return _append_under(source, plugin, "executions", execution, unit)
+
+
+def _runs_checker(root: Element, source: str) -> bool:
+    """Whether the exec plugin of build/plugins has the checker's execution, not skipped."""
+    build = root.child("build")
+    plugins = build.child("plugins") if build else None
+    plugin = _plugin(plugins, source, EXEC_PLUGIN) if plugins else None
+    execution = _execution(plugin, source, CHECK_EXECUTION_ID) if plugin else None
+    return execution is not None and not _skip_reason(
+        root,
+        source,
+        plugin.child("configuration") if plugin else None,
+        execution.child("configuration"),
+        "exec.skip",
+    )
+
+
+def _execution(plugin: Element, source: str, identifier: str) -> Element | None:
+    executions = plugin.child("executions")
+    return next(
+        (
+            execution
+            for execution in (executions.children if executions else [])
+            if (name := execution.child("id")) is not None and name.text(source) == identifier
+        ),
+        None,
+    )
+
+
 def _locate(root: Element, source: str) -> tuple[Element | None, Element | None, Element | None]:
     build = root.child("build")
     plugins = build.child("plugins") if build else None
-    return build, plugins, _enforcer(plugins, source) if plugins else None
+    return build, plugins, _plugin(plugins, source, ENFORCER_PLUGIN) if plugins else None
 
 
 def _append_under(source: str, plugin: Element, container: str, node: Node, unit: str) -> str:
@@ -182,58 +285,32 @@ def _list(name: str, item: str, values: tuple[str, ...]) -> tuple[Node, ...]:
     return (Node(name, children=tuple(Node(item, v) for v in values)),) if values else ()
 
 
-def _forbidden() -> Node:
-    return Node(
-        "forbiddenTokens", children=tuple(Node("forbiddenToken", t) for t in PLACEHOLDER_TOKENS)
-    )
-
-
 def _rules(rules: RuleSet) -> tuple[Node, ...]:
-    """The enforcer rules of the guard. The Java rules have no placeholder check, so the
-    document rules are wired on their own with the placeholder text as ``forbiddenTokens``
-    (the composite skips its copies of them), and ``contextBudget`` holds both documents to
-    the line and byte budgets."""
-    claude_md = Node(
-        "claudeMdFormat",
-        children=(
-            Node("claudeMdFile", "${project.basedir}/CLAUDE.md"),
-            *_list("requiredSections", "requiredSection", rules.sections),
-            _forbidden(),
-        ),
-    )
+    """The enforcer rule of the guard: the Java CLAUDE.md rule (the composite project rule,
+    or the CLAUDE.md format alone under ``minimal``). Placeholders and the line budget are the
+    checker script's, as in every guard."""
     if rules.name == "minimal":
-        return (claude_md,)
-    skipped = ("claudeMdFormat", "agentsMdFormat") if rules.sections else ("agentsMdFormat",)
-    composite = Node(
-        "claudeCodeProject",
-        children=(
-            Node("projectDir", "${project.basedir}"),
-            *_list("claudeMdSections", "claudeMdSection", rules.sections),
-            *_list("skippedRules", "skippedRule", skipped),
-        ),
-    )
-    agents_md = Node(
-        "agentsMdFormat",
-        children=(Node("agentsMdFile", "${project.basedir}/AGENTS.md"), _forbidden()),
-    )
-    budget = Node(
-        "contextBudget",
-        children=(
-            *_list(
-                "files",
-                "file",
-                ("${project.basedir}/CLAUDE.md", "${project.basedir}/AGENTS.md"),
+        return (
+            Node(
+                "claudeMdFormat",
+                children=(
+                    Node("claudeMdFile", "${project.basedir}/CLAUDE.md"),
+                    *_list("requiredSections", "requiredSection", rules.sections),
+                ),
             ),
-            Node("maxBytes", str(MAX_BYTES)),
-            Node("maxLines", str(MAX_LINES)),
+        )
+    return (
+        Node(
+            "claudeCodeProject",
+            children=(
+                Node("projectDir", "${project.basedir}"),
+                *_list("claudeMdSections", "claudeMdSection", rules.sections),
+            ),
         ),
     )
-    # without required sections of its own, CLAUDE.md keeps the composite's format check
-    documents = (claude_md, agents_md) if rules.sections else (agents_md,)
-    return (composite, *documents, budget)
 
 
-def _execution(rules: RuleSet) -> Node:
+def _enforcer_execution(rules: RuleSet) -> Node:
     return Node(
         "execution",
         children=(
@@ -263,9 +340,11 @@ def _guarded(root: Element, source: str) -> bool:
             configuration = rules.parent
             execution = configuration.parent if configuration else None
             if execution is not None and execution.name == "execution":
-                if not _skip_reason(root, source, plugin.child("configuration"), configuration):
+                if not _skip_reason(
+                    root, source, plugin.child("configuration"), configuration, "enforcer.skip"
+                ):
                     return True
-            elif not _skip_reason(root, source, configuration, None):
+            elif not _skip_reason(root, source, configuration, None, "enforcer.skip"):
                 return True
     return False
 
@@ -287,10 +366,14 @@ def _resolved(literal: str, root: Element, source: str) -> tuple[str, str | None
 
 
 def _skip_reason(
-    root: Element, source: str, plugin_configuration: Element | None, execution: Element | None
+    root: Element,
+    source: str,
+    plugin_configuration: Element | None,
+    execution: Element | None,
+    skip_property: str,
 ) -> str | None:
-    """Why the enforcer skips (an execution's ``<skip>`` wins over the plugin's, which wins
-    over the ``enforcer.skip`` property), or ``None`` when it runs."""
+    """Why a plugin skips (an execution's ``<skip>`` wins over the plugin's, which wins over
+    its ``skip_property`` such as ``enforcer.skip``), or ``None`` when it runs."""
     for configuration in (execution, plugin_configuration):
         skip = configuration.child("skip") if configuration else None
         if skip is None:
@@ -300,17 +383,17 @@ def _skip_reason(
         if value.strip().lower() != "true":
             return None
         return f"<skip>{literal}</skip>" + (f" with {name}=true" if name else "")
-    if (_property(root, source, "enforcer.skip") or "").strip().lower() == "true":
-        return "the property enforcer.skip=true"
+    if (_property(root, source, skip_property) or "").strip().lower() == "true":
+        return f"the property {skip_property}=true"
     return None
 
 
-def _enforcer(plugins: Element, source: str) -> Element | None:
+def _plugin(plugins: Element, source: str, artifact: str) -> Element | None:
     return next(
         (
             plugin
             for plugin in plugins.children
-            if plugin.name == "plugin" and _artifact(plugin, source) == ENFORCER_PLUGIN
+            if plugin.name == "plugin" and _artifact(plugin, source) == artifact
         ),
         None,
     )
@@ -336,7 +419,7 @@ def _declared_version(
         return declared, "build/plugins"
     management = build.child("pluginManagement")
     managed_plugins = management.child("plugins") if management else None
-    managed = _enforcer(managed_plugins, source) if managed_plugins else None
+    managed = _plugin(managed_plugins, source, ENFORCER_PLUGIN) if managed_plugins else None
     return (managed.child("version") if managed else None), "build/pluginManagement"
 
 

@@ -134,7 +134,7 @@ def verify(ctx: RepoContext) -> None:
     """
     build = detect_build(ctx.checkout)
     problems = []
-    if build != "maven" and not script_is_ours(ctx.checkout):
+    if not script_is_ours(ctx.checkout):
         problems.append(
             f"{SCRIPT} is missing or was not written by an adoption, so the guard does not run "
             "this checker; re-run the adoption to install it"

@@ -58,14 +58,55 @@ def _consistency(
     return found
 
 
-_XML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_MODULE = re.compile(r"<module>\s*([^<]+?)\s*</module>")
+def _without_xml_comments(text: str) -> str:
+    """``text`` without its ``<!-- -->`` comments (an unclosed one hides the rest), in one
+    pass."""
+    kept: list[str] = []
+    position = 0
+    while (opened := text.find("<!--", position)) >= 0:
+        kept.append(text[position:opened])
+        closed = text.find("-->", opened + 4)
+        if closed < 0:
+            return "".join(kept)
+        position = closed + 3
+    kept.append(text[position:])
+    return "".join(kept)
+
+
+def _modules(text: str) -> list[str]:
+    """The ``<module>`` values of a POM (comments ignored), in one pass."""
+    found: list[str] = []
+    body = _without_xml_comments(text)
+    position = 0
+    while (opened := body.find("<module>", position)) >= 0:
+        start = opened + len("<module>")
+        end = body.find("<", start)
+        if end < 0:
+            break
+        value = body[start:end].strip()
+        if body.startswith("</module>", end) and value:
+            found.append(value)
+        position = end
+    return found
+
+
+def _mentions(content: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``content`` as a whole word (module names hold hyphens)."""
+    word = re.compile(r"[A-Za-z0-9_-]")
+    position = 0
+    while (found := content.find(name, position)) >= 0:
+        before = content[found - 1 : found]
+        after = content[found + len(name) : found + len(name) + 1]
+        if not word.fullmatch(before or " ") and not word.fullmatch(after or " "):
+            return True
+        position = found + 1
+    return False
 
 
 def declares_modules(tree: ProjectTree, pom: str) -> bool:
     """Whether ``pom`` is an aggregator (names a ``<module>``), so there is a module map."""
     text = tree.read(pom).text if tree.is_file(pom) else None
-    return bool(text and _MODULE.search(_XML_COMMENT.sub("", text)))
+    return bool(text and _modules(text))
 
 
 def module_map_consistency(tree: ProjectTree, options: Options) -> list[Found]:
@@ -76,7 +117,7 @@ def module_map_consistency(tree: ProjectTree, options: Options) -> list[Found]:
     read = tree.read(pom)
     if read.text is None:
         return [Found(pom, 0, read.problem or f"{pom} cannot be read")]
-    modules = [m.rpartition("/")[2] for m in _MODULE.findall(_XML_COMMENT.sub("", read.text))]
+    modules = [module.rpartition("/")[2] for module in _modules(read.text)]
     found: list[Found] = []
     for doc in (d for d in options["docFiles"] if tree.is_file(d)):
         loaded = import_hops(tree, doc, {**options, "ignoredImports": []})
@@ -84,7 +125,7 @@ def module_map_consistency(tree: ProjectTree, options: Options) -> list[Found]:
         for name in dict.fromkeys(modules):
             if name in options["ignoredModules"]:
                 continue
-            if not re.search(rf"(?<![A-Za-z0-9_-]){re.escape(name)}(?![A-Za-z0-9_-])", content):
+            if not _mentions(content, name):
                 found.append(
                     Found(doc, 0, f"{doc} does not mention module '{name}' declared in {pom}")
                 )

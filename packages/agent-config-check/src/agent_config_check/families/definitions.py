@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agent_config_check.collection import Definition, collect, front_matter_of
 from agent_config_check.family import (
     AGENTS_DIR,
     COMMANDS_DIR,
@@ -17,11 +18,10 @@ from agent_config_check.family import (
     Options,
     Rule,
     RuleFamily,
-    has_dir,
     has_file,
     json_object,
 )
-from agent_config_check.front_matter import FrontMatter, FrontMatterError, read_front_matter
+from agent_config_check.front_matter import FrontMatter, FrontMatterError
 from agent_config_check.tree import ProjectTree, join
 
 _KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -53,25 +53,10 @@ def _definition_text(tree: ProjectTree, path: str, label: str) -> tuple[str | No
     return read.text, []
 
 
-def parsed_front_matter(
-    tree: ProjectTree, path: str, text: str
-) -> FrontMatter | FrontMatterError | None:
-    """The front matter of ``path`` (read once per run, shared by every rule that asks)."""
-    key = ("front-matter", path)
-    if key not in tree.derived:
-        try:
-            tree.derived[key] = read_front_matter(text)
-        except FrontMatterError as error:
-            tree.derived[key] = error
-    found = tree.derived[key]
-    assert found is None or isinstance(found, FrontMatter | FrontMatterError)
-    return found
-
-
 def _front_matter(
     tree: ProjectTree, text: str, path: str, label: str, required: bool
 ) -> tuple[FrontMatter | None, list[Found]]:
-    front = parsed_front_matter(tree, path, text)
+    front = front_matter_of(tree, path)
     if isinstance(front, FrontMatterError):
         error = front
         return None, [
@@ -148,20 +133,51 @@ def _front_matter_checks(
                 f"{label} declares unsupported model '{model}' in: {path}",
             )
         )
+    elif not allowed_models and model is not None and not _known_model(model):
+        found.append(
+            Found(
+                path,
+                front.line_of("model"),
+                f"{label} declares model '{model}', which Claude Code does not know (use "
+                f"{', '.join(MODEL_ALIASES)} or a full claude-* model ID) in: {path}",
+            )
+        )
     return found
 
 
+MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku", "opusplan")
+"""The model aliases a Claude Code definition's ``model:`` accepts, beside full model IDs."""
+
+
+def _known_model(model: str) -> bool:
+    base = model.strip().removesuffix("[1m]")
+    return base in MODEL_ALIASES or (base.startswith("claude-") and " " not in base)
+
+
 def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
-    """``skillFilesExist``: each skill directory has a SKILL.md with valid front matter
-    (``name`` = directory name, kebab-case; a description within the length limit)."""
+    """``skillFilesExist``: every skill folder of ``.claude/skills`` and of a plugin has a
+    SKILL.md, and every SKILL.md in the tree (Claude Code's locations, plugins, collections)
+    has front matter with the required keys, a ``name`` that is the folder's (lower-case
+    kebab-case, at most 64 characters: the Agent Skills specification) and a description
+    within the length limit."""
+    collection = collect(tree)
+    lacking = [*collection.skill_folders_without_skill]
+    lacking += [
+        folder
+        for folder in tree.subdirectories(options["skillsDir"])
+        if folder not in lacking
+        and not tree.is_file(join(folder, SKILL_FILE))
+        and not tree.escapes(join(folder, SKILL_FILE))
+    ]
+    # In folder order, as a reader walks the tree: a missing SKILL.md beside the others' findings.
+    folders: list[tuple[str, Definition | None]] = [(folder, None) for folder in lacking]
+    folders += [(skill.path.rpartition("/")[0], skill) for skill in collection.skills]
     found: list[Found] = []
-    for directory in tree.subdirectories(options["skillsDir"]):
-        path = join(directory, SKILL_FILE)
-        if not tree.is_file(path) and not tree.escapes(path):
-            found.append(
-                Found(directory, 0, f"Missing {SKILL_FILE} in skill directory: {directory}")
-            )
+    for folder, skill in sorted(folders, key=lambda item: item[0]):
+        if skill is None:
+            found.append(Found(folder, 0, f"Missing {SKILL_FILE} in skill directory: {folder}"))
             continue
+        path = skill.path
         text, problems = _definition_text(tree, path, SKILL_FILE)
         found += problems
         if text is None:
@@ -174,17 +190,18 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
                 path,
                 SKILL_FILE,
                 options,
-                expected_name=directory.rpartition("/")[2],
+                expected_name=skill.name,
                 max_description=options["maxDescriptionLength"],
             )
     return found
 
 
 def sub_agent_format(tree: ProjectTree, options: Options) -> list[Found]:
-    """``subAgentFormat``: each ``.claude/agents/*.md`` has front matter with the required
-    keys, ``name`` = file name (kebab-case), a description, an allowed model."""
+    """``subAgentFormat``: every sub-agent definition (``.claude/agents``, a plugin's
+    ``agents/``, a collection of them) has front matter with the required keys, ``name`` =
+    file name (kebab-case), a description, a model Claude Code knows (or an allowed one)."""
     found: list[Found] = []
-    for path in tree.files(options["agentsDir"], ".md"):
+    for path in _paths(tree, collect(tree).agents, options["agentsDir"]):
         text, problems = _definition_text(tree, path, "Sub-agent definition")
         found += problems
         if text is None:
@@ -197,23 +214,29 @@ def sub_agent_format(tree: ProjectTree, options: Options) -> list[Found]:
                 path,
                 "Sub-agent",
                 options,
-                expected_name=path.rpartition("/")[2].removesuffix(".md"),
+                expected_name=(
+                    path.rpartition("/")[2].removesuffix(".md")
+                    if options["nameMatchesFile"]
+                    else None
+                ),
                 max_description=0,
             )
     return found
 
 
 def command_format(tree: ProjectTree, options: Options) -> list[Found]:
-    """``commandFormat``: each ``.claude/commands/*.md`` is named in kebab-case; its optional
-    front matter is well formed, with allowed keys, a description and an allowed model."""
+    """``commandFormat``: every slash command (``.claude/commands``, a plugin's
+    ``commands/``, a collection of them) is named in kebab-case; its optional front matter is
+    well formed, with allowed keys, a description and a model Claude Code knows."""
     found: list[Found] = []
-    for path in tree.files(options["commandsDir"], ".md"):
+    for path in _paths(tree, collect(tree).commands, options["commandsDir"]):
         base = path.rpartition("/")[2].removesuffix(".md")
         text, problems = _definition_text(tree, path, "Command definition")
         found += problems
         if text is None:
             continue
-        found += name_findings(base, base, path, 0)
+        if options["kebabCaseNames"]:
+            found += name_findings(base, base, path, 0)
         front, problems = _front_matter(tree, text, path, "Command definition", required=False)
         found += problems
         if front is not None:
@@ -223,19 +246,26 @@ def command_format(tree: ProjectTree, options: Options) -> list[Found]:
     return found
 
 
-def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str]]:
-    """``(definition file, source, name)`` for every command, sub-agent and skill."""
-    found: list[tuple[str, str, str]] = []
+def _paths(tree: ProjectTree, found: Sequence[Definition], directory: str) -> list[str]:
+    """The definition files found, and those of a configured ``directory`` besides."""
+    return list(dict.fromkeys([*(d.path for d in found), *tree.files(directory, ".md")]))
+
+
+def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str, str]]:
+    """``(definition file, source, name, scope)`` for every command, sub-agent and skill."""
+    collection = collect(tree)
+    found = [(d.path, d.path, d.name, d.scope) for d in (*collection.commands, *collection.agents)]
+    found += [(d.path, d.path.rpartition("/")[0], d.name, d.scope) for d in collection.skills]
+    known = {path for path, *_ in found}
     for directory in (options["commandsDir"], options["agentsDir"]):
         for path in tree.files(directory, ".md"):
-            found.append((path, path, path.rpartition("/")[2].removesuffix(".md")))
-    for directory in tree.subdirectories(options["skillsDir"]):
-        found.append((join(directory, SKILL_FILE), directory, directory.rpartition("/")[2]))
+            if path not in known:
+                found.append((path, path, path.rpartition("/")[2].removesuffix(".md"), directory))
     return found
 
 
-def _duplicates(claims: Sequence[tuple[str, str, str]], what: str) -> list[Found]:
-    by_key: dict[str, tuple[str, list[str]]] = {}
+def _duplicates(claims: Sequence[tuple[tuple[str, str], str, str]], what: str) -> list[Found]:
+    by_key: dict[tuple[str, str], tuple[str, list[str]]] = {}
     for key, value, source in claims:
         by_key.setdefault(key, (value, []))[1].append(source)
     return [
@@ -250,22 +280,23 @@ def _duplicates(claims: Sequence[tuple[str, str, str]], what: str) -> list[Found
 
 
 def unique_names(tree: ProjectTree, options: Options) -> list[Found]:
-    """``uniqueNames``: no two commands, sub-agents or skills share a name."""
-    return _duplicates([(n, n, s) for _, s, n in _definitions(tree, options)], "name")
+    """``uniqueNames``: no two commands, sub-agents or skills of one scope (a ``.claude``
+    folder, a plugin, a collection) share a name."""
+    claims = [
+        ((scope, name), name, source) for _, source, name, scope in _definitions(tree, options)
+    ]
+    return _duplicates(claims, "name")
 
 
 def unique_descriptions(tree: ProjectTree, options: Options) -> list[Found]:
     """``uniqueDescriptions``: no two definitions share a description (case and spacing
     ignored), since Claude picks a definition by its description."""
     claims = []
-    for path, source, _ in _definitions(tree, options):
-        read = tree.read(path) if tree.is_file(path) else None
-        if read is None or read.text is None:
-            continue
-        front = parsed_front_matter(tree, path, read.text)
+    for path, source, _, scope in _definitions(tree, options):
+        front = front_matter_of(tree, path) if tree.is_file(path) else None
         value = front.value("description") if isinstance(front, FrontMatter) else None
         if value and value.strip():
-            claims.append((" ".join(value.lower().split()), value, source))
+            claims.append(((scope, " ".join(value.lower().split())), value, source))
     return _duplicates(claims, "description")
 
 
@@ -273,9 +304,18 @@ _PLUGIN_VERSION = re.compile(r"\d+(\.\d+){0,2}(-[A-Za-z0-9.-]+)?(\+[A-Za-z0-9.-]
 
 
 def plugin_format(tree: ProjectTree, options: Options) -> list[Found]:
-    """``pluginFormat``: ``.claude-plugin/plugin.json`` has the required keys, a kebab-case
-    name, a dotted version and a non-empty description."""
-    path = options["pluginFile"]
+    """``pluginFormat``: every plugin manifest (``pluginFile`` and each
+    ``.claude-plugin/plugin.json`` in the tree) has the required keys, a kebab-case name, a
+    dotted version and a non-empty description."""
+    paths = [options["pluginFile"]] if has_file("pluginFile")(tree, options) else []
+    paths += [join(root, PLUGIN_JSON) for root in collect(tree).plugins]
+    found: list[Found] = []
+    for path in dict.fromkeys(paths):
+        found += _plugin_manifest(tree, path, options)
+    return found
+
+
+def _plugin_manifest(tree: ProjectTree, path: str, options: Options) -> list[Found]:
     manifest, found = json_object(tree, path, "plugin.json")
     if manifest is None:
         return found
@@ -310,7 +350,29 @@ def plugin_format(tree: ProjectTree, options: Options) -> list[Found]:
 
 
 def _has_definitions(tree: ProjectTree, options: Options) -> bool:
-    return any(tree.is_dir(options[k]) for k in ("commandsDir", "agentsDir", "skillsDir"))
+    collection = collect(tree)
+    return bool(collection.commands or collection.agents or collection.skills) or any(
+        tree.is_dir(options[k]) for k in ("commandsDir", "agentsDir", "skillsDir")
+    )
+
+
+def _has_skills(tree: ProjectTree, options: Options) -> bool:
+    collection = collect(tree)
+    return bool(collection.skills or collection.skill_folders_without_skill) or tree.is_dir(
+        options["skillsDir"]
+    )
+
+
+def _has_agents(tree: ProjectTree, options: Options) -> bool:
+    return bool(collect(tree).agents) or tree.is_dir(options["agentsDir"])
+
+
+def _has_commands(tree: ProjectTree, options: Options) -> bool:
+    return bool(collect(tree).commands) or tree.is_dir(options["commandsDir"])
+
+
+def _has_plugins(tree: ProjectTree, options: Options) -> bool:
+    return bool(collect(tree).plugins) or has_file("pluginFile")(tree, options)
 
 
 _DEFINITION_DIR_DEFAULTS: Options = {
@@ -332,28 +394,40 @@ DEFINITION_RULES = RuleFamily(
                 "allowedFrontMatterKeys": [],
                 "maxDescriptionLength": 1024,
             },
-            has_dir("skillsDir"),
+            _has_skills,
         ),
         Rule(
             "subAgentFormat",
-            "sub-agent definitions have front matter, required keys, name = file name",
+            "sub-agent definitions have front matter, the required keys, a known model",
             sub_agent_format,
-            {"agentsDir": AGENTS_DIR, "requiredKeys": ["name", "description"], "allowedModels": []},
-            has_dir("agentsDir"),
+            {
+                "agentsDir": AGENTS_DIR,
+                "requiredKeys": ["name", "description"],
+                "allowedModels": [],
+                "nameMatchesFile": False,
+            },
+            _has_agents,
+            adoption={"nameMatchesFile": True},
         ),
         Rule(
             "commandFormat",
-            "slash commands are kebab-case with well-formed optional front matter",
+            "slash commands have well-formed optional front matter (and kebab-case names)",
             command_format,
-            {"commandsDir": COMMANDS_DIR, "allowedFrontMatterKeys": [], "allowedModels": []},
-            has_dir("commandsDir"),
+            {
+                "commandsDir": COMMANDS_DIR,
+                "allowedFrontMatterKeys": [],
+                "allowedModels": [],
+                "kebabCaseNames": False,
+            },
+            _has_commands,
+            adoption={"kebabCaseNames": True},
         ),
         Rule(
             "pluginFormat",
             "the plugin manifest has a kebab-case name, a dotted version and a description",
             plugin_format,
             {"pluginFile": PLUGIN_JSON, "requiredKeys": ["name"], "allowedKeys": []},
-            has_file("pluginFile"),
+            _has_plugins,
         ),
         Rule(
             "uniqueNames",

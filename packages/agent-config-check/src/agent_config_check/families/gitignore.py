@@ -3,13 +3,7 @@
 
 from __future__ import annotations
 
-from agent_config_check.family import (
-    Found,
-    Options,
-    Rule,
-    RuleFamily,
-    has_file,
-)
+from agent_config_check.family import Found, Options, Rule, RuleFamily, has_file
 from agent_config_check.globs import Glob
 from agent_config_check.tree import ProjectTree
 
@@ -72,6 +66,7 @@ GITIGNORE_RULES = RuleFamily(
             local_settings_ignored,
             {"gitignoreFile": ".gitignore", "ignoredPaths": [LOCAL_SETTINGS]},
             has_file("gitignoreFile"),
+            policy=True,
         ),
     ),
 )

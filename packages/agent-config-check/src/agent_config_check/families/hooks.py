@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from typing import Any
 
+from agent_config_check.collection import collect
 from agent_config_check.family import (
     HOOKS_DIR,
     SETTINGS_JSON,
@@ -15,11 +17,10 @@ from agent_config_check.family import (
     Rule,
     RuleFamily,
     has_dir,
-    has_file,
     json_object,
     line_of,
 )
-from agent_config_check.tree import MAX_READ_BYTES, ProjectTree
+from agent_config_check.tree import MAX_READ_BYTES, ProjectTree, join
 
 _SEGMENT_SPLIT = re.compile(r"&&|\|\||[;&|\n]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
@@ -40,14 +41,42 @@ _INTERPRETERS = (
     "bun",
 )
 _PROJECT_DIR = re.compile(r"\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])")
+_PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])")
+_PATH_VARIABLES = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT")
+PLUGIN_HOOKS = "hooks/hooks.json"
+"""Where a plugin keeps its hooks, relative to its root."""
+
+
+def _segments(command: str) -> list[list[str]]:
+    """The words of each simple command in ``command``, as the shell splits and unquotes them
+    (``"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`` is one word, the form Claude Code's hooks
+    guide recommends); a line whose quotes do not close is split on blanks instead."""
+    segments: list[list[str]] = []
+    for line in command.splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:
+            tokens = [
+                part for piece in _SEGMENT_SPLIT.split(line) for part in [*piece.split(), ";"]
+            ]
+        current: list[str] = []
+        for token in tokens:
+            if token and all(char in ";&|" for char in token):
+                segments.append(current)
+                current = []
+            else:
+                current.append(token)
+        segments.append(current)
+    return [words for words in segments if words]
 
 
 def script_candidates(command: str) -> list[str]:
     """The words of a hook command that name a script: each segment's program, and the file
     an interpreter among them is handed (an ordinary argument is not one)."""
     found: list[str] = []
-    for segment in _SEGMENT_SPLIT.split(command):
-        words = [w.strip("\"'") for w in segment.split()]
+    for words in _segments(command):
         while words and (_ASSIGNMENT.fullmatch(words[0]) or words[0] in _WRAPPERS):
             words.pop(0)
         if not words:
@@ -61,20 +90,48 @@ def script_candidates(command: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def hook_scripts(command: str) -> list[str]:
+def hook_scripts(command: str, plugin_root: str | None = None) -> list[str]:
     """Project-relative paths of the scripts a hook command runs: ``$CLAUDE_PROJECT_DIR/…``
-    references and relative paths with a directory; ``..`` that climbs out is kept so the
-    caller can report it."""
+    references, ``${CLAUDE_PLUGIN_ROOT}/…`` ones in a plugin's hooks (``plugin_root``), and
+    relative paths with a directory; ``..`` that climbs out is kept so the caller can report
+    it."""
     scripts = []
     for word in script_candidates(command):
         if _PROJECT_DIR.search(word):
             relative = _PROJECT_DIR.sub("", word).lstrip("/")
+        elif plugin_root is not None and _PLUGIN_ROOT.search(word):
+            relative = join(plugin_root, _PLUGIN_ROOT.sub("", word).lstrip("/"))
         elif "/" in word[1:] and "$" not in word and not word.startswith(("~", "-", "/")):
             relative = word
         else:
             continue
         scripts.append(os.path.normpath(relative).replace(os.sep, "/"))
     return scripts
+
+
+def unquoted_variables(command: str) -> list[str]:
+    """The path variables (``$CLAUDE_PROJECT_DIR``, ``${CLAUDE_PLUGIN_ROOT}``) a hook command
+    expands outside double quotes, where the shell splits a path holding a space."""
+    found: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if char == "\\" and quote != "'":
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "$":
+            rest = command[index + 1 :].lstrip("{")
+            for name in _PATH_VARIABLES:
+                if rest.startswith(name) and name not in found:
+                    found.append(name)
+        index += 1
+    return found
 
 
 def _hook_commands(settings: dict[str, Any]) -> list[str]:
@@ -91,18 +148,44 @@ def _hook_commands(settings: dict[str, Any]) -> list[str]:
     return commands
 
 
+def hook_configurations(tree: ProjectTree, options: Options) -> list[tuple[str, str | None]]:
+    """``(file, plugin root)`` of every hooks configuration: ``settings.json`` (root ``None``)
+    and each plugin's ``hooks/hooks.json``."""
+    found: list[tuple[str, str | None]] = []
+    if tree.is_file(options["settingsFile"]) or tree.escapes(options["settingsFile"]):
+        found.append((options["settingsFile"], None))
+    for root in collect(tree).plugins:
+        if tree.is_file(join(root, PLUGIN_HOOKS)):
+            found.append((join(root, PLUGIN_HOOKS), root))
+    return found
+
+
 def hook_commands_valid(tree: ProjectTree, options: Options) -> list[Found]:
-    """``hookCommandsValid``: ``settings.json`` hooks are arrays of groups holding a ``hooks``
-    array of objects with a ``type``; a command hook names a command whose scripts exist."""
-    path = options["settingsFile"]
-    settings, found = json_object(tree, path, "settings.json")
-    if settings is None or "hooks" not in settings:
-        return found
-    hooks = settings["hooks"]
+    """``hookCommandsValid``: the hooks of ``settings.json`` and of every plugin's
+    ``hooks/hooks.json`` are arrays of groups holding a ``hooks`` array of objects with a
+    ``type``; a command hook names a command whose scripts exist (``$CLAUDE_PROJECT_DIR``
+    and, in a plugin, ``${CLAUDE_PLUGIN_ROOT}`` resolved)."""
+    found: list[Found] = []
+    for path, plugin_root in hook_configurations(tree, options):
+        label = path.rpartition("/")[2]
+        configuration, problems = json_object(tree, path, label)
+        found += problems
+        if configuration is not None and "hooks" in configuration:
+            found += _hook_findings(tree, path, label, configuration["hooks"], options, plugin_root)
+    return found
+
+
+def _hook_findings(
+    tree: ProjectTree,
+    path: str,
+    label: str,
+    hooks: object,
+    options: Options,
+    plugin_root: str | None,
+) -> list[Found]:
     if not isinstance(hooks, dict):
-        return [
-            Found(path, line_of(tree, path, "hooks"), "settings.json 'hooks' must be a JSON object")
-        ]
+        return [Found(path, line_of(tree, path, "hooks"), f"{label} 'hooks' must be a JSON object")]
+    found: list[Found] = []
 
     def add(event: str, problem: str) -> None:
         found.append(Found(path, line_of(tree, path, event), f"hook event '{event}' {problem}"))
@@ -142,11 +225,36 @@ def hook_commands_valid(tree: ProjectTree, options: Options) -> list[Found]:
                     continue
                 if not options["validateScriptReferences"]:
                     continue
-                for script in hook_scripts(command):
+                # Reported at the command's own line, not the event's.
+                line = line_of(tree, path, command) or line_of(tree, path, event)
+                for script in hook_scripts(command, plugin_root):
                     if script.startswith("..") or tree.escapes(script):
-                        add(event, f"references a script outside the project: {script}")
+                        problem = f"references a script outside the project: {script}"
                     elif not (tree.real(script) and (tree.root / script).exists()):
-                        add(event, f"references a missing script: {script}")
+                        problem = f"references a missing script: {script}"
+                    else:
+                        continue
+                    found.append(Found(path, line, f"hook event '{event}' {problem}"))
+    return found
+
+
+def hook_quoting(tree: ProjectTree, options: Options) -> list[Found]:
+    """``hookQuoting``: a command hook expands ``$CLAUDE_PROJECT_DIR`` or
+    ``${CLAUDE_PLUGIN_ROOT}`` inside double quotes, as Claude Code's hooks guide writes it
+    (unquoted, a project path with a space splits into several words)."""
+    found: list[Found] = []
+    for path, _ in hook_configurations(tree, options):
+        configuration, _ = json_object(tree, path, path.rpartition("/")[2])
+        for command in _hook_commands(configuration or {}):
+            for name in unquoted_variables(command):
+                found.append(
+                    Found(
+                        path,
+                        line_of(tree, path, command),
+                        f"{path} hook command expands ${name} outside double quotes, so a path "
+                        f'with a space splits: write "${name}"/...',
+                    )
+                )
     return found
 
 
@@ -215,7 +323,8 @@ def hooks_format(tree: ProjectTree, options: Options) -> list[Found]:
                 found.append(
                     Found(
                         settings_path,
-                        line_of(tree, settings_path, script.rpartition("/")[2]),
+                        line_of(tree, settings_path, command)
+                        or line_of(tree, settings_path, script.rpartition("/")[2]),
                         f"settings.json references a missing hook script: {script}",
                     )
                 )
@@ -228,6 +337,10 @@ def hooks_format(tree: ProjectTree, options: Options) -> list[Found]:
     return found
 
 
+def _any_hooks(tree: ProjectTree, options: Options) -> bool:
+    return bool(hook_configurations(tree, options))
+
+
 HOOK_RULES = RuleFamily(
     "hooks",
     (
@@ -236,7 +349,15 @@ HOOK_RULES = RuleFamily(
             ".claude/settings.json hooks are well formed and the scripts they run exist",
             hook_commands_valid,
             {"settingsFile": SETTINGS_JSON, "allowedEvents": [], "validateScriptReferences": True},
-            has_file("settingsFile"),
+            _any_hooks,
+        ),
+        Rule(
+            "hookQuoting",
+            "hook commands quote $CLAUDE_PROJECT_DIR and ${CLAUDE_PLUGIN_ROOT}",
+            hook_quoting,
+            {"settingsFile": SETTINGS_JSON},
+            _any_hooks,
+            severity="warn",
         ),
         Rule(
             "hooksFormat",

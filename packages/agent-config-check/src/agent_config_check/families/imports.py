@@ -7,6 +7,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from agent_config_check.collection import collect
 from agent_config_check.document_format import without_code_spans
 from agent_config_check.family import (
     CLAUDE_MD,
@@ -92,15 +93,19 @@ def import_hops(tree: ProjectTree, root: str, options: Options) -> dict[str, int
 
 
 def memory_imports(tree: ProjectTree, options: Options) -> list[Found]:
-    """``memoryImports``: every ``@path`` import resolves, no cycles, within ``maxDepth`` hops
-    on the shortest chain; never reads outside the project."""
-    root = options["claudeMdFile"]
-    if not tree.is_file(root):
-        return []
-    hops = import_hops(tree, root, options)
+    """``memoryImports``: every ``@path`` import of the root CLAUDE.md and of every nested
+    CLAUDE.md and CLAUDE.local.md resolves, without cycles, within ``maxDepth`` hops on the
+    shortest chain; never reads outside the project."""
+    roots = [options["claudeMdFile"]] if tree.is_file(options["claudeMdFile"]) else []
+    roots += [
+        path
+        for path in collect(tree).memory
+        if path.rpartition("/")[2] in ("CLAUDE.md", "CLAUDE.local.md") and path not in roots
+    ]
     max_depth = options["maxDepth"]
     found: list[Found] = []
     scanned: set[str] = set()
+    hops: dict[str, int] = {}
 
     def scan(path: str, chain: list[str]) -> None:
         scanned.add(path)
@@ -143,7 +148,10 @@ def memory_imports(tree: ProjectTree, options: Options) -> list[Found]:
                     scan(target, chain)
         chain.pop()
 
-    scan(root, [])
+    for root in roots:
+        if root not in scanned and tree.is_file(root):
+            hops = import_hops(tree, root, options)
+            scan(root, [])
     return found
 
 
@@ -234,7 +242,9 @@ IMPORT_RULES = RuleFamily(
             "@path imports resolve inside the project, without cycles, within five hops",
             memory_imports,
             dict(IMPORT_DEFAULTS),
-            has_file("claudeMdFile"),
+            lambda tree, options: (
+                has_file("claudeMdFile")(tree, options) or bool(collect(tree).memory)
+            ),
         ),
         Rule(
             "contextBudget",

@@ -108,8 +108,16 @@ def _command_problem(
     return []
 
 
-_EXPANSION = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*")
-_URL = re.compile(r"(?i)(https?)://([^/?#\s]+)[^\s]*")
+_VARIABLE = re.compile(r"\$[A-Za-z_]")
+# The host and what follows cannot overlap (what follows starts with / ? or #), so a hostile
+# URL costs one pass.
+_URL = re.compile(r"(?i)(https?)://([^/?#\s]+)(?:[/?#]\S*)?")
+
+
+def _has_expansion(url: str) -> bool:
+    """Whether ``url`` holds a ``${VAR}`` or ``$VAR`` expansion (checked when it is used)."""
+    opened = url.find("${")
+    return (opened >= 0 and url.find("}", opened) >= 0) or _VARIABLE.search(url) is not None
 
 
 def mcp_config_format(tree: ProjectTree, options: Options) -> list[Found]:
@@ -148,7 +156,7 @@ def mcp_config_format(tree: ProjectTree, options: Options) -> list[Found]:
             found.append(_server(tree, path, name, "has a 'url' that is not a string"))
             continue
         url = server.get("url")
-        if not isinstance(url, str) or _EXPANSION.search(url):
+        if not isinstance(url, str) or _has_expansion(url):
             continue
         match = _URL.fullmatch(url.strip())
         if match is None:

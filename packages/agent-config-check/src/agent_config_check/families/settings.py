@@ -20,7 +20,16 @@ from agent_config_check.linear_regex import compile_pattern
 from agent_config_check.tree import ProjectTree
 
 _PERMISSION_LISTS = ("allow", "deny", "ask")
-_PERMISSION_ENTRY = re.compile(r"(mcp__[A-Za-z0-9_-]+|[A-Za-z][A-Za-z0-9_]*)(\(.+\))?")
+_PERMISSION_TOOL = re.compile(r"mcp__[A-Za-z0-9_-]+|[A-Za-z][A-Za-z0-9_]*")
+
+
+def _well_formed_entry(entry: str) -> bool:
+    """``Tool`` or ``Tool(specifier)`` (a specifier of one character or more, on one line),
+    split by hand: one regex over the whole entry would backtrack on a hostile one."""
+    tool, opened, rest = entry.partition("(")
+    if _PERMISSION_TOOL.fullmatch(tool) is None:
+        return False
+    return not opened or (rest.endswith(")") and len(rest) > 1 and "\n" not in rest)
 
 
 def _permission_entries(permissions: dict[str, Any], key: str) -> list[str]:
@@ -104,7 +113,7 @@ def permissions_format(tree: ProjectTree, options: Options) -> list[Found]:
                 continue
             if not entry.strip():
                 add(key, "contains a blank entry")
-            elif not _PERMISSION_ENTRY.fullmatch(entry):
+            elif not _well_formed_entry(entry):
                 add(key, f"entry '{entry}' is not of the form Tool or Tool(specifier)", entry)
             elif "(" in entry and not entry[entry.index("(") + 1 : -1].strip():
                 add(key, f"entry '{entry}' has a blank specifier", entry)

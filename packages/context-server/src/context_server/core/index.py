@@ -23,7 +23,6 @@ import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
@@ -32,8 +31,10 @@ from context_server.core.languages import (
     family_of,
     language_of,
 )
+from context_server.core.packed import PackedFacts, pack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
+from context_server.core.stored_listing import pack_listing, restore_listing
 from context_server.core.walk import (
     FileEntry,
     Listing,
@@ -66,7 +67,8 @@ class IndexStatistics:
     did) rather than from this process's memory (``reused``); ``graph_restored`` says the
     resolved graph came from the store, ``graph_reused`` that it came from memory.
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
-    what changed); otherwise ``relisted`` directories were listed again after a change.
+    what changed); otherwise ``relisted`` directories were listed again after a change (or,
+    with ``listing_restored``, after the listing was read back from the store).
     ``workers`` processes parsed the files (0: this process did).
     """
 
@@ -78,6 +80,7 @@ class IndexStatistics:
     walked: bool = False
     relisted: int = 0
     workers: int = 0
+    listing_restored: bool = False
 
 
 @dataclass(slots=True)
@@ -87,7 +90,7 @@ class ProjectIndex:
     root: Path
     languages: tuple[SourceLanguage, ...]
     listing: Listing
-    sources: dict[str, SourceFacts]
+    sources: PackedFacts
     resolver: Resolver
     problems: list[Problem]
     statistics: IndexStatistics = field(default_factory=IndexStatistics)
@@ -114,6 +117,10 @@ walk (and never more often than :data:`VERIFY_SHARE` of the time allows), to cat
 event reports (a file changed through ``mmap``, a network file system)."""
 VERIFY_SHARE = 0.05
 """At most this share of the time goes to verification walks."""
+LISTING_SAVE_SECONDS = 60.0
+"""A listing that changed is written to the store at most this often (it is written on the
+first build of a root in a process, restored or walked, whenever it differs from the
+store's)."""
 
 
 @dataclass(slots=True)
@@ -137,6 +144,11 @@ class _RootCache:
     build_lock: threading.Lock = field(default_factory=threading.Lock)
     opened: bool = False
     disk: RootStore | None = None
+    # whether the store's file rows were read (on the first build)
+    rows_read: bool = False
+    # the listing last written to the store, and when (monotonic seconds)
+    saved_listing: Listing | None = None
+    saved_at: float = 0.0
     # paths whose record came from the store and has not been used by a build yet
     from_disk: set[str] = field(default_factory=set)
     tree: _Tree | None = None
@@ -197,7 +209,11 @@ class IndexCache:
             cache = self._roots.setdefault(root, _RootCache())
         key = tuple(language.name for language in languages)
         with cache.build_lock:
-            listing, touched, relisted = self._listing(
+            with cache.lock:
+                if not cache.opened:
+                    cache.opened = True
+                    cache.disk = self._store.open(root) if self._store is not None else None
+            listing, touched, relisted, restored = self._listing(
                 cache, root, allowed, check_cancelled, boundary
             )
             previous = cache.indexes.get(key)
@@ -209,8 +225,23 @@ class IndexCache:
             )
             index.statistics.walked = relisted is None
             index.statistics.relisted = relisted or 0
+            index.statistics.listing_restored = restored
             cache.indexes[key] = index
+            self._save_listing(cache, listing, boundary)
             return index
+
+    def _save_listing(self, cache: _RootCache, listing: Listing, boundary: Path | None) -> None:
+        """Write ``listing`` to the store when it is not there yet, at most every
+        :data:`LISTING_SAVE_SECONDS` (a restart checks a stored listing against the tree
+        anyway: one a little old only costs it a few directories listed again)."""
+        now = time.monotonic()
+        if cache.disk is None or listing is cache.saved_listing:
+            return
+        if cache.saved_listing is not None and now - cache.saved_at < LISTING_SAVE_SECONDS:
+            return
+        cache.disk.save_listing(str(boundary or ""), pack_listing(listing))
+        cache.saved_listing = listing
+        cache.saved_at = now
 
     def _listing(
         self,
@@ -219,10 +250,10 @@ class IndexCache:
         allowed: AllowedPaths,
         check_cancelled: Callable[[], None],
         boundary: Path | None,
-    ) -> tuple[Listing, set[str], int | None]:
+    ) -> tuple[Listing, set[str], int | None, bool]:
         """The root's listing brought up to date, the files whose content may have
-        changed although their stat did not, and how many directories were listed again
-        (None: the whole tree was walked)."""
+        changed although their stat did not, how many directories were listed again
+        (None: the whole tree was walked), and whether the listing came from the store."""
         tree = cache.tree
         if tree is not None and tree.boundary == boundary and tree.watch is not None:
             changes = tree.watch.take()
@@ -239,7 +270,7 @@ class IndexCache:
                         MANIFESTS,
                     )
                     tree.listing = listing
-                return listing, changes.files, len(changes.directories)
+                return listing, changes.files, len(changes.directories), False
             self._log_once(cache, root, changes.full, tree.watch.failed != "")
             if tree.watch.failed:
                 tree.watch.reset()
@@ -255,6 +286,37 @@ class IndexCache:
             watch.reset()
             for directory in inherited_ignore_directories(root, boundary):
                 watch.add(directory, None)
+        stored = (
+            cache.disk.listing(str(boundary or ""))
+            if tree is None and cache.disk is not None
+            else None
+        )
+        restored = (
+            restore_listing(
+                stored,
+                root,
+                allowed,
+                boundary,
+                check_cancelled,
+                watch.add if watch is not None else None,
+                watch.forget if watch is not None else None,
+                MANIFESTS,
+            )
+            if stored
+            else None
+        )
+        if restored is not None:
+            listing, touched, relisted, news = restored
+            now = time.monotonic()
+            cache.tree = _Tree(listing, boundary, watch, now, now - started)
+            if not news:
+                cache.saved_listing = listing
+                cache.saved_at = now
+            return listing, touched, relisted, True
+        if stored and watch is not None:
+            watch.reset()  # the restore's watches: the walk places its own
+            for directory in inherited_ignore_directories(root, boundary):
+                watch.add(directory, None)
         listing = walk_project(
             root,
             allowed,
@@ -265,7 +327,7 @@ class IndexCache:
         )
         now = time.monotonic()
         cache.tree = _Tree(listing, boundary, watch, now, now - started)
-        return listing, set(), None
+        return listing, set(), None, False
 
     def _log_once(self, cache: _RootCache, root: Path, reason: str, lasting: bool) -> None:
         if reason in cache.logged:
@@ -334,9 +396,8 @@ class IndexCache:
     ) -> ProjectIndex:
         cache.allowed = allowed
         with cache.lock:
-            if not cache.opened:
-                cache.opened = True
-                cache.disk = self._store.open(root) if self._store is not None else None
+            if not cache.rows_read:
+                cache.rows_read = True
                 if cache.disk is not None:
                     stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
@@ -354,16 +415,14 @@ class IndexCache:
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
-        sources: dict[str, SourceFacts] = {}
+        packed: dict[str, bytes] = {}
+        dialects: dict[str, str] = {}
         problems = list(listing.problems)
         plan: list[tuple[FileEntry, SourceLanguage, str, FileRecord | None, bool]] = []
         for item, language in selected:
             module = modules[item.relative]
             cached = known.get(item.relative)
-            if cached is not None and (
-                cached.module != module
-                or (cached.facts is not None and cached.facts.language != language.name)
-            ):
+            if cached is not None and (cached.module != module or cached.language != language.name):
                 cached = None
             stale = (
                 cached is None
@@ -402,11 +461,13 @@ class IndexCache:
                 stats.reused += 1
             fresh[item.relative] = record
             if record.facts is not None:
-                sources[item.relative] = record.facts
+                packed[item.relative] = record.facts
+                dialects[item.relative] = record.language
             elif record.problem is not None:
                 problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
+        sources = PackedFacts(packed, dialects)
         wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
@@ -446,7 +507,7 @@ class IndexCache:
             with collector_paused():
                 resolver = Resolver(sources, configs, direct)
             if disk is not None and direct is None:
-                disk.save_graph(",".join(key), content, resolver.resolved())
+                disk.save_graph(",".join(key), content, resolver.graph)
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
@@ -526,7 +587,7 @@ _VERIFIER = _Verifier()
 
 def _content_signature(
     languages: tuple[str, ...],
-    sources: dict[str, SourceFacts],
+    sources: PackedFacts,
     records: dict[str, FileRecord],
     configs: dict[str, bytes],
 ) -> str:
@@ -552,7 +613,9 @@ def _parse(
     content hash is ``previous``'s keeps its facts under the new stat."""
 
     def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        record = FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, None, reason)
+        record = FileRecord(
+            item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, None, reason
+        )
         return record, True
 
     if item.size > MAX_SOURCE_BYTES:
@@ -574,8 +637,11 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    facts = family_of(language.name).extract(language, text, item.relative, module)
-    return FileRecord(item.size, item.mtime_ns, item.ctime_ns, digest, module, facts, None), True
+    facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    record = FileRecord(
+        item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
+    )
+    return record, True
 
 
 PARALLEL_FROM = 4000

@@ -6,15 +6,16 @@ ties in rank are broken by path, and nothing depends on hash order.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from mcp_common import AllowedPaths, ErrorCode, ToolError, code_block
 
 from context_server.core.facts import Declaration
+from context_server.core.graph import PackedGraph
 from context_server.core.index import ProjectIndex, read_source
 from context_server.core.languages import dialect, unsupported_language
 from context_server.core.outline import render_signatures
@@ -106,35 +107,55 @@ def pagerank(
     for node, weight in (personalization or {}).items():
         if node in position and weight > 0:
             jump[position[node]] = weight
-    total = jump.sum()
-    jump = jump / total if total > 0 else np.full(len(nodes), 1.0 / len(nodes))
     sources: list[int] = []
     targets: list[int] = []
     weights: list[float] = []
     for node in nodes:
-        source = position[node]
         for target, weight in edges.get(node, ()):
             index = position.get(target)
-            if index is not None and index != source and weight > 0:
-                sources.append(source)
+            if index is not None:
+                sources.append(position[node])
                 targets.append(index)
                 weights.append(weight)
-    source_of = np.array(sources, dtype=np.intp)
-    target_of = np.array(targets, dtype=np.intp)
-    out_weight = np.bincount(source_of, weights=weights, minlength=len(nodes))
-    fraction = np.array(weights) / out_weight[source_of] if sources else np.zeros(0)
+    rank = pagerank_arrays(
+        np.array(sources, dtype=np.intp),
+        np.array(targets, dtype=np.intp),
+        np.array(weights, dtype=np.float64),
+        jump,
+        damping,
+    )
+    return {node: float(rank[i]) for i, node in enumerate(nodes)}
+
+
+def pagerank_arrays(
+    sources: npt.NDArray[np.intp],
+    targets: npt.NDArray[np.intp],
+    weights: npt.NDArray[np.float64],
+    jump: npt.NDArray[np.float64],
+    damping: float = DAMPING,
+) -> npt.NDArray[np.float64]:
+    """:func:`pagerank` over nodes numbered ``0..len(jump)``: edge ``i`` runs from
+    ``sources[i]`` to ``targets[i]`` weighing ``weights[i]`` (a loop or a weight not above
+    zero is left out); ``jump`` weighs each node as the random jump's landing place."""
+    count = len(jump)
+    kept = (sources != targets) & (weights > 0)
+    source_of, target_of, weight = sources[kept], targets[kept], weights[kept]
+    total = jump.sum()
+    jump = jump / total if total > 0 else np.full(count, 1.0 / count)
+    out_weight = np.bincount(source_of, weights=weight, minlength=count)
+    fraction = weight / out_weight[source_of] if len(weight) else np.zeros(0)
     dangling = out_weight == 0
     rank = jump
     for _ in range(MAX_ITERATIONS):
         following = (1 - damping + damping * rank[dangling].sum()) * jump
         following += np.bincount(
-            target_of, weights=damping * rank[source_of] * fraction, minlength=len(nodes)
+            target_of, weights=damping * rank[source_of] * fraction, minlength=count
         )
         change = np.abs(following - rank).sum()
         rank = following
         if change < TOLERANCE:
             break
-    return {node: float(rank[i]) for i, node in enumerate(nodes)}
+    return rank
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,44 +209,60 @@ def rank_files(index: ProjectIndex, focus: Sequence[str] = ()) -> list[tuple[str
     every auxiliary file after every library file. ``focus`` names files (paths) or
     declarations (simple or qualified names); the random jump then lands on them.
     """
-    nodes = sorted(index.sources, key=sort_key)
-    side = {node: auxiliary(node) for node in nodes}
-    edges: dict[str, list[tuple[str, float]]] = {node: [] for node in nodes}
-    for node in nodes:
-        back = not side[node]
-        for edge in index.resolver.direct(node).edges:
-            weight = math.sqrt(edge.uses) if edge.uses else 0.5
-            edges[node].append((edge.target, weight))
-            if back and edge.target in edges:
-                edges[edge.target].append((node, weight * BACK_EDGE_WEIGHT))
-    inside = {node: index.resolver.internal(node) for node in nodes}
-    if focus:
-        personal = {path: 1.0 for path in focused_files(index, focus)}
+    return _ranking(index.resolver.graph, focused_files(index, focus) if focus else ())
+
+
+def _ranking(graph: PackedGraph, focused: Sequence[str]) -> list[tuple[str, float]]:
+    """:func:`rank_files` over the packed ``graph`` (read whole, as arrays), the random
+    jump landing on ``focused`` files when there are any."""
+    paths = graph.paths
+    count = len(paths)
+    if not count:
+        return []
+    folders: dict[str, bool] = {}
+    side = np.fromiter((auxiliary(path, folders) for path in paths), dtype=bool, count=count)
+    inside = np.fromiter((path in graph.internal for path in paths), dtype=bool, count=count)
+    sources = graph.sources().astype(np.intp)
+    targets = graph.targets.astype(np.intp)
+    uses = graph.uses.astype(np.float64)
+    weights = np.where(uses > 0, np.sqrt(uses), 0.5)
+    back = ~side[sources]
+    if focused:
+        number = {path: n for n, path in enumerate(paths)}
+        jump = np.zeros(count)
+        jump[[number[path] for path in focused if path in number]] = 1.0
     else:
-        personal = {node: SIDE_JUMP if side[node] or inside[node] else 1.0 for node in nodes}
-    ranks = pagerank(nodes, edges, personal)
-    # ranks equal but for rounding (the last bits depend on summation order) count as ties
-    return sorted(
-        ranks.items(),
-        key=lambda item: (
-            side[item[0]],
-            inside[item[0]],
-            -float(f"{item[1]:.12g}"),
-            sort_key(item[0]),
-        ),
+        jump = np.where(side | inside, SIDE_JUMP, 1.0)
+    rank = pagerank_arrays(
+        np.concatenate((sources, targets[back])),
+        np.concatenate((targets, sources[back])),
+        np.concatenate((weights, weights[back] * BACK_EDGE_WEIGHT)),
+        jump,
     )
+    ranks = rank.tolist()
+    # ranks equal but for rounding (the last bits depend on summation order) count as ties
+    rounded = np.array([float(f"{value:.12g}") for value in ranks])
+    by_path = np.empty(count, dtype=np.intp)
+    by_path[sorted(range(count), key=lambda n: sort_key(paths[n]))] = np.arange(count)
+    order = np.lexsort((by_path, -rounded, inside, side))
+    return [(paths[n], ranks[n]) for n in order.tolist()]
 
 
-def auxiliary(path: str) -> bool:
+def auxiliary(path: str, folders: dict[str, bool] | None = None) -> bool:
     """Whether ``path`` is beside the library rather than part of it: a test source (by
     folder or by name: ``x_test.go``, ``x.test.ts``, ``test_x.py``, ``XTests.cs``), an
-    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target."""
-    folders = path.split("/")[:-1]
-    return (
-        is_test_source(path)
-        or any(folder.lower() in AUXILIARY_FOLDERS for folder in folders)
-        or _AUXILIARY_FILE.search(path.rsplit("/", 1)[-1]) is not None
-    )
+    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target; the
+    folder's name may start with ``_`` or ``.`` (Go's ``_examples``, which the go tool skips).
+    ``folders`` keeps what was found of each folder (many files share one)."""
+    folder, _, name = path.rpartition("/")
+    found = None if folders is None else folders.get(folder)
+    if found is None:
+        found = is_test_source(f"{folder}/_") or any(
+            part.lower().lstrip("_.") in AUXILIARY_FOLDERS for part in folder.split("/")
+        )
+        if folders is not None:
+            folders[folder] = found
+    return found or _AUXILIARY_FILE.search(name) is not None
 
 
 def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
@@ -254,16 +291,30 @@ def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
 class RepoMapper:
     """Builds budgeted repository maps.
 
-    Keeps, per root, the latest ranking of each focus (valid while the index's resolver is
-    the same object, i.e. no source changed) and each file's entry for its current size and
-    mtime, with its token cost per tokenizer: a warm map reads and counts nothing again.
+    Keeps, per root, the latest ranking of each focus and each file's entry for its current
+    size and mtime, with its token cost per tokenizer: a warm map reads and counts nothing
+    again. The ranking is computed again only when what it is made of changed: an edit that
+    leaves the dependency graph (and the focused files) as they were keeps it.
     """
 
     def __init__(self, allowed: AllowedPaths) -> None:
         self._allowed = allowed
         self._entries: dict[tuple[str, str, str], _CachedEntry] = {}
-        self._ranks: dict[tuple[str, tuple[str, ...]], tuple[Resolver, list[tuple[str, float]]]]
-        self._ranks = {}
+        self._ranks: dict[tuple[str, tuple[str, ...]], _Ranking] = {}
+
+    def ranked(self, index: ProjectIndex, focus: tuple[str, ...]) -> list[tuple[str, float]]:
+        """:func:`rank_files` of ``index`` towards ``focus``, from the cache when nothing
+        it depends on changed."""
+        key = (str(index.root), focus)
+        known = self._ranks.get(key)
+        if known is not None and known.resolver is index.resolver:
+            return known.ranked
+        graph = index.resolver.graph
+        focused = tuple(focused_files(index, focus)) if focus else ()
+        if known is None or known.focused != focused or not same_ranking_input(known.graph, graph):
+            known = _Ranking(index.resolver, graph, focused, _ranking(graph, focused))
+        self._ranks[key] = _Ranking(index.resolver, graph, focused, known.ranked)
+        return known.ranked
 
     def build(
         self,
@@ -294,13 +345,7 @@ class RepoMapper:
                 ErrorCode.INVALID_ARGUMENT,
             )
         focus_text = tuple(f.strip() for f in focus if f.strip())
-        key = (str(index.root), focus_text)
-        known = self._ranks.get(key)
-        if known is not None and known[0] is index.resolver:
-            ranked = known[1]
-        else:
-            ranked = rank_files(index, focus_text)
-            self._ranks[key] = (index.resolver, ranked)
+        ranked = self.ranked(index, focus_text)
         heading = _Heading(
             index.root.name,
             len(ranked),
@@ -407,6 +452,28 @@ class RepoMapper:
         if tokens is None:
             tokens = cached.tokens[tokenizer] = count(cached.text)
         return MapEntry(path, facts.language, rank, cached.symbols, cached.text, tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    """A ranking and what it was computed from (the resolver it was asked of last)."""
+
+    resolver: Resolver
+    graph: PackedGraph
+    focused: tuple[str, ...]
+    ranked: list[tuple[str, float]]
+
+
+def same_ranking_input(old: PackedGraph, new: PackedGraph) -> bool:
+    """Whether two graphs rank their files alike: the same files, internal files, and
+    edges with the same uses (the rule that made an edge does not weigh it)."""
+    return old is new or (
+        old.paths == new.paths
+        and old.internal == new.internal
+        and np.array_equal(old.offsets, new.offsets)
+        and np.array_equal(old.targets, new.targets)
+        and np.array_equal(old.uses, new.uses)
+    )
 
 
 @dataclass(slots=True)

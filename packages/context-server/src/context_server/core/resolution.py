@@ -8,11 +8,13 @@ project has are built. Their rules are in each plugin module and in
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Mapping
 
 from context_server.core.facts import NO_DEPENDENCIES, Edge, FileDependencies, Linked, SourceFacts
-from context_server.core.languages import Linker, family_of
+from context_server.core.graph import PackedGraph
+from context_server.core.languages import Language, Linker, family_of
 from context_server.core.walk import sort_key
 
 
@@ -23,62 +25,91 @@ class Resolver:
         self,
         sources: Mapping[str, SourceFacts],
         configs: Mapping[str, bytes] | None = None,
-        direct: Mapping[str, FileDependencies] | None = None,
+        direct: PackedGraph | None = None,
     ) -> None:
         """Link ``sources`` with the plugins of their languages; ``configs`` holds the
         project's module resolution settings by root-relative path (``tsconfig.json``…).
-        ``direct``, when given, is every file's direct dependencies as resolved before from
-        the same sources and configs (the on-disk index store): they are taken instead of
-        resolved again."""
+        ``direct``, when given, is every file's direct dependencies (and internal files) as
+        resolved before from the same sources and configs (the on-disk index store): they
+        are taken instead of resolved again, and the linkers are built only when a question
+        needs them (a declaration looked up, one file linked again)."""
         self._sources = sources
-        grouped: dict[str, dict[str, SourceFacts]] = {}
-        plugins = {}
-        for relative in sorted(sources, key=sort_key):
-            facts = sources[relative]
-            family = family_of(facts.language)
-            plugins[family.name] = family
-            grouped.setdefault(family.name, {})[relative] = facts
-        self._linkers: dict[str, Linker] = {
-            name: plugins[name].linker(group, configs or {}) for name, group in grouped.items()
-        }
-        self._by_dialect = {
-            dialect.name: self._linkers[name]
-            for name in self._linkers
-            for dialect in plugins[name].dialects
-        }
+        self._configs = configs or {}
+        self._lock = threading.Lock()
+        self._plugins: tuple[dict[str, Linker], dict[str, Linker]] | None = None
         if direct is not None:
-            self._direct = dict(direct)
+            self._graph = direct
             return
-        self._direct = {}
-        for relative in sources:
-            self._direct[relative] = self.resolve(relative, sources[relative])
+        resolved: dict[str, FileDependencies] = {}
+        for relative, facts in sources.items():
+            resolved[relative] = self.resolve(relative, facts)
+        internal = frozenset(relative for relative in sources if self._internal(relative))
+        # packed: a project's edges as arrays, not a million objects
+        self._graph = PackedGraph.of(resolved, internal)
+
+    def _linked(self) -> tuple[dict[str, Linker], dict[str, Linker]]:
+        """The linker of each family of the project, by family and by dialect name (built
+        on the first call)."""
+        with self._lock:
+            if self._plugins is None:
+                grouped: dict[str, dict[str, SourceFacts]] = {}
+                plugins: dict[str, Language] = {}
+                for relative in sorted(self._sources, key=sort_key):
+                    facts = self._sources[relative]
+                    family = family_of(facts.language)
+                    plugins[family.name] = family
+                    grouped.setdefault(family.name, {})[relative] = facts
+                linkers = {
+                    name: plugins[name].linker(group, self._configs)
+                    for name, group in grouped.items()
+                }
+                by_dialect = {
+                    dialect.name: linkers[name]
+                    for name in linkers
+                    for dialect in plugins[name].dialects
+                }
+                self._plugins = (linkers, by_dialect)
+            return self._plugins
 
     @property
     def linked_languages(self) -> tuple[str, ...]:
         """The plugins (by family name) this project built a linker for."""
-        return tuple(self._linkers)
+        return tuple(self._linked()[0])
+
+    @property
+    def graph(self) -> PackedGraph:
+        """Every source file's direct dependencies, packed."""
+        return self._graph
 
     def resolved(self) -> dict[str, FileDependencies]:
         """Every source file's direct dependencies, in the order of the sources given."""
-        return dict(self._direct)
+        return dict(self._graph)
 
     def declared(self, qualified_name: str) -> tuple[str, ...]:
         """Files declaring ``qualified_name`` (a type, or a Python module), by sorted path."""
         found: list[str] = []
-        for linker in self._linkers.values():
+        for linker in self._linked()[0].values():
             found.extend(linker.declared(qualified_name))
         return tuple(sorted(dict.fromkeys(found), key=sort_key))
 
     def internal(self, relative: str) -> bool:
         """Whether the source file is internal to its package (see
         :meth:`Linker.internal <context_server.core.languages.base.Linker.internal>`)."""
+        return relative in self._graph.internal
+
+    def _internal(self, relative: str) -> bool:
         facts = self._sources.get(relative)
-        linker = self._by_dialect.get(facts.language) if facts is not None else None
+        linker = self._linked()[1].get(facts.language) if facts is not None else None
         return linker is not None and linker.internal(relative)
 
     def direct(self, relative: str) -> FileDependencies:
         """The direct dependencies of a source file (empty for a file that is not one)."""
-        return self._direct.get(relative, NO_DEPENDENCIES)
+        return self._graph.get(relative, NO_DEPENDENCIES)
+
+    def files(self, relative: str) -> tuple[str, ...]:
+        """The direct dependency files of a source file, in order of first reference
+        (``direct(relative).files`` without making the edges)."""
+        return self._graph.files(relative)
 
     def dependencies(self, relative: str, depth: int) -> list[tuple[str, int]]:
         """Files within ``depth`` hops, breadth first: nearest first, each once, never the
@@ -120,7 +151,7 @@ class Resolver:
     def link(self, relative: str, facts: SourceFacts, whole: bool = True) -> Linked:
         """Like :meth:`resolve`, with the declarations used in each dependency, the
         alternatives set aside and what linking cut short."""
-        linker = self._by_dialect.get(facts.language)
+        linker = self._linked()[1].get(facts.language)
         if linker is None:
             return Linked(NO_DEPENDENCIES, {})
         return linker.link(relative, facts, whole)

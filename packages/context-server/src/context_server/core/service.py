@@ -159,6 +159,8 @@ class ContextService:
         graph = "restored" if stats.graph_restored else "rebuilt"
         graph = "reused" if stats.graph_reused else graph
         listed = "walked" if stats.walked else f"{stats.relisted} directories listed again"
+        if stats.listing_restored:
+            listed = f"listing restored from the index store, {listed}"
         # INFO when the index was built (parsed or read back from the store), DEBUG when it
         # came from memory: a log line for every call would drown the rest
         _log.log(
@@ -400,14 +402,14 @@ _SEGMENTS = re.compile(r"[./:]+")
 def _rank(match: tuple[str, Declaration | None]) -> tuple[bool, bool, bool, int, bool, bytes]:
     """Top-level before nested, main before test sources, a module's public API before its
     internals, the shorter module path (whatever the language separates it by), the file
-    named after the declaration (``JsonReader.cs`` before ``JsonReader.Async.cs``), the
-    path."""
+    named after the declaration (``JsonReader.cs`` before ``JsonReader.Async.cs``, the nested
+    ``SqlMapper.GridReader.cs`` before ``SqlMapper.GridReader.Async.cs``), the path."""
     path, declaration = match
     nested = declaration is not None and declaration.nested
     internal = declaration is not None and not declaration.exported
     length = len(_SEGMENTS.split(declaration.qualified_name)) if declaration is not None else 0
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    named = declaration is None or stem == declaration.simple_name
+    named = declaration is None or stem.split(".")[-1] == declaration.simple_name
     return nested, is_test_source(path), internal, length, not named, sort_key(path)
 
 

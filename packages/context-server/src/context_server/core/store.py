@@ -37,25 +37,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import msgspec
 import platformdirs
 
-from context_server.core.facts import (
-    DECLARATION_KINDS,
-    Ambiguity,
-    Edge,
-    FileDependencies,
-    SourceFacts,
-)
+from context_server.core.graph import PackedGraph, pack_graph, unpack_graph
 from context_server.core.languages import LANGUAGES
+from context_server.core.packed import unpack
 
-FORMAT = 2
+FORMAT = 3
 """The layout of a store file; another number in a file means it is rebuilt."""
 MAX_FACTS_BYTES = 16 * 1024 * 1024
 """A file row whose facts are longer is not read (a source is at most 2 MiB)."""
 GRAPH_BYTES = 16 * 1024 * 1024
 GRAPH_BYTES_PER_FILE = 4096
 """A stored graph longer than ``GRAPH_BYTES`` plus this per source file is not read."""
+LISTING_BYTES = 64 * 1024 * 1024
+"""A stored listing longer than this is not read (114,000 files take about 4 MB)."""
 ROWS_PER_FILE = 4
 """Rows examined per listed file at most: a store holding more is no store of this project."""
 STORE_SUFFIX = ".sqlite3"
@@ -65,16 +61,16 @@ _STORE_NAME = re.compile(r"[0-9a-f]{32}" + re.escape(STORE_SUFFIX))
 # What decoding a malformed row may raise (msgspec's errors are ValueErrors).
 _MALFORMED = (ValueError, TypeError, IndexError)
 _LANGUAGE_NAMES = frozenset(language.name for language in LANGUAGES)
-# a name code spells: no control character (no line break into an answer), bounded
-_NAME = re.compile(r"[^\x00-\x1f\x7f]{1,512}")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, digest TEXT NOT NULL,"
-    " module TEXT NOT NULL, facts BLOB, problem TEXT)",
+    " module TEXT NOT NULL, language TEXT NOT NULL, facts BLOB, problem TEXT)",
     "CREATE TABLE IF NOT EXISTS graphs (languages TEXT PRIMARY KEY, signature TEXT NOT NULL,"
     " direct BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS listings (boundary TEXT PRIMARY KEY, listing BLOB NOT NULL)",
 )
+_TABLES = frozenset({"meta", "files", "graphs", "listings"})
 
 _log = logging.getLogger(__name__)
 
@@ -82,15 +78,17 @@ _log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class FileRecord:
     """What the index knows of one source file: its stat signature, the SHA-256 of its
-    content (empty when it was never read), the module name it was parsed under, and its
-    facts or the reason it was skipped."""
+    content (empty when it was never read), the module name and dialect it was parsed
+    under, and its facts (packed, see :mod:`context_server.core.packed`) or the reason it
+    was skipped."""
 
     size: int
     mtime_ns: int
     ctime_ns: int
     digest: str
     module: str
-    facts: SourceFacts | None
+    language: str
+    facts: bytes | None
     problem: str | None
 
 
@@ -273,7 +271,7 @@ class RootStore:
         is read no further."""
         limit = ROWS_PER_FILE * len(paths) + 1000
         query = (
-            "SELECT path, size, mtime_ns, ctime_ns, digest, module,"
+            "SELECT path, size, mtime_ns, ctime_ns, digest, module, language,"
             " CASE WHEN length(facts) <= ? THEN facts END FROM files"
             " WHERE problem IS NULL AND length(path) <= 4096 LIMIT ?"
         )
@@ -323,7 +321,8 @@ class RootStore:
                 record.ctime_ns,
                 record.digest,
                 record.module,
-                None if record.facts is None else _encode_facts(record.facts),
+                record.language,
+                record.facts,
                 record.problem,
             )
             for path, record in changed.items()
@@ -334,15 +333,13 @@ class RootStore:
 
         def write(connection: sqlite3.Connection) -> None:
             connection.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
             connection.executemany("DELETE FROM files WHERE path = ?", removed)
 
         self._write(write)
 
-    def graph(
-        self, languages: str, signature: str, paths: Sequence[str]
-    ) -> dict[str, FileDependencies] | None:
+    def graph(self, languages: str, signature: str, paths: Sequence[str]) -> PackedGraph | None:
         """The stored direct dependencies of ``paths`` for the language selection
         ``languages``, if they were resolved from sources with this ``signature``."""
         limit = GRAPH_BYTES + GRAPH_BYTES_PER_FILE * len(paths)
@@ -355,19 +352,36 @@ class RootStore:
             return None
         try:
             with collector_paused():
-                return _decode_graph(rows[0][1], paths)
+                return unpack_graph(rows[0][1], paths)
         except _MALFORMED:
             _log.warning("index store %s: malformed graph ignored (resolved again)", self.path)
             return None
 
-    def save_graph(
-        self, languages: str, signature: str, direct: Mapping[str, FileDependencies]
-    ) -> None:
+    def save_graph(self, languages: str, signature: str, graph: PackedGraph) -> None:
         """Keep the direct dependencies of every file, resolved from ``signature``."""
-        encoded = _encode_graph(direct)
+        encoded = pack_graph(graph)
         self._write(
             lambda connection: connection.execute(
                 "INSERT OR REPLACE INTO graphs VALUES (?, ?, ?)", (languages, signature, encoded)
+            )
+        )
+
+    def listing(self, boundary: str) -> bytes | None:
+        """The stored listing of the root walked with the ``.gitignore`` files from
+        ``boundary`` down (see :mod:`context_server.core.stored_listing`), if any."""
+        rows = self._read(
+            "SELECT CASE WHEN length(listing) <= ? THEN listing END FROM listings"
+            " WHERE boundary = ?",
+            (LISTING_BYTES, boundary),
+        )
+        found = rows[0][0] if rows else None
+        return found if type(found) is bytes else None
+
+    def save_listing(self, boundary: str, listing: bytes) -> None:
+        """Keep the packed listing of the root walked from ``boundary``."""
+        self._write(
+            lambda connection: connection.execute(
+                "INSERT OR REPLACE INTO listings VALUES (?, ?)", (boundary, listing)
             )
         )
 
@@ -483,9 +497,7 @@ def _outdated(
     expected = _expected_schema()
     tables = {name for kind, name, _, _ in entries if kind == "table"}
     meta_shape = {entry for entry in entries if entry[2] == "meta"}
-    if tables != {"meta", "files", "graphs"} or meta_shape != {
-        entry for entry in expected if entry[2] == "meta"
-    }:
+    if tables != _TABLES or meta_shape != {entry for entry in expected if entry[2] == "meta"}:
         return logging.WARNING, "its tables are not an index store's"
     meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
     if meta != {"format": str(FORMAT), "root": str(root), "fingerprint": fingerprint}:
@@ -527,100 +539,19 @@ def _remove(path: Path) -> None:
             os.unlink(leftover)
 
 
-# encoding ----------------------------------------------------------------------------------
-# Rows are MessagePack decoded by msgspec straight into the declared types (the fact
-# dataclasses' own annotations; a bool is no int there, a missing or mistyped field is
-# refused), in C; what a type cannot say (kinds, ranges, lengths) is checked after.
-_GraphRow = tuple[
-    list[str],  # the source paths, in index order
-    list[str],  # the rules named by number in the edges
-    list[tuple[list[int], list[tuple[str, list[str]]], list[str]]],  # per path: edges, ...
-]
-_ENCODER = msgspec.msgpack.Encoder()
-_FACTS = msgspec.msgpack.Decoder(SourceFacts)
-_GRAPH = msgspec.msgpack.Decoder(_GraphRow)
-
-
-def _encode_facts(facts: SourceFacts) -> bytes:
-    return _ENCODER.encode(facts)
-
-
+# decoding ----------------------------------------------------------------------------------
+# Facts, graphs and listings are MessagePack decoded by msgspec straight into declared types
+# and checked for what a type cannot say by their own modules (packed, graph,
+# stored_listing); a file row's columns are checked here.
 def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
-    path, size, mtime_ns, ctime_ns, digest, module, facts = row
-    texts = (path, digest, module)
+    """A stored file row, its facts decoded once to be checked (and kept packed)."""
+    path, size, mtime_ns, ctime_ns, digest, module, language, facts = row
+    texts = (path, digest, module, language)
     numbers = (size, mtime_ns, ctime_ns)
     if not (all(type(v) is str for v in texts) and all(type(v) is int for v in numbers)):
         raise ValueError("bad file row")
-    if facts is None:
+    if type(facts) is not bytes:
         raise ValueError("a file row without facts (or facts over the size limit)")
-    decoded = _decode_facts(facts, module)
-    return path, FileRecord(size, mtime_ns, ctime_ns, digest, module, decoded, None)
-
-
-def _decode_facts(data: object, module: str) -> SourceFacts:
-    if not isinstance(data, bytes):
-        raise ValueError("facts are not bytes")
-    facts = _FACTS.decode(data)
-    if facts.language not in _LANGUAGE_NAMES or facts.module != module:
-        raise ValueError("facts of another language or module")
-    for declaration in facts.declarations:
-        if (
-            declaration.kind not in DECLARATION_KINDS
-            or min(*declaration.lines, *declaration.span) < 0
-        ):
-            raise ValueError("bad declaration")
-    if len(facts.uses) not in (0, len(facts.references)) or min(facts.uses, default=1) < 1:
-        raise ValueError("bad use counts")
-    return facts
-
-
-def _encode_graph(direct: Mapping[str, FileDependencies]) -> bytes:
-    paths = list(direct)
-    number = {path: n for n, path in enumerate(paths)}
-    rules = sorted({edge.rule for dependencies in direct.values() for edge in dependencies.edges})
-    rule_number = {rule: n for n, rule in enumerate(rules)}
-    row: _GraphRow = (
-        paths,
-        rules,
-        [
-            (
-                [n for e in item.edges for n in (number[e.target], rule_number[e.rule], e.uses)],
-                [(a.name, list(a.candidates)) for a in item.ambiguous],
-                list(item.shadowed),
-            )
-            for item in direct.values()
-        ],
-    )
-    return _ENCODER.encode(row)
-
-
-def _decode_graph(data: object, paths: Sequence[str]) -> dict[str, FileDependencies]:
-    if not isinstance(data, bytes):
-        raise ValueError("graph is not bytes")
-    stored, rules, direct = _GRAPH.decode(data)
-    if stored != list(paths) or len(direct) != len(paths):
-        raise ValueError("graph of other files")
-    graph: dict[str, FileDependencies] = {}
-    known = frozenset(paths)
-    for path, (edges, ambiguous, shadowed) in zip(paths, direct, strict=True):
-        targets, kinds, uses = edges[0::3], edges[1::3], edges[2::3]
-        if len(edges) % 3:
-            raise ValueError("bad edges")
-        if targets and not (
-            min(targets) >= 0
-            and max(targets) < len(paths)
-            and min(kinds) >= 0
-            and max(kinds) < len(rules)
-            and min(uses) >= 0
-        ):
-            raise ValueError("edge out of range")
-        found = tuple(
-            map(Edge, map(paths.__getitem__, targets), map(rules.__getitem__, kinds), uses)
-        )
-        if not known.issuperset(c for _, candidates in ambiguous for c in candidates):
-            raise ValueError("an ambiguity names a file outside the project")
-        if not all(_NAME.fullmatch(name) for name in (*shadowed, *(n for n, _ in ambiguous))):
-            raise ValueError("a name that no code spells")
-        unresolved = tuple(Ambiguity(name, tuple(candidates)) for name, candidates in ambiguous)
-        graph[path] = FileDependencies(found, unresolved, tuple(shadowed))
-    return graph
+    if unpack(facts, _LANGUAGE_NAMES, module).language != language:
+        raise ValueError("facts of another language")
+    return path, FileRecord(size, mtime_ns, ctime_ns, digest, module, language, facts, None)

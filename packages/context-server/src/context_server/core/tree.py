@@ -32,7 +32,7 @@ def build_tree(index: ProjectIndex, depth: int) -> TreeNode:
         node.children.extend(directory(sub) for sub in entry.directories)
         for item in entry.files:
             if depth == 1:
-                reached = index.resolver.direct(item.relative).files
+                reached = index.resolver.files(item.relative)
             else:
                 reached = tuple(
                     path for path, _ in index.resolver.dependencies(item.relative, depth)

@@ -14,6 +14,7 @@ skipped only next to a build file (``pom.xml``, ``build.gradle``, ``build.sbt``,
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,17 +100,31 @@ class DirectoryEntry:
 
 
 # (directory it applies below, relative to the walk root; prefix that path needs; patterns)
-_Spec = tuple[str, str, pathspec.GitIgnoreSpec]
+Spec = tuple[str, str, pathspec.GitIgnoreSpec]
+
+
+Stat = tuple[int, int, int]
+"""What says a directory or file changed: modification time, change time, inode (ns)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ScannedDirectory:
     """What listing one directory again needs: its real path, the ignore patterns in force
-    above it, and the lines of its own ``.gitignore`` when it was listed (None: none)."""
+    above it, and the lines of its own ``.gitignore`` when it was listed (None: none).
+
+    For a restart to trust a stored listing (see :func:`restore`): the directory's
+    :data:`Stat` and its ``.gitignore``'s when it was listed, the wall-clock time
+    (``time.time_ns``) just before, and whether what it holds can be told by its stat at
+    all (``plain``: no symlink, nothing skipped with a problem).
+    """
 
     real: str
-    inherited: tuple[_Spec, ...]
+    inherited: tuple[Spec, ...]
     ignore: tuple[str, ...] | None
+    stat: Stat | None = None
+    ignore_stat: Stat | None = None
+    listed_at: int = 0
+    plain: bool = False
 
 
 @dataclass(slots=True)
@@ -122,6 +137,8 @@ class Listing:
     files: list[FileEntry]
     problems: list[Problem]
     directories: dict[str, ScannedDirectory] = field(default_factory=dict)
+    # the lines of each .gitignore between the boundary and the root (None: none), as read
+    inherited: tuple[tuple[str, ...] | None, ...] = ()
     _by_path: dict[str, FileEntry] | None = None
 
     def entry(self, relative: str) -> FileEntry | None:
@@ -129,6 +146,19 @@ class Listing:
         if self._by_path is None:
             self._by_path = {item.relative: item for item in self.files}
         return self._by_path.get(relative)
+
+
+def stat_of(info: os.stat_result) -> Stat:
+    """The :data:`Stat` of a stat result."""
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def lstat(path: str) -> Stat | None:
+    """The :data:`Stat` of ``path`` itself (a symlink's own), None if it is gone."""
+    try:
+        return stat_of(os.lstat(path))
+    except OSError:
+        return None
 
 
 def sort_key(name: str) -> bytes:
@@ -158,10 +188,11 @@ def walk_project(
     monorepo package's ``.gitignore`` may well say ``**/package.json`` for build output).
     """
     top = DirectoryEntry(name=root.name or root.as_posix(), relative="")
-    inherited = _inherited_gitignores(root, boundary, allowed, top.problems)
+    lines = inherited_ignore_lines(root, boundary, allowed, top.problems)
+    inherited = inherited_specs(root, boundary, lines, top.problems)
     walker = _Walker(allowed, check_cancelled, on_directory, {}, {str(root)}, manifests)
     walker.walk(str(root), top, inherited)
-    return _assembled(top, walker.scanned)
+    return assembled(top, walker.scanned, lines)
 
 
 def refresh(
@@ -261,14 +292,18 @@ def refresh(
         return node if same else fresh
 
     top = copy(listing.root)
-    return listing if top is listing.root else _assembled(top, scanned)
+    return listing if top is listing.root else assembled(top, scanned, listing.inherited)
 
 
 def _below(relative: str, ancestor: str) -> bool:
     return not ancestor or relative.startswith(ancestor + "/")
 
 
-def _assembled(top: DirectoryEntry, scanned: dict[str, ScannedDirectory]) -> Listing:
+def assembled(
+    top: DirectoryEntry,
+    scanned: dict[str, ScannedDirectory],
+    inherited: tuple[tuple[str, ...] | None, ...] = (),
+) -> Listing:
     """The listing of the tree under ``top``: files and problems in walk order (a
     directory's own files first, then its sub-directories', depth first)."""
     files: list[FileEntry] = []
@@ -279,7 +314,7 @@ def _assembled(top: DirectoryEntry, scanned: dict[str, ScannedDirectory]) -> Lis
         problems.extend(node.problems)
         files.extend(node.files)
         stack.extend(reversed(node.directories))
-    return Listing(top, files, problems, scanned)
+    return Listing(top, files, problems, scanned, inherited)
 
 
 @dataclass(slots=True)
@@ -297,7 +332,7 @@ class _Walker:
         self,
         real: str,
         node: DirectoryEntry,
-        inherited: tuple[_Spec, ...],
+        inherited: tuple[Spec, ...],
     ) -> None:
         """List the directory ``real`` into ``node``, and everything below it."""
         stack = [(real, node, inherited)]
@@ -309,14 +344,19 @@ class _Walker:
             stack.extend(reversed(self.scan(directory, current, specs)))
 
     def scan(
-        self, directory: str, node: DirectoryEntry, inherited: tuple[_Spec, ...]
-    ) -> list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]]:
+        self, directory: str, node: DirectoryEntry, inherited: tuple[Spec, ...]
+    ) -> list[tuple[str, DirectoryEntry, tuple[Spec, ...]]]:
         """List the entries of ``directory`` into ``node`` (empty), recording it; return its
         sub-directories to list, with the ignore patterns in force for them."""
-        lines = _read_gitignore(directory, self.allowed, node.problems, node.relative)
-        spec = _compiled(lines, node.relative, node.problems)
+        listed_at = time.time_ns()
+        try:
+            own = stat_of(os.stat(directory))
+        except OSError:
+            own = None
+        lines = read_gitignore(directory, self.allowed, node.problems, node.relative)
+        ignore_stat = lstat(os.path.join(directory, ".gitignore")) if lines is not None else None
+        spec = compiled_ignore(lines, node.relative, node.problems)
         specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
-        self.scanned[node.relative] = ScannedDirectory(directory, inherited, lines)
         try:
             with os.scandir(directory) as scanner:
                 entries = sorted(scanner, key=lambda e: sort_key(e.name))
@@ -324,9 +364,11 @@ class _Walker:
             node.problems.append(
                 Problem(node.relative or ".", f"unreadable directory: {exc.strerror}")
             )
+            self.scanned[node.relative] = ScannedDirectory(directory, inherited, lines)
             return []
-        pending: list[tuple[str, DirectoryEntry, tuple[_Spec, ...]]] = []
+        pending: list[tuple[str, DirectoryEntry, tuple[Spec, ...]]] = []
         builds = any(entry.name in BUILD_FILES for entry in entries)
+        plain = not node.problems
         for entry in entries:
             relative = f"{node.relative}/{entry.name}" if node.relative else entry.name
             if builds and entry.name in BUILD_OUTPUT_DIRECTORIES and entry.is_dir():
@@ -343,6 +385,7 @@ class _Walker:
             if child is None:
                 continue
             real, is_dir = child
+            plain = plain and real == entry.path
             if is_dir:
                 sub = DirectoryEntry(name=entry.name, relative=relative)
                 node.directories.append(sub)
@@ -362,13 +405,17 @@ class _Walker:
                         stat.st_ctime_ns,
                     )
                 )
+        plain = plain and not node.problems
+        self.scanned[node.relative] = ScannedDirectory(
+            directory, inherited, lines, own, ignore_stat, listed_at, plain
+        )
         return pending
 
 
 def _classify(
     entry: os.DirEntry[str],
     relative: str,
-    specs: tuple[_Spec, ...],
+    specs: tuple[Spec, ...],
     is_allowed: Callable[[Path], bool],
     seen: set[str],
     problems: list[Problem],
@@ -379,9 +426,7 @@ def _classify(
         is_file = entry.is_file()
     except OSError:
         is_dir = is_file = False
-    if is_dir and entry.name in SKIPPED_DIRECTORIES:
-        return None
-    if _ignored(relative, is_dir, specs) and not (is_file and entry.name in manifests):
+    if left_out(entry.name, relative, is_dir, specs, manifests if is_file else frozenset()):
         return None
     real = entry.path
     if entry.is_symlink():
@@ -405,16 +450,31 @@ def _classify(
     return real, False
 
 
-def _inherited_gitignores(
+def inherited_ignore_lines(
     root: Path, boundary: Path | None, allowed: AllowedPaths, problems: list[Problem]
-) -> tuple[_Spec, ...]:
-    if boundary is None or root == boundary or not root.is_relative_to(boundary):
+) -> tuple[tuple[str, ...] | None, ...]:
+    """The lines of each ``.gitignore`` between ``boundary`` and ``root`` (see
+    :func:`inherited_ignore_directories`), None where there is none."""
+    return tuple(
+        read_gitignore(directory, allowed, problems)
+        for directory in inherited_ignore_directories(root, boundary)
+    )
+
+
+def inherited_specs(
+    root: Path,
+    boundary: Path | None,
+    lines: tuple[tuple[str, ...] | None, ...],
+    problems: list[Problem],
+) -> tuple[Spec, ...]:
+    """The patterns of the ``.gitignore`` files above ``root`` (their ``lines``), each
+    applying to ``root``'s paths with the folders between them prefixed."""
+    if not lines or boundary is None:
         return ()
     parts = root.relative_to(boundary).parts
-    specs: list[_Spec] = []
-    for depth in range(len(parts)):
-        directory = str(boundary.joinpath(*parts[:depth]))
-        spec = _compiled(_read_gitignore(directory, allowed, problems), "", problems)
+    specs: list[Spec] = []
+    for depth, found in enumerate(lines):
+        spec = compiled_ignore(found, "", problems)
         if spec is not None:
             specs.append(("", "/".join(parts[depth:]) + "/", spec))
     return tuple(specs)
@@ -429,7 +489,7 @@ def inherited_ignore_directories(root: Path, boundary: Path | None) -> list[str]
     return [str(boundary.joinpath(*parts[:depth])) for depth in range(len(parts))]
 
 
-def _read_gitignore(
+def read_gitignore(
     directory: str, allowed: AllowedPaths, problems: list[Problem], relative: str = ""
 ) -> tuple[str, ...] | None:
     """The lines of ``directory``'s ``.gitignore``, read confined (None: none, or unusable)."""
@@ -445,20 +505,41 @@ def _read_gitignore(
     return tuple(data.decode("utf-8", errors="replace").splitlines())
 
 
-def _compiled(
+def compiled_ignore(
     lines: tuple[str, ...] | None, relative: str, problems: list[Problem]
 ) -> pathspec.GitIgnoreSpec | None:
+    """The patterns of a ``.gitignore`` of the directory ``relative`` (None: none, or
+    unusable, which is reported in ``problems``)."""
     if lines is None:
         return None
     try:
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        # RE2 named, not left to pathspec's choice: its fallback translates globs to
+        # backtracking regular expressions, and a hostile line (``*a*a*…a!``) never ends.
+        return pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
     except ValueError as exc:
         shown = f"{relative}/.gitignore".lstrip("/")
         problems.append(Problem(shown, f"unusable: {exc}"))
         return None
 
 
-def _ignored(relative: str, is_dir: bool, specs: tuple[_Spec, ...]) -> bool:
+def left_out(
+    name: str, relative: str, is_dir: bool, specs: tuple[Spec, ...], manifests: frozenset[str]
+) -> bool:
+    """Whether a walk leaves out the directory (``is_dir``) or file ``name`` at
+    ``relative`` whatever it holds: a skipped folder, or an ignored entry (a manifest file
+    is never ignored). Build output is told by its neighbours (see :func:`beside_build_file`)."""
+    if is_dir:
+        return name in SKIPPED_DIRECTORIES or _ignored(relative, True, specs)
+    return name not in manifests and _ignored(relative, False, specs)
+
+
+def beside_build_file(directory: str) -> bool:
+    """Whether ``directory`` holds a build file (its ``target``, ``build`` or ``out`` is
+    then build output)."""
+    return any(os.path.lexists(os.path.join(directory, name)) for name in BUILD_FILES)
+
+
+def _ignored(relative: str, is_dir: bool, specs: tuple[Spec, ...]) -> bool:
     for base, prefix, spec in specs:
         local = prefix + (relative[len(base) + 1 :] if base else relative)
         if spec.match_file(local + "/" if is_dir else local):

@@ -188,6 +188,8 @@ def parse_arguments(
         parser.error(_refusal(app, given, error))
     if settings.tls_key and not settings.tls_cert:
         parser.error("--tls-key needs --tls-cert")
+    if settings.no_auth and settings.auth_token:
+        parser.error("--no-auth and --auth-token exclude each other")
     return settings
 
 

@@ -1,8 +1,8 @@
 """The HTTP transports: streamable HTTP (sessions) and stateless HTTP, at ``/mcp``.
 
 DNS-rebinding protection is always on (Host and Origin checked against an allow-list), a
-bearer token is required when one is configured (constant-time comparison), and TLS, when
-a certificate is given, accepts TLS 1.3 only.
+bearer token is required (constant-time comparison) unless the server runs with
+``--no-auth``, and TLS, when a certificate is given, accepts TLS 1.3 only.
 """
 
 from __future__ import annotations
@@ -85,8 +85,8 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         _log.info("session limit (%d) reached: closed the longest-idle session", self.max_sessions)
 
 
-def _host_label(host: str) -> str:
-    """``host`` as it appears in a Host header (IPv6 literals bracketed)."""
+def host_label(host: str) -> str:
+    """``host`` as it appears in a Host header or a URL (IPv6 literals bracketed)."""
     try:
         if ipaddress.ip_address(host).version == 6:
             return f"[{host}]"
@@ -112,8 +112,8 @@ def transport_security(host: str, extra_hosts: Sequence[str]) -> TransportSecuri
     if host in _WILDCARDS:
         names.extend({socket.gethostname(), socket.getfqdn()})
     elif not is_loopback(host):
-        names.append(_host_label(host))
-    names.extend(_host_label(h.strip()) for h in extra_hosts if h.strip())
+        names.append(host_label(host))
+    names.extend(host_label(h.strip()) for h in extra_hosts if h.strip())
     unique = list(dict.fromkeys(names))
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -230,7 +230,7 @@ def listen(host: str, port: int, shared: bool = False) -> socket.socket:
         listener.bind((host, port))
     except OSError as error:
         listener.close()
-        where = f"{_host_label(host)}:{port}"
+        where = f"{host_label(host)}:{port}"
         if error.errno == errno.EADDRINUSE:
             raise OSError(error.errno, f"port {port} is already in use ({where})") from None
         raise OSError(error.errno, f"cannot listen on {where}: {error.strerror}") from None
@@ -248,22 +248,34 @@ class _QuietStatelessTermination(logging.Filter):
 _QUIET_STATELESS = _QuietStatelessTermination()
 
 
+def endpoint_url(settings: HttpSettings) -> str:
+    """The URL clients connect to."""
+    scheme = "https" if settings.tls is not None else "http"
+    return f"{scheme}://{host_label(settings.host)}:{settings.port}{MCP_PATH}"
+
+
 def describe(name: str, settings: HttpSettings, workers: int = 1) -> str:
     """The "serving …" line: transport, URL and worker count."""
-    scheme = "https" if settings.tls is not None else "http"
     kind = "stateless HTTP" if settings.stateless else "streamable HTTP"
-    url = f"{scheme}://{_host_label(settings.host)}:{settings.port}{MCP_PATH}"
+    url = endpoint_url(settings)
     processes = f" with {workers} worker processes" if workers > 1 else ""
     return f"serving {name} {kind} on {url}{processes}"
 
 
-def warn_if_exposed(settings: HttpSettings) -> None:
-    """Log a warning when a non-loopback address is served without a bearer token."""
-    if not is_loopback(settings.host) and not settings.auth_token:
+def warn_if_open(settings: HttpSettings) -> None:
+    """Log a warning when HTTP is served without a bearer token (``--no-auth``)."""
+    if settings.auth_token:
+        return
+    if is_loopback(settings.host):
         _log.warning(
-            "listening on %s without --auth-token: anyone who can reach this port can call "
-            "the tools",
-            _host_label(settings.host),
+            "serving HTTP without authentication (--no-auth): every user of this machine can "
+            "call the tools"
+        )
+    else:
+        _log.warning(
+            "serving HTTP on %s without authentication (--no-auth): anyone who can reach this "
+            "port can call the tools",
+            host_label(settings.host),
         )
 
 

@@ -116,3 +116,15 @@ def configure_logging(level: str = "INFO", log_file: str | None = None) -> None:
     root.addHandler(handler)
     root.setLevel(level.upper())
     logging.captureWarnings(True)
+
+
+def log_descriptor() -> int:
+    """The file descriptor the log is written to (for a helper process that must log)."""
+    for handler in logging.getLogger().handlers:
+        stream = getattr(handler, "stream", None)
+        if stream is not None:
+            try:
+                return int(stream.fileno())
+            except (OSError, ValueError):
+                break
+    return 2

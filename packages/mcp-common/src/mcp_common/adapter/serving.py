@@ -15,24 +15,28 @@ import ssl
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
 from mcp.server import Server
 
+from mcp_common.adapter.auth import announce_token, generate_token
 from mcp_common.adapter.cli import ServerApp, SettingsT, build_parser, parse_arguments
 from mcp_common.adapter.http import (
     HttpSettings,
     describe,
+    endpoint_url,
     listen,
     run_http,
     tls_context,
-    warn_if_exposed,
+    warn_if_open,
 )
-from mcp_common.adapter.logging_setup import configure_logging
+from mcp_common.adapter.logging_setup import configure_logging, log_descriptor
 from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
+from mcp_common.adapter.watchdog import STOP_DEADLINE, start_watchdog
 from mcp_common.isolation import stop_isolated_work
 from mcp_common.masking import mask_credentials
 from mcp_common.result import ToolError
@@ -73,8 +77,10 @@ def _stop(app: ServerApp[Any], message: str) -> NoReturn:
     sys.exit(2)
 
 
-SHUTDOWN_GRACE = 2.0
-"""Seconds a stopping server waits for cancelled calls whose tools have not stopped yet."""
+SHUTDOWN_GRACE = 0.8
+"""Seconds a stopping server waits for cancelled calls whose tools have not stopped yet
+(the watchdog ends it :data:`~mcp_common.adapter.watchdog.STOP_DEADLINE` seconds after the
+stop in any case)."""
 
 
 @contextmanager
@@ -135,7 +141,8 @@ def _run_workers(
     """Serve from ``workers`` forked processes on ``listener``'s port; the exit status.
 
     Each worker builds its own tools after the fork (no connection or thread is shared).
-    SIGINT and SIGTERM are passed on to every worker; a worker that ends on its own stops the
+    SIGINT and SIGTERM are passed on to every worker, and a worker still running
+    :data:`STOP_DEADLINE` seconds later is killed; a worker that ends on its own stops the
     others, so a supervisor (systemd, Kubernetes) sees the failure and restarts the server.
     """
     port = listener.getsockname()[1]  # the port bound, also when 0 asked for any
@@ -160,8 +167,17 @@ def _run_workers(
     listener.close()  # the workers listen on sockets of their own
     stopping = False
 
+    def kill_rest(_signum: int = signal.SIGALRM, _frame: object = None) -> None:
+        for child, index in list(children.items()):
+            _log.warning("worker %d did not stop within %g s; killing it", index, STOP_DEADLINE)
+            with suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
     def stop_all(_signum: int = signal.SIGTERM, _frame: object = None) -> None:
         nonlocal stopping
+        if not stopping:  # a worker stuck in C code cannot stop by itself: bound the wait
+            signal.signal(signal.SIGALRM, kill_rest)
+            signal.setitimer(signal.ITIMER_REAL, STOP_DEADLINE)
         stopping = True
         for child in children:
             with suppress(ProcessLookupError):
@@ -180,6 +196,7 @@ def _run_workers(
             _log.error("worker %d ended with status %d; stopping the others", index, code)
             status = code or 1
             stop_all()
+    signal.setitimer(signal.ITIMER_REAL, 0)  # every worker ended: no deadline left to keep
     return status
 
 
@@ -215,16 +232,17 @@ def run(app: ServerApp[Any], settings: ServerSettings) -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     if wire is not None:
         server = make_server()
-        if settings.auth_token or settings.tls_cert:
-            _log.warning("--auth-token and --tls-cert apply to the HTTP transports only")
+        if settings.auth_token or settings.no_auth or settings.tls_cert:
+            _log.warning("--auth-token, --no-auth and --tls-cert apply to the HTTP transports only")
         _log.info("serving %s %s over stdio", app.name, app.version)
+        start_watchdog(stdin_fd=0, log_fd=log_descriptor())
         with _interruptible():
             run_stdio(server, wire, settings.max_message_bytes)
         _finish()
     assert listener is not None
     http = HttpSettings(
         host=settings.host,
-        port=settings.port,
+        port=listener.getsockname()[1],  # the port bound, also when 0 asked for any
         stateless=settings.transport is Transport.STATELESS_HTTP,
         auth_token=settings.token,
         tls=tls,
@@ -233,13 +251,19 @@ def run(app: ServerApp[Any], settings: ServerSettings) -> None:
         max_sessions=settings.max_sessions,
         max_message_bytes=settings.max_message_bytes,
     )
-    warn_if_exposed(http)
-    if settings.workers > 1:
+    # built before a token is announced, so a configuration error is not preceded by one
+    serving = make_server() if settings.workers == 1 else None
+    if http.auth_token is None and not settings.no_auth:
+        token = generate_token()
+        http = replace(http, auth_token=token)
+        announce_token(app.name, endpoint_url(http), http.port, token)
+    warn_if_open(http)
+    if serving is None:
         # the tools are built in each worker; a configuration error still shows at once
         # because every worker fails the same way and stops the others
         _log.info("%s", describe(app.name, http, settings.workers))
-        sys.exit(_run_workers(make_server, http, listener, settings.workers))
-    server = make_server()
+        _exit(_run_workers(make_server, http, listener, settings.workers))
+    start_watchdog(stdin_fd=None, log_fd=log_descriptor())
     with _interruptible():
-        run_http(server, http, listener)
+        run_http(serving, http, listener)
     _finish()

@@ -7,6 +7,7 @@ library therefore land on stderr, never between two JSON-RPC messages.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -14,7 +15,8 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self, cast
 
@@ -29,6 +31,9 @@ from pydantic import ValidationError
 from mcp_common.settings import DEFAULT_MAX_MESSAGE_BYTES
 
 _log = logging.getLogger("mcp_common.adapter")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a server (calls cancelled, then exit)."""
 
 MESSAGE_DEPTH_LIMIT = 200
 """JSON nesting levels a message may have (the SDK's JSON parser stops there); a deeper one
@@ -280,12 +285,26 @@ class AnsweringReader:
         await self.aclose()
 
 
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            _log.info("%s received; shutting down", signal.Signals(signum).name)
-            scope.cancel()
-            return
+@contextmanager
+def _stop_on_signal(scope: anyio.CancelScope) -> Iterator[None]:
+    """SIGINT and SIGTERM cancel ``scope``. Installed with :func:`signal.signal` (not the
+    loop's ``add_signal_handler``, which would take the wakeup descriptor the watchdog
+    listens on); the handler runs in the loop's thread, which it wakes."""
+    loop = asyncio.get_running_loop()
+
+    def stop(signum: int) -> None:
+        _log.info("%s received; shutting down", signal.Signals(signum).name)
+        scope.cancel()
+
+    def handler(signum: int, _frame: object) -> None:
+        loop.call_soon_threadsafe(stop, signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, action in previous.items():
+            signal.signal(signum, action)
 
 
 def run_stdio(
@@ -298,12 +317,10 @@ def run_stdio(
     lines = cast("anyio.AsyncFile[str]", StdinLines(claim_stdin(), limit))
 
     async def main() -> None:
-        async with anyio.create_task_group() as group:
-            group.start_soon(_stop_on_signal, group.cancel_scope)
+        with anyio.CancelScope() as scope, _stop_on_signal(scope):
             async with stdio_server(stdin=lines, stdout=writer) as (read, write):
                 reader = AnsweringReader(read, write, limit)
                 await server.run(reader, write, server.create_initialization_options())
             _log.info("the client closed stdin; shutting down")
-            group.cancel_scope.cancel()
 
     anyio.run(main)

@@ -7,6 +7,7 @@ This package (with :mod:`mcp_common.adapter`) may import the ``mcp`` SDK; server
 from mcp_common.testing.client import (
     call_tool_raw,
     fetch_tools_list,
+    http_client,
     in_process_client,
     result_text,
     wire_tools_list,
@@ -60,6 +61,7 @@ __all__ = [
     "fetch_tools_list",
     "fuzz_tools",
     "golden_path",
+    "http_client",
     "in_process_client",
     "payloads",
     "result_text",

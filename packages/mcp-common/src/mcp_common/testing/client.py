@@ -7,8 +7,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import anyio
+import httpx2
 import mcp_types as types
 from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from mcp_common.adapter import ServerApp, build_server, build_server_for
 from mcp_common.tool import McpTool
@@ -44,6 +46,21 @@ async def in_process_client(
     else:
         server = build_server("in-process-test-server", "0", list(target))
     async with Client(server, mode=mode) as client:
+        yield client
+
+
+@asynccontextmanager
+async def http_client(
+    url: str, *, token: str | None = None, mode: ConnectMode = "legacy", **options: Any
+) -> AsyncIterator[Client]:
+    """An SDK :class:`~mcp.client.client.Client` talking streamable HTTP to ``url``, sending
+    ``Authorization: Bearer <token>`` when ``token`` is given (servers require one unless
+    started with ``--no-auth``); ``options`` go to the HTTP client (``verify=`` for TLS)."""
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, **options) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
         yield client
 
 

@@ -15,6 +15,7 @@ from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_se
 from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import (
     MAX_BETTER_OPTION_COLUMNS,
+    MAX_VALUE_CHARS,
     CheckResult,
     DuplicateGroup,
     Nulls,
@@ -23,7 +24,6 @@ from uniqueness_server.engine.sql import examples_query, summary_query
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
-MAX_VALUE_CHARS = 200
 
 
 def shorten(value: object) -> str | None:

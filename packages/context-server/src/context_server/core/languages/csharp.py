@@ -10,17 +10,18 @@ References are identifier nodes of code, a dotted name (``N.T``, ``Alias.T``) ke
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 import tree_sitter_c_sharp
 
-from context_server.core.facts import Declaration, Import, SourceFacts
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage, in_order
-from context_server.core.languages.names import NameLinker, NamePolicy
+from context_server.core.languages.names import Bindings, NameLinker, NamePolicy
 
 CSHARP = SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language)
 # C# sees only its namespaces and usings (no guessing); a partial class is one type over
@@ -70,7 +71,8 @@ class _Walk:
 def extract_csharp(
     language: SourceLanguage, text: str, module: str = "", span: tuple[int, int] | None = None
 ) -> SourceFacts:
-    """The facts of one C# file; with ``span``, only references inside it are collected.
+    """The facts of one C# file; with ``span``, only references inside it are collected
+    (and ``focus`` names the type declared there).
 
     A file with ``#if`` blocks is read once per alternative (see :func:`branches`): what
     any alternative declares, imports or names counts, each reference as often as the
@@ -99,6 +101,7 @@ def extract_csharp(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=first.focus,
     )
 
 
@@ -200,6 +203,7 @@ def _extract(
             names.append(name)
     counts = Counter(names)
     package = walk.namespaces[0] if walk.namespaces else ""
+    focus = next((d.qualified_name for d in walk.declarations if d.span == span), "")
     # Every enclosing namespace (and any further namespace of the file) is visible too.
     seen: set[str] = {package}
     enclosing: list[Import] = []
@@ -220,6 +224,7 @@ def _extract(
         module=module,
         uses=tuple(counts.values()),
         notes=notes,
+        focus=focus,
     )
 
 
@@ -249,6 +254,12 @@ def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Wal
                 continue
             prefix = outer if outer is not None else namespace
             qualified = f"{prefix}.{name}" if prefix else name
+            body = child.child_by_field_name("body")
+            if _shell(child, body):
+                # a part adding nested types only: they are declared, not the outer type
+                if body is not None:
+                    _visit(body, namespace, qualified, walk)
+                continue
             walk.declarations.append(
                 Declaration(
                     name,
@@ -260,11 +271,24 @@ def _visit(node: tree_sitter.Node, namespace: str, outer: str | None, walk: _Wal
                     any(c.type == "modifier" and _text(c) == "public" for c in child.children),
                 )
             )
-            body = child.child_by_field_name("body")
             if body is not None:
                 _visit(body, namespace, qualified, walk)
         elif kind == "declaration_list" or kind.startswith("global_"):
             _visit(child, namespace, outer, walk)
+
+
+def _shell(node: tree_sitter.Node, body: tree_sitter.Node | None) -> bool:
+    """Whether ``node`` is a part of a partial type holding nested types and nothing of
+    its own (no member, base type or attribute): ``SqlMapper.Identity.cs`` adds the class
+    ``SqlMapper.Identity``, not a part of ``SqlMapper``'s body."""
+    if body is None or not any(
+        c.type == "modifier" and _text(c) == "partial" for c in node.children
+    ):
+        return False
+    if any(c.type in {"base_list", "attribute_list"} for c in node.named_children):
+        return False
+    inner = [c for c in body.named_children if c.type != "comment"]
+    return bool(inner) and all(c.type in _TYPES for c in inner)
 
 
 def _using(node: tree_sitter.Node) -> Import:
@@ -278,9 +302,10 @@ def _using(node: tree_sitter.Node) -> Import:
         ),
         "",
     )
+    wide = any(c.type == "global" for c in node.children)
     if alias is not None:
-        return Import(target, _text(alias))
-    return Import(target, None, True)
+        return Import(target, _text(alias), project_wide=wide)
+    return Import(target, None, True, project_wide=wide)
 
 
 def _reference(node: tree_sitter.Node) -> str | None:
@@ -317,6 +342,47 @@ def _attribute(name: str) -> str:
     return name if name.endswith("Attribute") else f"{name}Attribute"
 
 
+class CSharpLinker(NameLinker):
+    """The name rules, with each ``global using`` seen by every file of its project: the
+    folder of the file declaring it (where ``GlobalUsings.cs`` sits beside the
+    ``.csproj``) and below."""
+
+    def __init__(self, sources: Mapping[str, SourceFacts], policy: NamePolicy) -> None:
+        super().__init__(sources, policy)
+        wide: dict[str, list[Import]] = {}
+        own: dict[str, frozenset[Import]] = {}
+        for path, facts in sources.items():
+            mine = [item for item in facts.imports if item.project_wide]
+            if mine:
+                own[path] = frozenset(mine)
+                wide.setdefault(posixpath.dirname(path), []).extend(mine)
+        self._wide = {folder: tuple(items) for folder, items in wide.items()}
+        self._own = own
+
+    def link_imports(
+        self, found: EdgeSet, facts: SourceFacts, bindings: Bindings, whole: bool
+    ) -> None:
+        """The edges of the file's own imports: another file's ``global using`` lets its
+        names resolve, and is no dependency by itself."""
+        mine = self._own.get(found.owner, frozenset())
+        kept = tuple(i for i in facts.imports if not i.project_wide or i in mine)
+        super().link_imports(found, replace(facts, imports=kept), bindings, whole)
+
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The dependencies of ``facts``, the global usings of its project included."""
+        if self._wide:
+            extra: list[Import] = []
+            folder = posixpath.dirname(relative)
+            while True:
+                extra.extend(i for i in self._wide.get(folder, ()) if i not in facts.imports)
+                if not folder:
+                    break
+                folder = posixpath.dirname(folder)
+            if extra:
+                facts = replace(facts, imports=(*facts.imports, *extra))
+        return super().link(relative, facts, whole)
+
+
 class CSharp:
     """The C# plugin (see :class:`context_server.core.languages.base.Language`)."""
 
@@ -340,8 +406,8 @@ class CSharp:
         return extract_csharp(dialect, text, module, span)
 
     def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
-        """Namespaces and usings by the name rules."""
-        return NameLinker(sources, _POLICY)
+        """Namespaces and usings by the name rules, ``global using`` for the whole project."""
+        return CSharpLinker(sources, _POLICY)
 
     def user_names(self, facts: SourceFacts) -> Iterable[str]:
         """Users name a file's types only."""

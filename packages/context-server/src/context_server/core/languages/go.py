@@ -261,9 +261,51 @@ def _reference(node: tree_sitter.Node) -> str | None:
     named = parent.child_by_field_name("name")
     if named is not None and named.id == node.id and parent.type != "selector_expression":
         return None
+    if _field_key(node):
+        return None
     if node.type == "package_identifier":
         return None
     return _text(node)
+
+
+_INDEXED = frozenset({"map_type", "slice_type", "array_type", "implicit_length_array_type"})
+
+
+def _field_key(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` is the key of a keyed element in a struct literal (``Pool{New: f}``):
+    a field name, no use of a package-level ``New``. A map's, slice's or array's keys are
+    expressions; a literal of a named type is taken as a struct's."""
+    element = node.parent
+    keyed = element.parent if element is not None else None
+    if element is None or keyed is None or element.type != "literal_element":
+        return False
+    if keyed.type != "keyed_element" or keyed.named_children[0].id != element.id:
+        return False
+    kind = _literal_type(keyed.parent)
+    return kind is None or kind.type not in _INDEXED
+
+
+def _literal_type(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The type of the composite literal whose ``literal_value`` is ``value``: written out,
+    or for an elided inner literal (``[]T{{…}}``) the element type of the enclosing one."""
+    depth = 0
+    while value is not None and value.type == "literal_value":
+        owner = value.parent
+        if owner is not None and owner.type == "composite_literal":
+            written = owner.child_by_field_name("type")
+            for _ in range(depth):
+                if written is None or written.type not in _INDEXED:
+                    return written
+                written = written.child_by_field_name("value") or written.child_by_field_name(
+                    "element"
+                )
+            return written
+        # an elided literal: climb to the literal value holding it
+        while owner is not None and owner.type in {"literal_element", "keyed_element"}:
+            owner = owner.parent
+        value = owner
+        depth += 1
+    return None
 
 
 def _imports(node: tree_sitter.Node) -> Iterator[Import]:

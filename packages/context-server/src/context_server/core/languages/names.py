@@ -167,11 +167,14 @@ class NameLinker:
     def link_imports(
         self, found: EdgeSet, facts: SourceFacts, bindings: Bindings, whole: bool
     ) -> None:
-        """Edges of the imports themselves (and, for the whole file, the other parts of a
-        type spread over several files)."""
-        if not whole:
-            return
+        """Edges of the imports themselves (and, for the whole file or one type of it, the
+        other parts of a type spread over several files)."""
         tables = self.tables
+        if not whole:
+            if facts.focus in tables.spread:
+                for owner in tables.owners(facts.focus, found.owner, found, members=False):
+                    found.add(owner, "package", 1, facts.focus)
+            return
         for item in facts.imports:
             # A type import counts as used once code names it; a function, value or
             # wildcard import is taken as used (lower-case uses are not collected).
@@ -197,6 +200,7 @@ class NameLinker:
         ambiguous: dict[str, Ambiguity] = {}
         shadowed: dict[str, None] = {}
         implicit = self.policy.implicit.get(facts.language, frozenset())
+        enclosing = self._enclosing(facts)
         # A wildcard import from outside the project may supply any unresolved simple name.
         outside_wildcard = any(
             base not in tables.packages and base not in tables.types for base in bindings.wildcards
@@ -206,7 +210,7 @@ class NameLinker:
             segments = reference.split(".")
             if segments[0] in facts.local_names:
                 continue
-            qualified, rule = self.meaning(segments, facts.package, bindings, implicit)
+            qualified, rule = self.meaning(segments, facts.package, bindings, implicit, enclosing)
             if rule == "implicit":
                 if segments[0] in tables.top_level:
                     shadowed.setdefault(segments[0], None)
@@ -249,17 +253,24 @@ class NameLinker:
         package: str,
         bindings: Bindings,
         implicit: frozenset[str],
+        enclosing: Sequence[str] = (),
     ) -> tuple[str | None, str]:
         """The qualified name a reference means and the rule that says so.
 
         ``implicit`` means a platform type; ``simple-name`` means nothing certain was found
-        (the caller may still guess, see :meth:`_guess`).
+        (the caller may still guess, see :meth:`_guess`). ``enclosing`` are the types whose
+        nested types the file sees unqualified, innermost first.
         """
         tables = self.tables
         outer = segments[0]
         if outer in bindings.names:
             target = bindings.names[outer].split(".")
             return tables.longest(target + segments[1:], len(target), False), "import"
+        for owner in enclosing:
+            scope = owner.split(".")
+            inner = tables.longest(scope + segments, len(scope) + 1, False)
+            if inner is not None:
+                return inner, "package"
         if len(segments) > 1 and not outer[:1].isupper():
             return tables.longest(segments, 2, False), "qualified"
         prefix = package.split(".") if package else []
@@ -274,6 +285,20 @@ class NameLinker:
         if outer in implicit:
             return None, "implicit"
         return None, "simple-name"
+
+    def _enclosing(self, facts: SourceFacts) -> tuple[str, ...]:
+        """The types of a spread type's part (a C# partial class) whose nested types,
+        declared in any part, its code names unqualified: innermost first."""
+        if not self.policy.spread_types:
+            return ()
+        types: dict[str, None] = {}
+        for declaration in facts.declarations:
+            if declaration.kind == "type":
+                types[declaration.qualified_name] = None
+                if declaration.nested:
+                    # the outer type, even where this part declares nothing else of it
+                    types[declaration.qualified_name.rsplit(".", 1)[0]] = None
+        return tuple(sorted(types, key=lambda name: -name.count(".")))
 
     def _extends_outside(
         self, facts: SourceFacts, bindings: Bindings, implicit: frozenset[str]

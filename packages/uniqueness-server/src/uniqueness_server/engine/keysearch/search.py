@@ -67,7 +67,7 @@ def minimal_keys(
         return KeysFound([], 0)
     cover = Cover(width, limit, capacity)
     # with two rows or more the empty set is no key: start from the single columns
-    cover.exclude(np.zeros(width, dtype=np.bool_))
+    cover.exclude_all(np.zeros((1, width), dtype=np.bool_), check_cancelled)
     sampler = Sampler(records, max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)))
     report(0.0, "sampling row pairs", force=True)
     _exclude_all(cover, sampler.round(), check_cancelled)
@@ -92,7 +92,8 @@ def minimal_keys(
                 f"checking {total} candidate keys of {size} columns ({checked} done)",
                 force=not checked,  # every level is announced
             )
-            unique, found = partitions.check(prefix, partners)
+            # the last level's failures extend to nothing searched: no witness needed
+            unique, found = partitions.check(prefix, partners, witness=size < limit)
             keys += [(*prefix, int(q)) for q in partners[unique].tolist()]
             witnesses += found
             checked += len(partners)

@@ -1,0 +1,141 @@
+"""The default profile on configurations shaped like real ones (``fixtures/shapes``): a plugin
+marketplace with skills and agents, hooks written with ``"$CLAUDE_PROJECT_DIR"``, a symlinked
+AGENTS.md, a skills catalogue without CLAUDE.md; each with its exact expected findings, the
+same from the installed command and from the committed script. Then what agnix reads as
+noise, and ``--fix`` in front of a symbolic link."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agent_config_check.command import run_check
+from agent_config_check.script import script
+
+SHAPES = Path(__file__).parent / "fixtures" / "shapes"
+CASES = sorted(p.name for p in SHAPES.iterdir() if (p / "expected.json").is_file())
+BIN = Path(sys.executable).parent
+
+
+def expected(case: str) -> list[str]:
+    document = json.loads((SHAPES / case / "expected.json").read_text(encoding="utf-8"))
+    violations = document["violations"]
+    assert isinstance(violations, list)
+    return violations
+
+
+def test_every_shape_is_collected() -> None:
+    assert CASES == [
+        "hooks-project-dir",
+        "plugin-marketplace",
+        "skills-catalogue",
+        "symlinked-agents-md",
+    ]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_exact_findings_of_the_default_profile(case: str) -> None:
+    outcome = run_check(SHAPES / case / "project")
+    assert [violation.text() for violation in outcome.violations] == expected(case)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_installed_command_and_the_committed_script_agree(case: str, tmp_path: Path) -> None:
+    committed = tmp_path / "agent-config-check.py"
+    committed.write_text(script(), encoding="utf-8")
+    runs = [[str(BIN / "agent-config-check")], ["python3", "-I", str(committed)]]
+    answers = [
+        subprocess.run(
+            command,
+            cwd=SHAPES / case / "project",
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        for command in runs
+    ]
+    for answer in answers:
+        assert answer.stdout.splitlines() == expected(case), answer.stderr
+        errors = [line for line in expected(case) if ": error [" in line]
+        assert answer.returncode == (1 if errors else 0)
+
+
+def test_what_agnix_reads_as_noise_is_not_a_finding() -> None:
+    # @maintainers in prose is no import, `feature/new-skill` in backticks is no file, and a
+    # settings.json outside .claude is no Claude settings: the catalogue's only finding is the
+    # skill name.
+    (finding,) = expected("skills-catalogue")
+    assert "[skillFilesExist] name 'Slide_Decks' must be lower-case kebab-case" in finding
+
+
+def test_a_missing_claude_md_is_no_finding_by_default_but_is_under_the_adoption_profile() -> None:
+    project = SHAPES / "skills-catalogue" / "project"
+    assert not any("CLAUDE.md" in v.message for v in run_check(project).violations)
+    adopted = run_check(project, profile="adoption")
+    assert "CLAUDE.md is missing" in [v.message for v in adopted.violations]
+
+
+def test_fix_never_writes_through_a_symlinked_agents_md(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(SHAPES / "symlinked-agents-md" / "project", project, symlinks=True)
+    result = subprocess.run(
+        [str(BIN / "agent-config-check"), "--fix", "--profile", "adoption"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (
+        "AGENTS.md: not reshaped: it is a symbolic link, and --fix never writes through one "
+        "(edit the file it points to)"
+    ) in result.stderr.splitlines()
+    assert (project / "AGENTS.md").is_symlink()
+    claude_md = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert claude_md.startswith("# CLAUDE.md\n")
+    assert claude_md.count("# CLAUDE.md") == 1  # not a second title written through the link
+    assert "_Not documented yet" not in claude_md  # no placeholder sections
+
+
+def test_nested_memory_files_are_read_and_a_symlink_is_measured_as_its_target(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "CLAUDE.md").write_text("# App\n" + "- rule\n" * 260, encoding="utf-8")
+    (tmp_path / "AGENTS.md").symlink_to("CLAUDE.md")
+    nested = tmp_path / "services" / "api"
+    nested.mkdir(parents=True)
+    (nested / "CLAUDE.md").write_text("# API\n\n@docs/missing.md\n\nSee [the spec](spec.md).\n")
+    found = [v.text() for v in run_check(tmp_path).violations]
+    assert found == [
+        "services/api/CLAUDE.md:5: error [documentLinks] services/api/CLAUDE.md references a "
+        "missing file: spec.md",
+        "AGENTS.md:201: warn [memorySize] AGENTS.md has 261 lines, over the 200-line budget of a "
+        "file loaded into every session; move detail into files it links to or imports",
+        "CLAUDE.md:201: warn [memorySize] CLAUDE.md has 261 lines, over the 200-line budget of a "
+        "file loaded into every session; move detail into files it links to or imports",
+        "services/api/CLAUDE.md:3: error [memoryImports] services/api/CLAUDE.md imports a missing "
+        "file: @docs/missing.md (resolved to services/api/docs/missing.md)",
+    ]
+
+
+def test_argument_placeholders_are_one_finding_per_skill(tmp_path: Path) -> None:
+    # a skill teaching shell scripts holds dozens of $1: one warning, at the first, not one a line
+    skill = tmp_path / ".claude" / "skills" / "shell"
+    skill.mkdir(parents=True)
+    samples = "".join(f"awk '{{print $1}}' part-{index}.txt\n" for index in range(30))
+    (skill / "SKILL.md").write_text(
+        f"---\nname: shell\ndescription: Shell recipes.\n---\n\nRun it with $1.\n\n"
+        f"```sh\n{samples}echo $2 $ARGUMENTS\n```\n",
+        encoding="utf-8",
+    )
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/skills/shell/SKILL.md:9: warn [skillArguments] .claude/skills/shell/SKILL.md has "
+        "$1, $2, $ARGUMENTS in code blocks on 31 lines (the first here); Claude Code replaces "
+        "them with the skill's arguments when the skill runs (write them another way if the code "
+        "needs them literally)"
+    ]
