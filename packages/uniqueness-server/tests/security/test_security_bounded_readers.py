@@ -22,6 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import openpyxl
 import psycopg
@@ -317,3 +318,45 @@ def test_a_document_nested_thousands_deep_is_a_clear_error(tmp_path: Path, docum
         path.write_text(document)
         with pytest.raises(ToolError, match=r"nested too deeply|not valid YAML|TOON line"):
             open_file(path, label=path.name)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_read_stops_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a user raised --max-cells far: a 2 GB CSV with a comment line is parsed in Python for
+    # minutes; cancelled, the parse stops (the server's CPU goes quiet) and the server answers
+    root = tmp_path / "data"
+    root.mkdir()
+    block = gzip.compress((b",".join([b"1"] * 40) + b"\n") * 25_000)  # 2 MB, a few KB packed
+    with (root / "huge.csv.gz").open("wb") as out:
+        out.write(gzip.compress(b",".join(b"c%d" % i for i in range(40)) + b"\n# note\n"))
+        for _ in range(1_000):  # gzip members one after the other read as one stream
+            out.write(block)
+    (root / "small.csv").write_text("id\n1\n2\n")
+    monkeypatch.setenv("UNIQUENESS_SERVER_MAX_CELLS", str(10**12))
+    async with stdio_server(root, tmp_path / "server.log") as client:
+        pid = _server_pid()
+        idle = _cpu_seconds(pid)
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "list_columns", {"path": "huge.csv.gz"})
+            with anyio.fail_after(120):
+                while _cpu_seconds(pid) - idle < 1.0:  # it is parsing
+                    await anyio.sleep(0.1)
+            group.cancel_scope.cancel()
+        with anyio.fail_after(60):  # quiet: under 50 ms of CPU in a second
+            before = _cpu_seconds(pid)
+            while True:
+                await anyio.sleep(1.0)
+                now = _cpu_seconds(pid)
+                if now - before < 0.05:
+                    break
+                before = now
+        small = await client.call_tool("list_columns", {"path": "small.csv"})
+        assert not small.is_error, text_of(small)
+    assert "list_columns: call cancelled" in (tmp_path / "server.log").read_text()
