@@ -382,6 +382,12 @@ def _fix(tree: ProjectTree, config: CheckConfig) -> None:
         real = tree.real(path)
         if real is None or not real.is_file():
             continue
+        if real.stat().st_nlink > 1:  # its other names may lie outside the project
+            sys.stderr.write(
+                f"{path}: not reshaped: it has other hard links, and --fix never writes "
+                "through one (edit the file itself)\n"
+            )
+            continue
         with real.open("rb") as handle:
             data = handle.read(MAX_READ_BYTES + 1)
         try:
