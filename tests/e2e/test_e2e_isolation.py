@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .e2e_support import HttpServers
+from .e2e_support import INITIALIZE, HttpServers, RunningServer
 from .raw_stdio import RawStdioServer
 
 COMMAND = [sys.executable, "-m", "isolation_server"]
@@ -49,10 +49,10 @@ def command_line(entry: Path) -> bytes:
         return b""
 
 
-def wait_for_pid(pid_file: Path, server: RawStdioServer) -> int:
+def wait_for_pid(pid_file: Path, server: RawStdioServer | RunningServer) -> int:
     deadline = time.monotonic() + 30
     while not (pid_file.exists() and pid_file.read_text()):
-        assert time.monotonic() < deadline, f"the scan never started\n{server.log()}"
+        assert time.monotonic() < deadline, f"the work never started\n{server.log()}"
         time.sleep(0.02)
     return int(pid_file.read_text())
 
@@ -161,12 +161,13 @@ def test_no_process_is_left_behind(server: RawStdioServer, tmp_path: Path) -> No
 
 @pytest.mark.parametrize("how", ["SIGTERM", "stdin-closed"])
 def test_a_tool_holding_the_interpreter_cannot_keep_the_server_alive(
-    server: RawStdioServer, how: str
+    server: RawStdioServer, tmp_path: Path, how: str
 ) -> None:
     # no run_isolated here: the match runs in the server's own thread and holds the GIL, so
     # neither the event loop nor a Python signal handler can run; the watchdog ends it
-    server.call(1, "stuck", {})
-    time.sleep(1.0)
+    server.call(1, "stuck", {"pidFile": str(tmp_path / "stuck.pid")})
+    wait_for_pid(tmp_path / "stuck.pid", server)
+    time.sleep(0.3)  # deep in the match
     server.request(2, "ping", {})
     assert server.receive(timeout=0.5) is None  # frozen, as the issue found it
     asked = time.monotonic()
@@ -203,12 +204,6 @@ def test_the_watchdog_gets_none_of_the_servers_environment(tmp_path: Path) -> No
         running.stop()
 
 
-STUCK_CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "stuck", "arguments": {}},
-}
 SCAN_CALL = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -232,25 +227,41 @@ def post_in_background(url: str, headers: dict[str, str], body: dict[str, Any]) 
 
 
 def test_over_http_other_clients_are_served_while_a_tool_burns_cpu(
-    http_servers: HttpServers,
+    http_servers: HttpServers, tmp_path: Path
 ) -> None:
     server = http_servers.start("stateless-http", module="isolation_server")
-    post_in_background(server.url, server.headers, SCAN_CALL)
-    time.sleep(1.5)
+    scan = {
+        **SCAN_CALL,
+        "params": {
+            "name": "scan",
+            "arguments": {"length": 60, "pidFile": str(tmp_path / "scan.pid")},
+        },
+    }
+    post_in_background(server.url, server.headers, scan)
+    child = wait_for_pid(tmp_path / "scan.pid", server)
+    time.sleep(0.3)  # deep in the match
     asked = time.monotonic()
     answer = httpx.post(server.url, json=HELLO_CALL, headers=server.headers, timeout=30)
     assert answer.status_code == 200
     assert '"text":"hello"' in answer.text
     assert time.monotonic() - asked < BOUND
+    assert not gone(child)  # answered while the scan still burns
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_over_http_sigterm_ends_a_server_whose_tool_holds_the_interpreter(
-    http_servers: HttpServers, workers: str
+    http_servers: HttpServers, tmp_path: Path, workers: str
 ) -> None:
     server = http_servers.start("stateless-http", "--workers", workers, module="isolation_server")
-    post_in_background(server.url, server.headers, STUCK_CALL)
-    time.sleep(1.5)
+    stuck = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "stuck", "arguments": {"pidFile": str(tmp_path / "stuck.pid")}},
+    }
+    post_in_background(server.url, server.headers, stuck)
+    wait_for_pid(tmp_path / "stuck.pid", server)
+    time.sleep(0.3)  # deep in the match
     asked = time.monotonic()
     server.process.send_signal(signal.SIGTERM)
     server.process.wait(timeout=10)
@@ -259,3 +270,38 @@ def test_over_http_sigterm_ends_a_server_whose_tool_holds_the_interpreter(
         assert "the server did not stop within 1.7 s of SIGTERM" in server.log()
     else:
         assert "did not stop within 1.7 s; killing it" in server.log()
+
+
+def test_over_http_a_cancel_ends_the_child_and_the_session_serves_on(
+    http_servers: HttpServers, tmp_path: Path
+) -> None:
+    server = http_servers.start("streamable-http", module="isolation_server")
+    opened = httpx.post(server.url, json=INITIALIZE, headers=server.headers, timeout=30)
+    assert opened.status_code == 200
+    session = {**server.headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx.post(server.url, json=initialized, headers=session, timeout=30).is_success
+    pid_file = tmp_path / "scan.pid"
+    scan = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "scan", "arguments": {"length": 60, "pidFile": str(pid_file)}},
+    }
+    post_in_background(server.url, session, scan)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < deadline, f"the scan never started\n{server.log()}"
+        time.sleep(0.02)
+    child = int(pid_file.read_text())
+    time.sleep(0.3)  # deep in the match
+    assert not gone(child)
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user pressed stop"},
+    }
+    assert httpx.post(server.url, json=cancel, headers=session, timeout=30).is_success
+    wait_gone(child, BOUND)
+    answer = httpx.post(server.url, json=HELLO_CALL, headers=session, timeout=30)
+    assert '"text":"hello"' in answer.text

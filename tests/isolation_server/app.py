@@ -75,16 +75,20 @@ class Expand:
         return ToolResult.success(f"held {held} MiB")
 
 
+class StuckArguments(Arguments):
+    pid_file: Str = Field("", description="Where the server writes its process id first.")
+
+
 class Stuck:
     definition = ToolDefinition(
         name="stuck",
         description="Match a catastrophic pattern in the server's own process (holds the GIL).",
-        arguments=NoArguments,
+        arguments=StuckArguments,
         annotations=ToolAnnotations.read_only_tool(),
     )
 
-    def call(self, arguments: NoArguments, context: ToolContext) -> ToolResult:
-        return ToolResult.success(f"matched: {work.scan('a' * 60, '')}")
+    def call(self, arguments: StuckArguments, context: ToolContext) -> ToolResult:
+        return ToolResult.success(f"matched: {work.scan('a' * 60, arguments.pid_file)}")
 
 
 class Hello:

@@ -60,6 +60,8 @@ def test_help_in_a_value_slot_is_refused_not_help() -> None:
         (["--retries", "11", "x/r"], "--retries must be between 0 and 10 attempts"),
         (["--retries", "-1", "x/r"], "--retries must be between 0 and 10 attempts"),
         (["--rules", "strict", "x/r"], "Unknown rule set 'strict'"),
+        (["--max-lines", "29", "x/r"], "--max-lines must be between 30 and 2000 lines"),
+        (["--max-lines", "many", "x/r"], "--max-lines takes a whole number of lines"),
         (["--section", "Build", "x/r"], "is not a Markdown heading"),
         (["--branch", "--draft", "x/r"], "argument --branch: expected one argument"),
         (["--branch", "a..b", "x/r"], "not a valid branch name"),

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from adopt_server.conformance import JAVA_SECTIONS
 from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
-from adopt_testkit import FAKES, git, log_lines
+from adopt_testkit import FAKES, GOOD_AGENTS_MD, git, log_lines, make_bare_repository
 from agent_config_check.document_format import section_lines, unwritten_sections
 from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 from conftest import AdoptEnv
@@ -340,3 +340,59 @@ def test_real_guidance_that_mentions_placeholder_words_passes_every_guard(
     assert checker.returncode == 0, checker.stdout
     guard = run_guard(kind, clone)
     assert guard.returncode == 0, guard.stdout + guard.stderr
+
+
+def test_the_line_budget_is_the_adoptions_option_held_by_every_part(adopt_env: AdoptEnv) -> None:
+    """``--max-lines`` (``maxLines``): claude is asked to stay under it, the committed
+    checker configuration holds it, so the guard rejects a longer AGENTS.md on the branch."""
+    remote = adopt_env.remote("gradle")
+    done = subprocess.run(
+        [
+            str(CHECKER.parent / "claude-adopt"),
+            str(remote),
+            "--workspace",
+            str(adopt_env.workspace),
+            "--max-lines",
+            "60",
+        ],
+        cwd=adopt_env.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    [prompt] = prompts(adopt_env)
+    assert "under 60 lines" in prompt
+    config = git(remote, "show", f"{BRANCH}:.claude/agent-config-check.json")
+    assert '"maxLines": 60' in config
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" it
+    clone = adopt_env.root / "clone"
+    git(adopt_env.root, "clone", "-q", str(remote), str(clone))
+    agents = (clone / "AGENTS.md").read_text()
+    assert len(agents.splitlines()) <= 60
+    grown = agents + "".join(f"- note {n}\n" for n in range(61 - len(agents.splitlines())))
+    (clone / "AGENTS.md").write_text(grown)
+    guard = run_guard("gradle", clone)
+    assert guard.returncode == 1
+    assert f"AGENTS.md has {len(grown.splitlines())} lines, over the 60-line budget" in guard.stdout
+
+
+def test_guidance_over_the_line_budget_is_asked_again_then_fails_with_the_resume_command(
+    adopt_env: AdoptEnv,
+) -> None:
+    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "ignore")
+    long = GOOD_AGENTS_MD + "".join(f"- a detail, {n}\n" for n in range(30))
+    remote = make_bare_repository(
+        adopt_env.remotes, "long", {"pyproject.toml": "[project]\nname = 'x'\n", "AGENTS.md": long}
+    )
+    report = adopt(adopt_env, remote, max_lines=40, sections=("## Usage",))
+    assert report.failure is not None
+    lines = len(long.splitlines())
+    assert f"AGENTS.md: the file has {lines} lines and" in report.failure
+    assert "over the budget of 40 lines" in report.failure
+    first, again = prompts(adopt_env)
+    assert "under 40 lines" in first
+    assert f"it has {lines} lines" in again
+    rerun = f"--workspace {adopt_env.workspace} --section '## Usage' --max-lines 40"
+    assert rerun in report.failure
+    assert git(remote, "branch", "--list").split() == ["*", "main"], "nothing was pushed"

@@ -139,3 +139,156 @@ def test_argument_placeholders_are_one_finding_per_skill(tmp_path: Path) -> None
         "them with the skill's arguments when the skill runs (write them another way if the code "
         "needs them literally)"
     ]
+
+
+def test_a_claude_code_skill_may_leave_out_its_name_or_name_its_command(tmp_path: Path) -> None:
+    # Claude Code's skills: 'name' is optional (the folder's stands in) and is the slash
+    # command; the Agent Skills specification binds a published skill's name to its folder.
+    def skill(folder: str, name: str | None) -> None:
+        (tmp_path / folder).mkdir(parents=True)
+        head = "" if name is None else f"name: {name}\n"
+        (tmp_path / folder / "SKILL.md").write_text(
+            f"---\n{head}description: Reviews {folder}.\n---\n\nBody.\n", encoding="utf-8"
+        )
+
+    skill(".claude/skills/code-review", "reviewing-code")
+    skill(".claude/skills/pre-push", None)
+    skill(".claude/skills/bad-name", "Bad Name")
+    skill("skills/published", "other-name")
+    skill("skills/nameless", None)
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/skills/bad-name/SKILL.md:2: error [skillFilesExist] name 'Bad Name' must be "
+        "lower-case kebab-case in .claude/skills/bad-name/SKILL.md",
+        "skills/nameless/SKILL.md:1: error [skillFilesExist] SKILL.md front matter is missing "
+        "'name:' in: skills/nameless/SKILL.md",
+        "skills/published/SKILL.md:2: error [skillFilesExist] name 'other-name' must match "
+        "'published' in skills/published/SKILL.md",
+    ]
+    adopted = [v.message for v in run_check(tmp_path, profile="adoption").violations]
+    assert (
+        "name 'reviewing-code' must match 'code-review' in .claude/skills/code-review/SKILL.md"
+    ) in adopted
+
+
+def test_a_sub_agent_may_share_a_skills_name_but_a_command_may_not(tmp_path: Path) -> None:
+    # Claude Code: a command and a skill of one name are one /name (the skill wins); a
+    # sub-agent is called through the Agent tool, a namespace of its own.
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "release.md").write_text(
+        "---\nname: release\ndescription: Runs a release end to end.\n---\n\nBody.\n"
+    )
+    (tmp_path / ".claude" / "skills" / "release").mkdir(parents=True)
+    (tmp_path / ".claude" / "skills" / "release" / "SKILL.md").write_text(
+        "---\nname: release\ndescription: How releases are cut here.\n---\n\nBody.\n"
+    )
+    assert run_check(tmp_path).violations == ()
+    (tmp_path / ".claude" / "commands").mkdir()
+    (tmp_path / ".claude" / "commands" / "release.md").write_text("Cut a release.\n")
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/commands/release.md: error [uniqueNames] name 'release' is used by 2 "
+        "definitions: .claude/commands/release.md, .claude/skills/release"
+    ]
+    adopted = [v.text() for v in run_check(tmp_path, profile="adoption").violations]
+    assert any("is used by 3 definitions" in line for line in adopted), adopted
+
+
+@pytest.mark.parametrize(
+    ("model", "known"),
+    [
+        ("fable", True),
+        ("best", True),
+        ("default", True),
+        ("opus[1m]", True),
+        ("claude-sonnet-4-5", True),
+        ("inherit", True),
+        ("gpt-4o", False),
+        ("Sonnet 4", False),
+    ],
+)
+def test_sub_agent_models_are_claude_codes_aliases_or_ids(
+    tmp_path: Path, model: str, known: bool
+) -> None:
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "lead.md").write_text(
+        f"---\nname: lead\ndescription: Leads the team.\nmodel: {model}\n---\n\nBody.\n"
+    )
+    found = [v.message for v in run_check(tmp_path).violations]
+    assert (found == []) is known, found
+
+
+def test_an_argument_hint_of_two_bracket_groups_is_named_for_what_it_is(tmp_path: Path) -> None:
+    # Claude Code's YAML parser throws on it and loads the command with no front matter at all
+    # (description and allowed-tools dropped): the finding says why and how to fix it.
+    (tmp_path / ".claude" / "commands").mkdir(parents=True)
+    (tmp_path / ".claude" / "commands" / "cleanup.md").write_text(
+        "---\nallowed-tools: Bash(rm:*)\nargument-hint: [--aggressive] | [--maximum]\n"
+        "description: Cleans caches\n---\n\nClean up.\n"
+    )
+    assert [v.text() for v in run_check(tmp_path).violations] == [
+        ".claude/commands/cleanup.md:3: error [commandFormat] Command definition has malformed "
+        "YAML front matter (front matter value is a '[' or '{' collection followed by more text "
+        "(such as 'argument-hint: [a] [b]'), which YAML rejects; quote the value): "
+        ".claude/commands/cleanup.md"
+    ]
+
+
+def test_a_private_key_header_is_a_secret_only_with_key_material_after_it(tmp_path: Path) -> None:
+    material = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    (tmp_path / "CLAUDE.md").write_text(
+        "# Review\n\nFlag secrets:\n- Private keys: `-----BEGIN PRIVATE KEY-----`\n"
+    )
+    assert run_check(tmp_path).violations == ()
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "deployer.md").write_text(
+        "---\nname: deployer\ndescription: Deploys.\n---\n\n"
+        f"-----BEGIN RSA PRIVATE KEY-----\n{material}\n-----END RSA PRIVATE KEY-----\n"
+    )
+    (tmp_path / ".mcp.json").write_text(
+        '{"mcpServers": {"s": {"command": "s", "env": {"KEY": "-----BEGIN PRIVATE KEY-----\\n'
+        + material
+        + '"}}}}'
+    )
+    found = sorted((v.path, v.rule) for v in run_check(tmp_path).violations)
+    assert found == [(".claude/agents/deployer.md", "noSecrets"), (".mcp.json", "noSecrets")]
+
+
+def test_a_tool_named_twice_with_and_without_a_specifier_is_one_finding(tmp_path: Path) -> None:
+    (tmp_path / ".claude" / "agents").mkdir(parents=True)
+    (tmp_path / ".claude" / "agents" / "scanner.md").write_text(
+        "---\nname: scanner\ndescription: Scans.\n"
+        "tools: Read, Workflow, Workflow(scan), Scan, Scan(all)\n---\n\nBody.\n"
+    )
+    assert [v.message for v in run_check(tmp_path).violations] == [
+        ".claude/agents/scanner.md names 'Scan' in 'tools', which is not a Claude Code tool"
+    ]
+
+
+def test_only_a_script_the_shell_runs_itself_needs_a_shebang_and_the_executable_bit(
+    tmp_path: Path,
+) -> None:
+    hooks = tmp_path / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    for name in ("direct.sh", "handed.py", "unwired.py"):
+        (hooks / name).write_text("echo hook\n")  # no '#!', not executable
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/direct.sh',
+                                },
+                                {"type": "command", "command": "python3 .claude/hooks/handed.py"},
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    assert sorted({v.path for v in run_check(tmp_path).violations}) == [".claude/hooks/direct.sh"]
+    adopted = {v.path for v in run_check(tmp_path, profile="adoption").violations}
+    assert {".claude/hooks/handed.py", ".claude/hooks/unwired.py"} <= adopted

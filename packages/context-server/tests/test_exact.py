@@ -162,6 +162,26 @@ def test_project_tree_pages_fit_the_cap_and_cover_every_node_once(project: Proje
         assert len(seen) == len(set(seen)) == 702  # root, src/ and 700 files
 
 
+def test_a_warm_page_is_the_page_that_fits_before_and_after_a_change(project: Project) -> None:
+    """How many nodes fit the cap is kept with the index: the warm page is the same, and a
+    change (longer names) makes the next page fit again, never overflow the cap."""
+    root = project(_many_long_files(700))
+    tool = tools_for(root)["project_tree"]
+    args = {"path": ".", "limit": 5000}
+    first = call(tool, args)
+    assert call(tool, args).text == first.text
+    assert first.structured is not None
+    returned = first.structured["page"]["returned"]
+    assert 1 < returned < 702
+    for path in sorted((root / "src").iterdir())[:returned]:
+        path.rename(path.with_name("Longer" * 5 + path.name))
+    after = call(tool, args)
+    assert after.structured is not None
+    assert len(after.text) <= DEFAULT_MAX_OUTPUT_CHARS
+    assert after.structured["page"]["returned"] < returned
+    assert any("Longer" in node["path"] for node in after.structured["nodes"])
+
+
 def test_find_context_pages_whole_sources_that_fit(project: Project) -> None:
     body = "\n".join(f"    int field{n} = {n};" for n in range(1500))
     files: dict[str, str | bytes] = {

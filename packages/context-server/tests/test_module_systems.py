@@ -98,6 +98,33 @@ def test_ts_names_are_followed_through_barrels_to_their_declaring_files(
     assert users(root, "Side") == []
 
 
+def test_names_destructured_from_a_dynamic_import_or_require_are_imports(
+    project: Project,
+) -> None:
+    root = project(
+        {
+            "src/errors.ts": "export class HTTPError {}\nexport class TimeoutError {}\n",
+            "src/index.ts": 'export * from "./errors";\n',
+            "test/retry.ts": "export async function t(e: unknown) {\n"
+            '  const {HTTPError} = await import("../src/index.js");\n'
+            "  return e instanceof HTTPError;\n}\n",
+            "lib/use.js": 'const {TimeoutError: Late} = require("../src/errors");\n'
+            "module.exports = () => new Late();\n",
+            "lib/all.js": 'const errors = require("../src/errors");\nmodule.exports = errors;\n',
+        }
+    )
+    assert direct(root) == {
+        "src/errors.ts": [],
+        "src/index.ts": ["src/errors.ts"],
+        "test/retry.ts": ["src/errors.ts"],
+        "lib/use.js": ["src/errors.ts"],
+        "lib/all.js": ["src/errors.ts"],
+    }
+    # (a star re-export passes the module on without naming either)
+    assert users(root, "HTTPError") == ["test/retry.ts"]
+    assert users(root, "TimeoutError") == ["lib/use.js"]
+
+
 def test_a_re_export_cycle_terminates_with_a_note(project: Project) -> None:
     root = project(BARRELS)
     service = service_for(root)
@@ -262,6 +289,70 @@ def test_a_rust_path_from_the_extern_prelude_names_the_crate(project: Project) -
         "src/shapes/mod.rs",
         "tests/absolute.rs",
     ]
+
+
+def test_a_rust_macro_named_like_its_crate_leaves_the_crate_s_paths_alone(
+    project: Project,
+) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "oops"\n',
+            "src/lib.rs": "mod macros;\n\npub struct Error;\n\npub struct Chain;\n",
+            "src/macros.rs": "#[macro_export]\nmacro_rules! oops {\n    () => {\n"
+            "        $crate::Error\n    };\n}\n",
+            # `use oops::oops` binds the macro: `oops::Chain` is still the crate's
+            "tests/paths.rs": "use oops::oops;\n\n"
+            "fn f(_c: oops::Chain) {\n    let _e = oops!();\n}\n",
+            # one name, two namespaces: the derive macro from outside, the type from the crate
+            "tests/namesakes.rs": "use derive_more::Error;\nuse oops::Error;\n\n"
+            "#[derive(Debug)]\nstruct Mine;\n\nfn g() -> Error {\n    Error\n}\n",
+        }
+    )
+    assert direct(root)["tests/paths.rs"] == ["src/lib.rs", "src/macros.rs"]
+    assert direct(root)["tests/namesakes.rs"] == ["src/lib.rs"]
+    assert users(root, "Chain") == ["tests/paths.rs"]
+    assert users(root, "Error") == ["src/macros.rs", "tests/namesakes.rs"]
+
+
+def test_a_rust_cfg_alternative_is_read_for_the_default_build(project: Project) -> None:
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "chainy"\n\n[features]\ndefault = ["std"]\n'
+            "std = []\nextra = []\n",
+            "src/lib.rs": "mod chain;\nmod use_it;\nmod extra;\n\n"
+            '#[cfg(feature = "std")]\npub struct Chain;\n',
+            # the default build re-exports the crate's Chain; a no-std build declares its own
+            "src/chain.rs": '#[cfg(feature = "std")]\npub(crate) use crate::Chain;\n\n'
+            '#[cfg(not(feature = "std"))]\npub(crate) struct Chain;\n',
+            "src/use_it.rs": "use crate::chain::Chain;\n\npub fn f(_c: Chain) {}\n",
+            # a feature the default build leaves off: its item stays the file's own
+            "src/extra.rs": '#[cfg(feature = "extra")]\npub struct Extra;\n',
+        }
+    )
+    assert direct(root)["src/use_it.rs"] == ["src/lib.rs"]
+    assert users(root, "src/lib.rs") == ["src/chain.rs", "src/use_it.rs"]
+    assert context(root, "Extra") == []
+
+
+@pytest.mark.parametrize(
+    ("predicate", "holds"),
+    [
+        ('any(feature = "std", not(no_core_error))', True),
+        ('all(not(feature = "std"), no_core_error)', False),
+        ("test", False),
+        ("not(windows)", True),
+        ('all(unix, target_os = "linux", target_pointer_width = "64")', True),
+        ('feature = "extra"', False),
+        # unreadable or too deep: taken as compiled, never an error
+        ("any(", True),
+        ("cfg_attr(x)", True),
+        ("not(" * 40 + "test" + ")" * 40, True),
+    ],
+)
+def test_rust_cfg_predicates_are_read_for_the_default_build(predicate: str, holds: bool) -> None:
+    from context_server.core.languages.rust import cfg_holds
+
+    assert cfg_holds(predicate, frozenset({"default", "std"})) is holds
 
 
 def test_a_rust_re_export_cycle_terminates_with_a_note(project: Project) -> None:
@@ -486,6 +577,32 @@ def test_a_csharp_partial_class_s_parts_see_each_other_s_nested_types(project: P
         "Lib/Mapper.Identity.cs",
         "Lib/Mapper.Reader.Async.cs",
     ]
+
+
+def test_a_csharp_global_using_is_seen_by_every_file_of_its_project(project: Project) -> None:
+    root = project(
+        {
+            "src/Log/GlobalUsings.cs": "global using Log.Events;\n"
+            "global using static Log.Events.Level;\n",
+            "src/Log/Events/Event.cs": "namespace Log.Events\n{\n    public class Event { }\n}\n",
+            "src/Log/Events/Level.cs": "namespace Log.Events\n{\n"
+            "    public enum Level { Info, Warn }\n}\n",
+            "src/Log/Core/Sink.cs": "namespace Log.Core\n{\n"
+            "    public interface Sink { void Emit(Event e); }\n}\n",
+            # another project beside it: its files see none of it
+            "test/Other/Probe.cs": "namespace Other\n{\n    public class Probe { Event e; }\n}\n",
+        }
+    )
+    assert direct(root) == {
+        # the declaring file's own imports are its dependencies
+        "src/Log/GlobalUsings.cs": ["src/Log/Events/Level.cs"],
+        "src/Log/Events/Event.cs": [],
+        "src/Log/Events/Level.cs": [],
+        # the names resolve; the global static using is no dependency by itself
+        "src/Log/Core/Sink.cs": ["src/Log/Events/Event.cs"],
+        "test/Other/Probe.cs": [],
+    }
+    assert users(root, "Event") == ["src/Log/Core/Sink.cs"]
 
 
 # --- Go: build-tag twins, a type's methods, calls named like types -------------------------

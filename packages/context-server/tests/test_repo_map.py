@@ -313,6 +313,27 @@ def test_examples_in_a_folder_the_go_tool_skips_rank_after_the_library(
     assert set(ranked[2:]) == {"_examples/shared/data.go", *examples}
 
 
+def test_a_cargo_build_script_ranks_after_the_library(project: Project) -> None:
+    users = {
+        f"src/part{n}.rs": "use crate::core::Item;\n\npub fn f(_i: Item) {}\n" for n in range(4)
+    }
+    root = project(
+        {
+            "Cargo.toml": '[package]\nname = "kit"\n',
+            # a crate root of its own (public by nature), yet build logic
+            "build.rs": "fn main() {}\n",
+            "src/lib.rs": "mod core;\n" + "".join(f"pub mod part{n};\n" for n in range(4)),
+            "src/core.rs": "pub struct Item;\n",
+            # a module that happens to be called build is library code
+            "src/build.rs": "pub fn build() {}\n",
+            **users,
+        }
+    )
+    ranked = _ranked(root)
+    assert ranked[-1] == "build.rs"
+    assert "src/build.rs" in ranked[:-1]
+
+
 def test_public_api_ranks_above_internal_packages(project: Project) -> None:
     users = {
         f"api/part{n}.go": 'package api\n\nimport "example.com/m/internal/util"\n\n'

@@ -366,3 +366,33 @@ def test_a_forged_listing_never_shows_what_a_walk_leaves_out(
     assert not names & {"secret.log", ".git/config", "node_modules/dep/Dep.java"}
     # what the restart stored in its turn is the truth again
     assert seen(build(root, store_dir)) == truth
+
+
+def _stored_listing(store_dir: Path) -> bytes:
+    with sqlite3.connect(store_file(store_dir)) as connection:
+        (blob,) = connection.execute("SELECT listing FROM listings").fetchone()
+    assert isinstance(blob, bytes)
+    return blob
+
+
+def test_a_directory_listed_again_to_the_same_names_is_not_stored_again(
+    root: Path, store_dir: Path
+) -> None:
+    """A directory holding a symlink cannot be trusted by its stat, so every restart lists
+    it again; finding what was stored, the restart leaves the store as it was (writing
+    the whole listing back costs a monorepo's restart seconds)."""
+    (root / "src/app/link").symlink_to(root / "lib", target_is_directory=True)
+    age(root)
+    first = build(root, store_dir)
+    stored = _stored_listing(store_dir)
+    again = build(root, store_dir)
+    assert (again.statistics.listing_restored, again.statistics.relisted) == (True, 1)
+    assert seen(again) == seen(first)
+    assert _stored_listing(store_dir) == stored
+    # a change there is stored
+    write_project(root, {"src/app/Added.java": "package app;\nclass Added {}\n"})
+    age(root)
+    changed = build(root, store_dir)
+    assert "src/app/Added.java" in {item.relative for item in changed.listing.files}
+    assert _stored_listing(store_dir) != stored
+    assert seen(build(root, store_dir)) == seen(changed)

@@ -283,3 +283,55 @@ def test_a_comment_past_the_sniffed_prefix_is_a_clear_error(tmp_path: Path) -> N
     message = failure(path, ["id"])
     assert "line 40002" in message
     assert "# trailing note" in message
+
+
+# what pandas' DataFrame({"id": [1, 2, 3], "note": ["a\rb", "c", "d\re"], "x": [...]}).to_csv()
+# writes: lines end with LF, the carriage returns stay unquoted inside the values
+PANDAS_CR = b"id,note,x\n1,a\rb,p\n2,c,q\n3,d\re,r\n"
+
+
+def _rows(path: Path) -> list[tuple[Any, ...]]:
+    table = open_file(path, label=path.name)
+    try:
+        return table.query("SELECT * FROM src")
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_carriage_return_inside_a_value_of_an_lf_file_is_part_of_it(
+    tmp_path: Path, compress: bool
+) -> None:
+    # as pandas.read_csv(lineterminator="\n") reads the file pandas wrote: three rows
+    path = write(tmp_path / "notes.csv", PANDAS_CR, compress=compress)
+    assert _rows(path) == [("1", "a\rb", "p"), ("2", "c", "q"), ("3", "d\re", "r")]
+    assert check(path, ["note"]).unique
+    assert check(path, ["x"]).rows == 3
+
+
+def test_a_carriage_return_far_down_an_lf_file_is_found(tmp_path: Path) -> None:
+    body = b"".join(b"%d,v%d\n" % (i, i) for i in range(60_000))  # far past the sniffed prefix
+    path = write(tmp_path / "late.csv", b"id,v\n" + body + b"60000,late\rvalue\n")
+    rows = _rows(path)
+    assert len(rows) == 60_001
+    assert rows[-1] == ("60000", "late\rvalue")
+
+
+def test_a_carriage_return_never_reshapes_rows_silently(tmp_path: Path) -> None:
+    # split at the CR, this line would be two rows of two fields: read as data, it is one
+    # ragged row, and says so
+    path = write(tmp_path / "shaped.csv", b"a,b\n1,2\r3,4\n5,6\n")
+    assert "ragged row at line 2" in failure(path, ["a"])
+
+
+def test_crlf_files_and_comments_keep_their_line_ends(tmp_path: Path) -> None:
+    crlf = write(tmp_path / "crlf.csv", b"id,v\r\n1,a\r\n2,b\r\n")
+    assert _rows(crlf) == [("1", "a"), ("2", "b")]
+    commented = write(tmp_path / "commented.csv", b"id,v\n# exported\n1,a\rb\n2,c\n")
+    assert _rows(commented) == [("1", "a\rb"), ("2", "c")]
+    header = write(tmp_path / "header.csv", b"id,note\rtext\n1,a\n")
+    table = open_file(header, label="header.csv")
+    try:
+        assert table.names == ("id", "note\rtext")
+    finally:
+        table.close()

@@ -297,3 +297,17 @@ def _loaded(pid: int, library: str) -> bool:
         return f"/{library}" in Path(f"/proc/{pid}/maps").read_text()
     except OSError:
         return False
+
+
+def test_cli_read_limits_name_their_flag_and_raise(data: Path) -> None:
+    write(data / "many.yaml", "".join(f"- id: {i}\n  v: {i}\n" for i in range(60)))
+    refused = run_check("--max-cells", "100", "many.yaml", "id", cwd=data)
+    assert refused.returncode == 2
+    assert "many.yaml expands to more than 100 cells" in refused.stderr
+    assert "Raise --max-cells" in refused.stderr
+    raised = run_check("--max-cells", "120", "many.yaml", "id", cwd=data)
+    assert raised.returncode == 0, raised.stderr
+    assert raised.stdout.startswith("id: unique (60 rows)")
+    nonsense = run_check("--max-cells", "0", "many.yaml", "id", cwd=data)
+    assert nonsense.returncode == 2
+    assert "--max-cells must be 1 or more" in nonsense.stderr

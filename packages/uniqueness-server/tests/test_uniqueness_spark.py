@@ -304,7 +304,15 @@ def test_list_columns_on_a_catalog_table(spark: LocalSpark, lake: DatabaseRegist
 @pytest.mark.parametrize(
     ("query", "ok"),
     [
-        ("SELECT * FROM parquet.`/data/x.parquet`", True),
+        ("SELECT * FROM lake.people", True),
+        # files by path bypass the catalog's grants; Java methods and scripts run code
+        ("SELECT * FROM parquet.`/data/x.parquet`", False),
+        ("SELECT * FROM csv.`file:///etc/passwd`", False),
+        ("SELECT * FROM t JOIN text.`/etc/hosts` h ON true", False),
+        ("SELECT reflect('java.lang.System', 'getenv', 'AWS_SECRET_ACCESS_KEY')", False),
+        ("SELECT JAVA_METHOD('java.lang.Thread', 'sleep', 100000L)", False),
+        ("SELECT a FROM t WHERE try_reflect('java.util.UUID', 'randomUUID') IS NOT NULL", False),
+        ("SELECT TRANSFORM(a) USING 'cat /etc/passwd' AS (b) FROM t", False),
         ("WITH t AS (SELECT 1 AS a) SELECT a FROM t", True),
         ("SELECT a FROM t UNION ALL SELECT b FROM u;", True),
         ("-- note\nSELECT 1 /* ; DROP TABLE t */", True),

@@ -18,6 +18,7 @@ from mcp_common import mask_credentials, package_version
 from mcp_common.usage import UsageParser
 
 from adopt_server import DISTRIBUTION
+from adopt_server.guards.budget import DEFAULT_MAX_LINES, LINE_BUDGET_RANGE
 from adopt_server.pipeline import (
     AdoptionOptions,
     OptionsError,
@@ -206,6 +207,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(repeatable; default: the build system's own)",
     )
     parser.add_argument(
+        "--max-lines",
+        metavar="N",
+        default=DEFAULT_MAX_LINES,
+        type=_bounded("--max-lines", "lines", *LINE_BUDGET_RANGE, DEFAULT_MAX_LINES),
+        help="line budget of CLAUDE.md and AGENTS.md, "
+        f"{LINE_BUDGET_RANGE[0]}..{LINE_BUDGET_RANGE[1]} (default {DEFAULT_MAX_LINES})",
+    )
+    parser.add_argument(
         "--dry-run", action="store_true", help="do everything but push and open the pull request"
     )
     parser.add_argument(
@@ -347,6 +356,7 @@ def _options(args: argparse.Namespace) -> AdoptionOptions:
         timeout_seconds=60.0 * args.timeout,
         retries=args.retries,
         close_stale=args.close_stale,
+        max_lines=args.max_lines,
     )
 
 

@@ -227,7 +227,11 @@ def _fm_flow(text: str, number: int) -> str:
                 break
             if depth == 0:
                 if _fm_uncommented(text[index + 1 :]):
-                    break
+                    raise FrontMatterError(
+                        "front matter value is a '[' or '{' collection followed by more text "
+                        "(such as 'argument-hint: [a] [b]'), which YAML rejects; quote the value",
+                        number,
+                    )
                 return text[1:index].strip()
     raise FrontMatterError("front matter value opens a '[' or '{' it never closes", number)
 

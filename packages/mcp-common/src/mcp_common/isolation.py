@@ -33,8 +33,9 @@ is an :class:`IsolatedWorkError` naming the limit (``limit`` is ``"time"``, ``"m
 ``"answer"``); any other failure is an :class:`IsolatedWorkError` with the exception's type
 and message.
 
-The child's environment is an allow-list (``PATH``, locale, ``TZ``, ``TMPDIR``, ``HOME``,
-``PYTHONPATH``, plus ``env``): no token or key of the server's reaches it. Its working
+The child's environment is the allow-list of
+:func:`~mcp_common.child_environment.child_environment` plus ``PYTHONPATH`` and ``env``: no
+token or key of the server's reaches it. Its working
 directory is the server's unless ``cwd`` is given; ``-P`` keeps that directory off
 ``sys.path``. Starting a child costs an interpreter start-up plus the imports of the
 function's module: use it per check, not per line.
@@ -62,6 +63,7 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import TypeAdapter, ValidationError
 
+from mcp_common.child_environment import child_environment
 from mcp_common.context import ToolContext
 from mcp_common.result import ErrorCode, ToolCancelledError, ToolError
 
@@ -77,7 +79,8 @@ STDERR_KEPT = 8 * 1024
 """Bytes of the child's stderr kept (the last ones) for the log; the rest is dropped, so a
 chatty child cannot fill the server's log."""
 
-_KEPT_VARIABLES = ("PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYTHONPATH", "SYSTEMROOT")
+_KEPT_VARIABLES = ("PYTHONPATH", "SYSTEMROOT")
+"""Kept beyond :data:`~mcp_common.child_environment.BASE_VARIABLES`: the child is Python."""
 
 Limit = Literal["time", "memory", "answer"]
 
@@ -168,11 +171,7 @@ def _kill(child: subprocess.Popen[bytes]) -> None:
 
 
 def _environment(extra: Mapping[str, str] | None) -> dict[str, str]:
-    kept = {
-        name: value
-        for name, value in os.environ.items()
-        if name in _KEPT_VARIABLES or name.startswith("LC_")
-    }
+    kept = child_environment(os.environ, _KEPT_VARIABLES)
     kept.update(extra or {})
     if "PYTHONPATH" in kept:
         kept["PYTHONPATH"] = _absolute_search_path(kept["PYTHONPATH"])

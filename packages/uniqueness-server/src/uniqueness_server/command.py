@@ -30,6 +30,7 @@ from mcp_common.usage import UsageParser, argument_flags, flag_message, given_ar
 
 from uniqueness_server import DISTRIBUTION
 from uniqueness_server.engine import DatabaseRegistry
+from uniqueness_server.read_limits import LIMITS, ReadLimits
 from uniqueness_server.tools import FindKeysTool, ListColumnsTool, SourceOpener, UniquenessCheckTool
 
 EXIT_UNIQUE, EXIT_NOT_UNIQUE, EXIT_ERROR = 0, 1, 2
@@ -65,9 +66,9 @@ _PREFIXES = {
 _SOURCE = ("path", "database", "columns")  # given as positionals and --database NAME=URL
 
 
-def _tools(databases: DatabaseRegistry) -> dict[str, McpTool]:
+def _tools(databases: DatabaseRegistry, limits: ReadLimits | None = None) -> dict[str, McpTool]:
     # allowed=None: the command reads the files its user names, as the user names them
-    sources = SourceOpener(None, databases)
+    sources = SourceOpener(None, databases, limits or ReadLimits())
     return {mode: tool(sources) for mode, tool in _MODES.items()}
 
 
@@ -107,6 +108,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, str]]:
     ]
     prefixes = {t.definition.arguments: _PREFIXES[m] for m, t in _tools(DatabaseRegistry()).items()}
     flags = argument_flags(parser, models, skip=_SOURCE, help_prefixes=prefixes)
+    for name, (default, described) in LIMITS.items():
+        flag = "--" + name.replace("_", "-")
+        parser.add_argument(
+            flag, type=int, default=default, metavar="N", help=f"{described} (default {default})"
+        )
     parser.add_argument("--json", action="store_true", help="print the structured result")
     parser.add_argument("--version", action="version", version=package_version(DISTRIBUTION))
     return parser, flags
@@ -147,11 +153,15 @@ def _run(
     mode = options.mode or "check"
     raw: dict[str, Any] = given_arguments(options)
     columns = [c for part in options.columns for c in part.split(",") if c.strip()]
+    try:
+        limits = ReadLimits(**{name: getattr(options, name) for name in LIMITS})
+    except ValueError as exc:
+        parser.error(str(exc))
     databases = DatabaseRegistry()
     if options.database:
         if options.source is not None:
             columns.insert(0, options.source)  # no file with --database: a column then
-        databases = DatabaseRegistry.from_options([options.database])
+        databases = DatabaseRegistry.from_options([options.database], limits)
         raw["database"] = databases.names[0]
     elif options.source is None:
         parser.error("give a data file (or --database NAME=URL with --table or --query)")
@@ -161,7 +171,7 @@ def _run(
         parser.error("give at least one column to check")
     if columns:
         raw["columns"] = columns
-    tool = _tools(databases)[mode]
+    tool = _tools(databases, limits)[mode]
     model = tool.definition.arguments
     accepted = set(wire_names(model))
     for flag, wire in flags.items():

@@ -11,6 +11,7 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from uniqueness_server import DISTRIBUTION
+from uniqueness_server.read_limits import LIMITS, ReadLimits
 
 
 class UniquenessSettings(ConfinedSettings):
@@ -32,6 +33,23 @@ class UniquenessSettings(ConfinedSettings):
         "clients name it, never see the URL; statement_timeout (default 60s, 0 = none) "
         "bounds every query",
     )
+    max_document_bytes: int = Field(
+        LIMITS["max_document_bytes"][0], ge=1, description=LIMITS["max_document_bytes"][1]
+    )
+    max_inflated_bytes: int = Field(
+        LIMITS["max_inflated_bytes"][0], ge=1, description=LIMITS["max_inflated_bytes"][1]
+    )
+    max_cells: int = Field(LIMITS["max_cells"][0], ge=1, description=LIMITS["max_cells"][1])
+    max_value_bytes: int = Field(
+        LIMITS["max_value_bytes"][0], ge=1, description=LIMITS["max_value_bytes"][1]
+    )
+    max_engine_memory: int = Field(
+        LIMITS["max_engine_memory"][0], ge=64, description=LIMITS["max_engine_memory"][1]
+    )
+
+    def limits(self) -> ReadLimits:
+        """The read limits these settings ask for."""
+        return ReadLimits(**{name: getattr(self, name) for name in LIMITS})
 
 
 def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
@@ -43,7 +61,8 @@ def build_tools(settings: UniquenessSettings) -> Sequence[McpTool]:
     allowed = AllowedPaths.from_options(
         settings.allowed_dir, allow_hard_links=settings.allow_hard_links
     )
-    return tools_over(allowed, DatabaseRegistry.from_options(settings.database))
+    limits = settings.limits()
+    return tools_over(allowed, DatabaseRegistry.from_options(settings.database, limits), limits)
 
 
 APP = ServerApp(

@@ -21,6 +21,7 @@ from adopt_server.guards import (
     maven,
     python,
 )
+from adopt_server.guards.budget import DEFAULT_MAX_LINES
 from adopt_server.guards.commands import BuildCommand, build_command
 from adopt_server.guards.detection import BUILD_DESCRIPTIONS, detect_build
 from adopt_server.guards.maven import checked_rule_version
@@ -82,13 +83,19 @@ def guard_paths(build: str) -> list[str]:
 
 
 def install_guard(
-    checkout: Path, build: str, rules: RuleSet, rule_version: str | None
+    checkout: Path,
+    build: str,
+    rules: RuleSet,
+    rule_version: str | None,
+    max_lines: int = DEFAULT_MAX_LINES,
 ) -> list[str]:
     """Wire the CLAUDE.md guard of ``build`` into ``checkout``.
 
     Returns the relative paths written or changed, ``[]`` when the guard is already there.
     ``rule_version`` pins the claude-code-enforcer rule in a POM (``None`` = the default; blank
-    or SNAPSHOT refused). Raises ``ValueError`` when the build files cannot be edited safely.
+    or SNAPSHOT refused); ``max_lines`` is the line budget of CLAUDE.md and AGENTS.md the
+    committed checker configuration holds. Raises ``ValueError`` when the build files cannot
+    be edited safely.
     """
     build = _known(build)
     if build == "maven":
@@ -99,7 +106,7 @@ def install_guard(
         written = python.install(checkout, rules)
     else:
         written = fallback.install(checkout, rules)
-    written += check_config.ensure_budget(checkout)
+    written += check_config.ensure_budget(checkout, max_lines)
     if rules.name != "project":
         return written
     # The project rules include localSettingsIgnored; an adoption must pass its own guard.
@@ -123,12 +130,12 @@ def guard_summary(build: str) -> str:
     return _GUARD_SUMMARIES[_known(build)]
 
 
-def guard_notes(checkout: Path, build: str) -> list[str]:
+def guard_notes(checkout: Path, build: str, max_lines: int = DEFAULT_MAX_LINES) -> list[str]:
     """What a report should say about the guard of ``build`` beyond installed or not (a
     Maven enforcer whose version this POM cannot show to be recent enough, a project
     checker configuration without the line budget)."""
     notes = maven.notes(checkout) if _known(build) == "maven" else []
-    return notes + check_config.notes(checkout)
+    return notes + check_config.notes(checkout, max_lines)
 
 
 def _known(build: str) -> str:

@@ -1,11 +1,12 @@
 """The checker configuration an adoption commits: the adoption profile and the guidance
 files' line budget.
 
-Every guard but Maven's runs the committed checker script, which reads
-``.claude/agent-config-check.json``; the adoption writes one holding the line budget of
-:mod:`adopt_server.guards.budget` (the byte budget is the checker's default) when the project
-has none, and never rewrites one the project has: a project configuration without the budget
-is reported instead.
+Every guard runs the committed checker script, which reads ``.claude/agent-config-check.json``;
+the adoption writes one holding the adoption profile and its line budget (its
+``max_lines``, by default
+:data:`~adopt_server.guards.budget.DEFAULT_MAX_LINES`; the byte budget is the checker's
+default) when the project has none, and never rewrites one the project has: a project
+configuration without a budget is reported instead.
 """
 
 from __future__ import annotations
@@ -14,29 +15,28 @@ import json
 from pathlib import Path
 
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.guards.budget import MAX_LINES
+from adopt_server.guards.budget import DEFAULT_MAX_LINES
 
 CONFIG = ".claude/agent-config-check.json"
 
-# The adoption profile, so the checker run by hand applies the same policy as the guard
-# (which passes --rules); the budget covers only the always-loaded files: a skill or
-# sub-agent definition has budgets of its own.
-_BUDGET = {
-    "profile": "adoption",
-    "rules": {"contextBudget": {"maxLines": MAX_LINES, "directories": []}},
-}
 
-
-def ensure_budget(checkout: Path) -> list[str]:
+def ensure_budget(checkout: Path, max_lines: int = DEFAULT_MAX_LINES) -> list[str]:
     """Write the configuration when the project has none; returns the paths written."""
     files = CheckoutFiles(checkout)
     if files.exists(CONFIG):
         return []
-    files.write_text(CONFIG, json.dumps(_BUDGET, indent=2) + "\n", mode="create")
+    # The adoption profile, so the checker run by hand applies the same policy as the guard
+    # (which passes --rules); the budget covers only the always-loaded files: a skill or
+    # sub-agent definition has budgets of its own.
+    budget = {
+        "profile": "adoption",
+        "rules": {"contextBudget": {"maxLines": max_lines, "directories": []}},
+    }
+    files.write_text(CONFIG, json.dumps(budget, indent=2) + "\n", mode="create")
     return [CONFIG]
 
 
-def notes(checkout: Path) -> list[str]:
+def notes(checkout: Path, max_lines: int = DEFAULT_MAX_LINES) -> list[str]:
     """A warning when the project's own configuration sets no line budget."""
     files = CheckoutFiles(checkout)
     if not files.is_file(CONFIG):
@@ -50,5 +50,5 @@ def notes(checkout: Path) -> list[str]:
         return []
     return [
         f"{CONFIG} is the project's own and sets no line budget for CLAUDE.md and AGENTS.md: "
-        f'add "rules": {{"contextBudget": {{"maxLines": {MAX_LINES}}}}} to keep them short.'
+        f'add "rules": {{"contextBudget": {{"maxLines": {max_lines}}}}} to keep them short.'
     ]

@@ -81,11 +81,13 @@ def enforcer(ctx: RepoContext) -> None:
     build = detect_build(ctx.checkout)
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
     try:
-        changed = install_guard(ctx.checkout, build, rules, ctx.options.rule_version)
+        changed = install_guard(
+            ctx.checkout, build, rules, ctx.options.rule_version, ctx.options.max_lines
+        )
     except ValueError as error:
         raise StepError(f"enforcer failed: {error}") from None
     ctx.log(f"guard for {build}: " + (", ".join(changed) if changed else "already installed"))
-    for note in guard_notes(ctx.checkout, build):
+    for note in guard_notes(ctx.checkout, build, ctx.options.max_lines):
         ctx.warn(note)
     format_written(ctx, changed)
 

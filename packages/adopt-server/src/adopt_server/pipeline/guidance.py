@@ -15,6 +15,7 @@ The prompts are the reviewable templates in ``prompts/`` (see the package README
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
@@ -30,7 +31,7 @@ from adopt_server.guards import (
     detect_build,
     guard_summary,
 )
-from adopt_server.guards.budget import MAX_BYTES, MAX_LINES
+from adopt_server.guards.budget import DEFAULT_MAX_LINES, MAX_BYTES
 from adopt_server.pipeline.checkout import changed_paths
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
@@ -100,11 +101,12 @@ def guidance(ctx: RepoContext) -> None:
     if not gaps:
         return
     asked = {f.path for f in files if any(g.path == f.path for g in gaps)}
-    _ask(ctx, _first_prompt([f for f in files if f.path in asked], facts, command))
+    budget = ctx.options.max_lines
+    _ask(ctx, _first_prompt([f for f in files if f.path in asked], facts, command, budget))
     gaps = find_gaps(ctx, files, command)
     if not gaps:
         return
-    _ask(ctx, _again_prompt(gaps, facts, command))
+    _ask(ctx, _again_prompt(gaps, facts, command, budget))
     gaps = find_gaps(ctx, files, command)
     if gaps:
         raise StepError(_unwritten_message(ctx, gaps))
@@ -149,12 +151,13 @@ def find_gaps(
             gaps.append(Gap(file.path, section, reason))
         size = len(text.encode("utf-8"))
         lines = len(text.splitlines())
-        if size > MAX_BYTES or lines > MAX_LINES:
+        budget = ctx.options.max_lines
+        if size > MAX_BYTES or lines > budget:
             gaps.append(
                 Gap(
                     file.path,
                     None,
-                    f"has {lines} lines and {size} bytes, over the budget of {MAX_LINES} "
+                    f"has {lines} lines and {size} bytes, over the budget of {budget} "
                     f"lines and {MAX_BYTES // 1024} KiB",
                 )
             )
@@ -195,7 +198,9 @@ def _template(name: str) -> Template:
     )
 
 
-def _first_prompt(files: list[GuidanceFile], facts: str, command: BuildCommand | None) -> str:
+def _first_prompt(
+    files: list[GuidanceFile], facts: str, command: BuildCommand | None, max_lines: int
+) -> str:
     blocks = []
     for file in files:
         also = f", mention {file.mentions} in it," if file.mentions else ""
@@ -208,10 +213,10 @@ def _first_prompt(files: list[GuidanceFile], facts: str, command: BuildCommand |
         if command and BUILD_SECTION in file.sections:
             block += ["", f'Under "{BUILD_SECTION}", name the command `{command.command}`.']
         blocks.append("\n".join(block))
-    return _render("guidance.txt", facts, "\n\n".join(blocks))
+    return _render("guidance.txt", facts, "\n\n".join(blocks), max_lines)
 
 
-def _again_prompt(gaps: list[Gap], facts: str, command: BuildCommand | None) -> str:
+def _again_prompt(gaps: list[Gap], facts: str, command: BuildCommand | None, max_lines: int) -> str:
     blocks = []
     for path in dict.fromkeys(g.path for g in gaps):
         mine = [g for g in gaps if g.path == path]
@@ -226,12 +231,12 @@ def _again_prompt(gaps: list[Gap], facts: str, command: BuildCommand | None) -> 
         if command and BUILD_SECTION in sections:
             block.append(f'Under "{BUILD_SECTION}", name the command `{command.command}`.')
         blocks.append("\n".join(block))
-    return _render("guidance-again.txt", facts, "\n\n".join(blocks))
+    return _render("guidance-again.txt", facts, "\n\n".join(blocks), max_lines)
 
 
-def _render(name: str, facts: str, documents: str) -> str:
+def _render(name: str, facts: str, documents: str, max_lines: int) -> str:
     return _template(name).substitute(
-        facts=facts, documents=documents, max_lines=MAX_LINES, max_kib=MAX_BYTES // 1024
+        facts=facts, documents=documents, max_lines=max_lines, max_kib=MAX_BYTES // 1024
     )
 
 
@@ -266,10 +271,24 @@ def _changed_paths(ctx: RepoContext) -> set[str]:
     return set(changed_paths(status.transcript))
 
 
+def _rerun_flags(ctx: RepoContext) -> list[str]:
+    """The ``claude-adopt`` flags that run this adoption again in the same checkout: the
+    workspace, and every option that shapes the guidance when it is not the default."""
+    options = ctx.options
+    flags = ["--workspace", str(ctx.workspace)]
+    if options.branch != DEFAULT_BRANCH:
+        flags += ["--branch", options.branch]
+    if options.rules != "project":
+        flags += ["--rules", options.rules]
+    for section in options.sections or ():
+        flags += ["--section", section]
+    if options.max_lines != DEFAULT_MAX_LINES:
+        flags += ["--max-lines", str(options.max_lines)]
+    return flags
+
+
 def _unwritten_message(ctx: RepoContext, gaps: list[Gap]) -> str:
-    rerun = f"claude-adopt {ctx.url.masked} --workspace {ctx.workspace}"
-    if ctx.options.branch != DEFAULT_BRANCH:
-        rerun += f" --branch {ctx.options.branch}"
+    rerun = shlex.join(["claude-adopt", ctx.url.masked, *_rerun_flags(ctx)])
     unwritten = "; ".join(
         f"{path}: "
         + ", ".join(f"{g.section or 'the file'} {g.why}" for g in gaps if g.path == path)

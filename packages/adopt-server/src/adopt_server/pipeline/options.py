@@ -12,6 +12,7 @@ from agent_config_check.rule_sets import canonical_sections
 
 from adopt_server.conformance import rules_for
 from adopt_server.guards import checked_rule_version
+from adopt_server.guards.budget import DEFAULT_MAX_LINES, LINE_BUDGET_RANGE
 
 DEFAULT_BRANCH = "claude/adopt-claude-code"
 DEFAULT_TITLE = "Adopt Claude Code"
@@ -34,7 +35,9 @@ class OptionsError(ValueError):
 class AdoptionOptions:
     """Everything that shapes an adoption run except the repositories and the workspace.
 
-    ``timeout_seconds`` is per external command; ``backoff_unit`` scales every retry wait
+    ``max_lines`` is the line budget of CLAUDE.md and AGENTS.md: the guard's checker
+    configuration holds it, and ``claude`` is asked to stay under it. ``timeout_seconds`` is per
+    external command; ``backoff_unit`` scales every retry wait
     (1.0 = real seconds), so tests can run the real retry logic quickly. ``close_stale``
     closes the branch's open pull request when the default branch leaves nothing to change.
     """
@@ -58,6 +61,7 @@ class AdoptionOptions:
     retries: int = DEFAULT_RETRIES
     backoff_unit: float = 1.0
     close_stale: bool = False
+    max_lines: int = DEFAULT_MAX_LINES
 
     @property
     def keeps_checkouts(self) -> bool:
@@ -78,6 +82,12 @@ def validate_options(options: AdoptionOptions) -> AdoptionOptions:
     if not 1 <= options.parallel <= MAX_PARALLEL:
         raise OptionsError(
             f"parallel must be between 1 and {MAX_PARALLEL} but was {options.parallel}"
+        )
+    low, high = LINE_BUDGET_RANGE
+    if not low <= options.max_lines <= high:
+        raise OptionsError(
+            f"the line budget (maxLines) must be between {low} and {high} but was "
+            f"{options.max_lines}"
         )
     if not 0 <= options.retries <= MAX_RETRIES:
         raise OptionsError(f"retries must be between 0 and {MAX_RETRIES} but was {options.retries}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_common import mask_credentials
+from mcp_common.child_environment import child_environment
 
 _log = logging.getLogger(__name__)
 
@@ -92,20 +93,13 @@ def excerpt(transcript: str, lines: int = EXCERPT_LINES, chars: int = EXCERPT_CH
 
 
 # What a repository's own build (its wrapper, its build tool, a formatter it configures) may
-# see of this process's environment: an allow-list, so a token, an API key or a cloud
-# credential never reaches code the repository controls, whatever it is called.
-BUILD_ENVIRONMENT = frozenset(
+# see of this process's environment beyond mcp-common's allow-list for untrusted children.
+BUILD_VARIABLES = frozenset(
     {
-        "PATH",
-        "HOME",
         "USER",
         "LOGNAME",
         "SHELL",
-        "LANG",
-        "LANGUAGE",
         "TERM",
-        "TZ",
-        "TMPDIR",
         "JAVA_HOME",
         "MAVEN_HOME",
         "M2_HOME",
@@ -113,21 +107,14 @@ BUILD_ENVIRONMENT = frozenset(
         "GRADLE_USER_HOME",
     }
 )
-_PROXIES = frozenset({"http_proxy", "https_proxy", "no_proxy", "all_proxy"})
-_USERINFO = re.compile(r"//[^/@]*@")
 
 
 def build_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The part of ``environ`` a repository's own build runs with: the names in
-    :data:`BUILD_ENVIRONMENT`, the locale (``LC_*``) and proxy settings that carry no
-    credentials; everything else (tokens, ``*_API_KEY``, cloud credentials) is left out."""
-    return {
-        name: value
-        for name, value in environ.items()
-        if name in BUILD_ENVIRONMENT
-        or name.startswith("LC_")
-        or (name.lower() in _PROXIES and not _USERINFO.search(value))
-    }
+    """The part of ``environ`` a repository's own build runs with: mcp-common's allow-list
+    (:func:`~mcp_common.child_environment.child_environment`), the JDK and build tool homes
+    of :data:`BUILD_VARIABLES` and proxy settings that carry no credentials; everything else
+    (tokens, ``*_API_KEY``, cloud credentials) is left out."""
+    return child_environment(environ, BUILD_VARIABLES, proxies=True)
 
 
 class CommandError(Exception):

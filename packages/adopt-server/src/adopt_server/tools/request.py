@@ -22,6 +22,7 @@ from mcp_common import (
 )
 from pydantic import Field
 
+from adopt_server.guards.budget import DEFAULT_MAX_LINES, LINE_BUDGET_RANGE
 from adopt_server.pipeline import (
     AdoptionOptions,
     OptionsError,
@@ -121,6 +122,12 @@ class AdoptArguments(VerifyArguments):
         description="When the default branch leaves nothing to change, close the branch's "
         "open pull request (default: leave it open and warn).",
     )
+    max_lines: Annotated[Int, Between(*LINE_BUDGET_RANGE)] = Field(
+        DEFAULT_MAX_LINES,
+        description="Line budget of CLAUDE.md and AGENTS.md, "
+        f"{LINE_BUDGET_RANGE[0]}..{LINE_BUDGET_RANGE[1]} (default {DEFAULT_MAX_LINES}): the "
+        "committed checker configuration holds it and claude is asked to stay under it.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +190,7 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
             keep_workspace=arguments.keep_workspace,
             dry_run=arguments.dry_run,
             close_stale=arguments.close_stale,
+            max_lines=arguments.max_lines,
         )
     try:
         options = validate_options(options)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from agent_config_check.collection import Definition, collect, front_matter_of
 from agent_config_check.family import (
@@ -145,8 +145,10 @@ def _front_matter_checks(
     return found
 
 
-MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku", "opusplan")
-"""The model aliases a Claude Code definition's ``model:`` accepts, beside full model IDs."""
+MODEL_ALIASES = ("inherit", "default", "best", "sonnet", "opus", "haiku", "fable", "opusplan")
+"""The model aliases a Claude Code definition's ``model:`` accepts (model configuration;
+``inherit`` from sub-agents), beside full model IDs; a ``[1m]`` suffix asks for the long
+context window."""
 
 
 def _known_model(model: str) -> bool:
@@ -159,7 +161,10 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     SKILL.md, and every SKILL.md in the tree (Claude Code's locations, plugins, collections)
     has front matter with the required keys, a ``name`` that is the folder's (lower-case
     kebab-case, at most 64 characters: the Agent Skills specification) and a description
-    within the length limit."""
+    within the length limit. Where Claude Code loads skills from (``.claude/skills``, a
+    plugin's skills) its skills documentation rules instead (``claudeSkillsNameOptional``,
+    off under the adoption profile, as in the anchor): ``name`` may be left out or differ
+    from the folder, and is checked for its form only."""
     collection = collect(tree)
     lacking = [*collection.skill_folders_without_skill]
     lacking += [
@@ -173,6 +178,7 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
     folders: list[tuple[str, Definition | None]] = [(folder, None) for folder in lacking]
     folders += [(skill.path.rpartition("/")[0], skill) for skill in collection.skills]
     found: list[Found] = []
+    plugins = set(collection.plugins)
     for folder, skill in sorted(folders, key=lambda item: item[0]):
         if skill is None:
             found.append(Found(folder, 0, f"Missing {SKILL_FILE} in skill directory: {folder}"))
@@ -184,15 +190,23 @@ def skill_files_exist(tree: ProjectTree, options: Options) -> list[Found]:
             continue
         front, problems = _front_matter(tree, text, path, SKILL_FILE, required=True)
         found += problems
-        if front is not None:
-            found += _front_matter_checks(
-                front,
-                path,
-                SKILL_FILE,
-                options,
-                expected_name=skill.name,
-                max_description=options["maxDescriptionLength"],
-            )
+        if front is None:
+            continue
+        checked, expected = options, skill.name
+        loaded = f"/{path}".find("/.claude/skills/") >= 0 or skill.scope in plugins
+        if options["claudeSkillsNameOptional"] and loaded:
+            # Where Claude Code loads skills from: 'name' is optional (the folder's name
+            # stands in) and, when given, names the skill's command, so it may differ.
+            required = [key for key in options["requiredKeys"] if key != "name"]
+            checked, expected = {**options, "requiredKeys": required}, front.value("name") or ""
+        found += _front_matter_checks(
+            front,
+            path,
+            SKILL_FILE,
+            checked,
+            expected_name=expected,
+            max_description=options["maxDescriptionLength"],
+        )
     return found
 
 
@@ -251,21 +265,28 @@ def _paths(tree: ProjectTree, found: Sequence[Definition], directory: str) -> li
     return list(dict.fromkeys([*(d.path for d in found), *tree.files(directory, ".md")]))
 
 
-def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str, str]]:
-    """``(definition file, source, name, scope)`` for every command, sub-agent and skill."""
+def _definitions(tree: ProjectTree, options: Options) -> list[tuple[str, str, str, str, str]]:
+    """``(definition file, source, name, scope, kind)`` for every command, sub-agent and
+    skill."""
     collection = collect(tree)
-    found = [(d.path, d.path, d.name, d.scope) for d in (*collection.commands, *collection.agents)]
-    found += [(d.path, d.path.rpartition("/")[0], d.name, d.scope) for d in collection.skills]
+    found = [
+        (d.path, d.path, d.name, d.scope, d.kind)
+        for d in (*collection.commands, *collection.agents)
+    ]
+    found += [
+        (d.path, d.path.rpartition("/")[0], d.name, d.scope, d.kind) for d in collection.skills
+    ]
     known = {path for path, *_ in found}
-    for directory in (options["commandsDir"], options["agentsDir"]):
+    for directory, kind in ((options["commandsDir"], "command"), (options["agentsDir"], "agent")):
         for path in tree.files(directory, ".md"):
             if path not in known:
-                found.append((path, path, path.rpartition("/")[2].removesuffix(".md"), directory))
+                name = path.rpartition("/")[2].removesuffix(".md")
+                found.append((path, path, name, directory, kind))
     return found
 
 
-def _duplicates(claims: Sequence[tuple[tuple[str, str], str, str]], what: str) -> list[Found]:
-    by_key: dict[tuple[str, str], tuple[str, list[str]]] = {}
+def _duplicates(claims: Sequence[tuple[Hashable, str, str]], what: str) -> list[Found]:
+    by_key: dict[Hashable, tuple[str, list[str]]] = {}
     for key, value, source in claims:
         by_key.setdefault(key, (value, []))[1].append(source)
     return [
@@ -280,10 +301,15 @@ def _duplicates(claims: Sequence[tuple[tuple[str, str], str, str]], what: str) -
 
 
 def unique_names(tree: ProjectTree, options: Options) -> list[Found]:
-    """``uniqueNames``: no two commands, sub-agents or skills of one scope (a ``.claude``
-    folder, a plugin, a collection) share a name."""
+    """``uniqueNames``: no two definitions of one scope (a ``.claude`` folder, a plugin, a
+    collection) share a name where Claude Code would take one for the other: a command and a
+    skill share the ``/name`` namespace (the skill wins), sub-agents have their own
+    (``separateAgentNames``; off under the adoption profile, as in the anchor, which counts
+    all three together)."""
+    apart = options["separateAgentNames"]
     claims = [
-        ((scope, name), name, source) for _, source, name, scope in _definitions(tree, options)
+        ((scope, name, apart and kind == "agent"), name, source)
+        for _, source, name, scope, kind in _definitions(tree, options)
     ]
     return _duplicates(claims, "name")
 
@@ -292,7 +318,7 @@ def unique_descriptions(tree: ProjectTree, options: Options) -> list[Found]:
     """``uniqueDescriptions``: no two definitions share a description (case and spacing
     ignored), since Claude picks a definition by its description."""
     claims = []
-    for path, source, _, scope in _definitions(tree, options):
+    for path, source, _, scope, _ in _definitions(tree, options):
         front = front_matter_of(tree, path) if tree.is_file(path) else None
         value = front.value("description") if isinstance(front, FrontMatter) else None
         if value and value.strip():
@@ -393,8 +419,10 @@ DEFINITION_RULES = RuleFamily(
                 "requiredKeys": ["name", "description"],
                 "allowedFrontMatterKeys": [],
                 "maxDescriptionLength": 1024,
+                "claudeSkillsNameOptional": True,
             },
             _has_skills,
+            adoption={"claudeSkillsNameOptional": False},
         ),
         Rule(
             "subAgentFormat",
@@ -433,8 +461,9 @@ DEFINITION_RULES = RuleFamily(
             "uniqueNames",
             "no two commands, sub-agents or skills share a name",
             unique_names,
-            dict(_DEFINITION_DIR_DEFAULTS),
+            {**_DEFINITION_DIR_DEFAULTS, "separateAgentNames": True},
             _has_definitions,
+            adoption={"separateAgentNames": False},
         ),
         Rule(
             "uniqueDescriptions",

@@ -4,6 +4,7 @@ companion document, and links that resolve (``claudeMdFormat``, ``agentsMdFormat
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from agent_config_check.collection import collect
 from agent_config_check.document_format import FormatOptions, format_findings, without_code_spans
@@ -78,6 +79,7 @@ def _markdown_format(
 
 _EXTERNAL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:.*")
 _PARENTHESIS = re.compile(r"[()]")
+_LEADING_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 def link_destinations(line: str) -> list[str]:
@@ -108,8 +110,14 @@ def link_destinations(line: str) -> list[str]:
     return found
 
 
-def link_findings(tree: ProjectTree, path: str, text: str, label: str) -> list[Found]:
-    """Relative links that do not resolve to a file or directory inside the project."""
+def link_findings(
+    tree: ProjectTree, path: str, text: str, label: str, folders: Mapping[str, str] | None = None
+) -> list[Found]:
+    """Relative links that do not resolve to a file or directory inside the project.
+
+    A link starting with a variable Claude Code expands (``${CLAUDE_SKILL_DIR}/…``) resolves
+    from the folder ``folders`` gives that variable; one it does not give is not judged.
+    """
     if "](" not in text:
         return []
     document = MarkdownDocument.read(text)
@@ -126,7 +134,17 @@ def link_findings(tree: ProjectTree, path: str, text: str, label: str) -> list[F
             local = re.split(r"[#?]", target, maxsplit=1)[0]
             if not local:
                 continue
-            relative = local.lstrip("/") if local.startswith("/") else join(base, local)
+            if local.startswith("$"):
+                variable = _LEADING_VARIABLE.match(local)
+                name = (variable.group(1) or variable.group(2)) if variable else ""
+                folder = (folders or {}).get(name)
+                if variable is None or folder is None:
+                    continue
+                relative = join(folder, local[variable.end() :].lstrip("/"))
+            elif local.startswith("/"):
+                relative = local.lstrip("/")
+            else:
+                relative = join(base, local)
             decoded = _percent_decoded(relative)
             if not any(
                 tree.real(candidate) is not None and (tree.root / candidate).exists()

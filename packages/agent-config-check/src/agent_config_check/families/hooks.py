@@ -72,9 +72,10 @@ def _segments(command: str) -> list[list[str]]:
     return [words for words in segments if words]
 
 
-def script_candidates(command: str) -> list[str]:
+def script_candidates(command: str, *, programs_only: bool = False) -> list[str]:
     """The words of a hook command that name a script: each segment's program, and the file
-    an interpreter among them is handed (an ordinary argument is not one)."""
+    an interpreter among them is handed (an ordinary argument is not one); with
+    ``programs_only``, only the programs (the scripts the shell runs itself)."""
     found: list[str] = []
     for words in _segments(command):
         while words and (_ASSIGNMENT.fullmatch(words[0]) or words[0] in _WRAPPERS):
@@ -83,20 +84,22 @@ def script_candidates(command: str) -> list[str]:
             continue
         program = words[0]
         found.append(program)
-        if program.rpartition("/")[2] in _INTERPRETERS:
+        if program.rpartition("/")[2] in _INTERPRETERS and not programs_only:
             script = next((w for w in words[1:] if not w.startswith("-")), None)
             if script is not None:
                 found.append(script)
     return list(dict.fromkeys(found))
 
 
-def hook_scripts(command: str, plugin_root: str | None = None) -> list[str]:
+def hook_scripts(
+    command: str, plugin_root: str | None = None, *, programs_only: bool = False
+) -> list[str]:
     """Project-relative paths of the scripts a hook command runs: ``$CLAUDE_PROJECT_DIR/…``
     references, ``${CLAUDE_PLUGIN_ROOT}/…`` ones in a plugin's hooks (``plugin_root``), and
     relative paths with a directory; ``..`` that climbs out is kept so the caller can report
     it."""
     scripts = []
-    for word in script_candidates(command):
+    for word in script_candidates(command, programs_only=programs_only):
         if _PROJECT_DIR.search(word):
             relative = _PROJECT_DIR.sub("", word).lstrip("/")
         elif plugin_root is not None and _PLUGIN_ROOT.search(word):
@@ -259,13 +262,29 @@ def hook_quoting(tree: ProjectTree, options: Options) -> list[Found]:
 
 
 def hooks_format(tree: ProjectTree, options: Options) -> list[Found]:
-    """``hooksFormat``: every ``.claude/hooks`` script is a non-empty text file starting with a
+    """``hooksFormat``: every ``.claude/hooks`` script a hook runs as its program (every one,
+    as in the anchor, under the adoption profile) is a non-empty text file starting with a
     ``#!`` line (no byte-order mark before it), executable, with an allowed extension; scripts
     settings.json hooks reference there exist (and, optionally, every script is referenced)."""
     directory = options["hooksDir"]
     scripts = tree.walk(directory, "")
     found: list[Found] = []
+    settings_path = options["settingsFile"]
+    settings, problems = (
+        json_object(tree, settings_path, "settings.json")
+        if tree.is_file(settings_path)
+        else (None, [])
+    )
+    # Scripts the shell runs itself need '#!' and the executable bit; one an interpreter is
+    # handed (python3 x.py) or that no hook runs needs neither (onlyDirectlyRun).
+    direct = {
+        script
+        for command in _hook_commands(settings or {})
+        for script in hook_scripts(command, programs_only=True)
+    }
     for script in scripts:
+        if options["onlyDirectlyRun"] and script not in direct:
+            continue
         real = tree.real(script)
         if real is None:
             found.append(Found(script, 0, f"hook script leads out of the project: {script}"))
@@ -306,10 +325,6 @@ def hooks_format(tree: ProjectTree, options: Options) -> list[Found]:
         extension = name.rpartition(".")[2] if "." in name else ""
         if options["allowedExtensions"] and extension not in options["allowedExtensions"]:
             found.append(Found(script, 0, f"hook script has a disallowed extension: {script}"))
-    settings_path = options["settingsFile"]
-    if not tree.is_file(settings_path):
-        return found
-    settings, problems = json_object(tree, settings_path, "settings.json")
     if settings is None:
         return found + problems
     referenced: set[str] = set()
@@ -370,8 +385,10 @@ HOOK_RULES = RuleFamily(
                 "requireShebang": True,
                 "requireExecutable": True,
                 "reportUnreferencedScripts": False,
+                "onlyDirectlyRun": True,
             },
             has_dir("hooksDir"),
+            adoption={"onlyDirectlyRun": False},
         ),
     ),
 )

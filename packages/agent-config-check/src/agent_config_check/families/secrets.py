@@ -19,6 +19,7 @@ from agent_config_check.family import (
 from agent_config_check.linear_regex import LinearPattern, compile_pattern
 from agent_config_check.tree import ProjectTree
 
+PRIVATE_KEY = "private key block"
 CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = (
     # name, pattern, and literals one of which every match contains (a cheap first test)
     ("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{16,}"), ("sk-ant-",)),
@@ -38,8 +39,18 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = 
         re.compile(r"xox[abpr]-[A-Za-z0-9-]{10,}"),
         ("xoxa-", "xoxb-", "xoxp-", "xoxr-"),
     ),
-    ("private key block", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), ("PRIVATE KEY-----",)),
+    (PRIVATE_KEY, re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), ("PRIVATE KEY-----",)),
 )
+# Base64 key material, at the start of the next line or after an escaped newline in a string.
+_KEY_MATERIAL = re.compile(r"(?:\\[rn])*[A-Za-z0-9+/=]{40}")
+
+
+def _key_material_follows(rest: str, following: list[str]) -> bool:
+    """Whether key material follows a private key header: the rest of its line (a key held
+    in a JSON string) or the next line (a PEM block)."""
+    return _KEY_MATERIAL.match(rest.strip()) is not None or any(
+        _KEY_MATERIAL.match(line.strip()) for line in following
+    )
 
 
 def _anywhere(pattern: re.Pattern[str] | LinearPattern, text: str) -> bool:
@@ -76,11 +87,16 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
         ]
         if not present:
             continue
-        for number, line in enumerate(read.text.splitlines(), start=1):
+        lines = read.text.splitlines()
+        for number, line in enumerate(lines, start=1):
             for label, pattern in present:
                 if not _anywhere(pattern, line):
                     continue
                 for match in pattern.finditer(line):
+                    if label == PRIVATE_KEY and not _key_material_follows(
+                        line.partition("PRIVATE KEY-----")[2], lines[number : number + 1]
+                    ):
+                        continue  # a header alone is a sample, such as a list of patterns
                     shown = (match.group() or "")[:8]
                     found.append(
                         Found(

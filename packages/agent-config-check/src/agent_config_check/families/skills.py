@@ -29,12 +29,26 @@ def _any_skill(tree: ProjectTree, options: Options) -> bool:
 
 def skill_references(tree: ProjectTree, options: Options) -> list[Found]:
     """``skillReferences``: every relative link of every SKILL.md resolves to a file inside
-    the project (a skill reaches its reference files and scripts through them)."""
+    the project (a skill reaches its reference files and scripts through them), links
+    starting with ``${CLAUDE_SKILL_DIR}`` from the skill's folder and, in a plugin, with
+    ``${CLAUDE_PLUGIN_ROOT}`` from the plugin's."""
     found: list[Found] = []
-    for skill in collect(tree).skills:
+    collection = collect(tree)
+    for skill in collection.skills:
         text = tree.read(skill.path).text
-        if text is not None:
-            found += link_findings(tree, skill.path, text, skill.path)
+        if text is None:
+            continue
+        folder = skill.path.rpartition("/")[0]
+        # The variables Claude Code expands in a skill's content (skills; plugins reference).
+        folders = {"CLAUDE_SKILL_DIR": folder}
+        plugin = max(
+            (root for root in collection.plugins if not root or folder.startswith(f"{root}/")),
+            key=len,
+            default=None,
+        )
+        if plugin is not None:
+            folders["CLAUDE_PLUGIN_ROOT"] = plugin
+        found += link_findings(tree, skill.path, text, skill.path, folders)
     return found
 
 

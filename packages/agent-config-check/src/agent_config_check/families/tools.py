@@ -50,6 +50,8 @@ CLAUDE_CODE_TOOLS = frozenset(
         "ToolSearch",
         "WebFetch",
         "WebSearch",
+        # Anthropic's own plugins grant it (claude-plugins-official's claude-security)
+        "Workflow",
         "Write",
     }
 )
@@ -108,8 +110,8 @@ def _unknown_tools(definition: Definition, front: FrontMatter, allowed: set[str]
         value = front.value(key)
         if value is None:
             continue
-        for entry in dict.fromkeys(tool_names(value)):
-            tool = entry.split("(", 1)[0]
+        # One finding a tool: 'Workflow, Workflow(scan)' names one tool twice.
+        for tool in dict.fromkeys(entry.split("(", 1)[0] for entry in tool_names(value)):
             if tool in CLAUDE_CODE_TOOLS or tool in allowed or tool.startswith("mcp__"):
                 continue
             if tool in REMOVED_TOOLS:

@@ -23,13 +23,17 @@ class Import:
     written); ``alias`` the name it binds, if renamed; ``wildcard`` for everything of the
     target (or a namespace bound to ``alias``). ``name`` is the name taken from the target
     when the target does not spell it (an ES ``import { a as b }``: ``a``); ``exported``
-    marks a re-export, which the file's own users can import from it."""
+    marks a re-export, which the file's own users can import from it; ``project_wide`` an
+    import every file of the project sees (a C# ``global using``); ``condition`` when it
+    is compiled (a Rust ``#[cfg]`` predicate; empty: always)."""
 
     target: str
     alias: str | None = None
     wildcard: bool = False
     name: str | None = None
     exported: bool = False
+    project_wide: bool = False
+    condition: str = ""
 
     @property
     def bound_name(self) -> str:
@@ -50,6 +54,8 @@ class Declaration:
     ``lines`` (1-based, inclusive) and ``span`` (byte offsets) locate its whole definition.
     ``exported`` says it is part of its module's public API (Rust ``pub``, an ES
     ``export``, a capitalised Go name outside ``internal/``…) rather than internal.
+    ``condition`` says when it is compiled, in its language's terms (a Rust ``#[cfg]``
+    predicate); empty: always.
     """
 
     simple_name: str
@@ -59,6 +65,7 @@ class Declaration:
     lines: tuple[int, int] = (0, 0)
     span: tuple[int, int] = (0, 0)
     exported: bool = True
+    condition: str = ""
 
 
 @dataclass(frozen=True, slots=True)

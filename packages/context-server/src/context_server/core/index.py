@@ -306,10 +306,10 @@ class IndexCache:
             else None
         )
         if restored is not None:
-            listing, touched, relisted = restored
+            listing, touched, relisted, news = restored
             now = time.monotonic()
             cache.tree = _Tree(listing, boundary, watch, now, now - started)
-            if not relisted:
+            if not news:
                 cache.saved_listing = listing
                 cache.saved_at = now
             return listing, touched, relisted, True

@@ -251,9 +251,10 @@ def _ranking(graph: PackedGraph, focused: Sequence[str]) -> list[tuple[str, floa
 def auxiliary(path: str, folders: dict[str, bool] | None = None) -> bool:
     """Whether ``path`` is beside the library rather than part of it: a test source (by
     folder or by name: ``x_test.go``, ``x.test.ts``, ``test_x.py``, ``XTests.cs``), an
-    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target; the
-    folder's name may start with ``_`` or ``.`` (Go's ``_examples``, which the go tool skips).
-    ``folders`` keeps what was found of each folder (many files share one)."""
+    example, a benchmark, documentation (``docs/conf.py``), a script, a fuzz target, a
+    Cargo build script (``build.rs`` outside ``src``); the folder's name may start with
+    ``_`` or ``.`` (Go's ``_examples``, which the go tool skips). ``folders`` keeps what
+    was found of each folder (many files share one)."""
     folder, _, name = path.rpartition("/")
     found = None if folders is None else folders.get(folder)
     if found is None:
@@ -262,6 +263,8 @@ def auxiliary(path: str, folders: dict[str, bool] | None = None) -> bool:
         )
         if folders is not None:
             folders[folder] = found
+    if name == "build.rs" and "src" not in folder.split("/"):
+        return True
     return found or _AUXILIARY_FILE.search(name) is not None
 
 

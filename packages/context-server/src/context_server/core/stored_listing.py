@@ -130,11 +130,13 @@ def restore_listing(
     on_directory: DirectoryHook | None = None,
     on_forget: Callable[[str], None] | None = None,
     manifests: frozenset[str] = frozenset(),
-) -> tuple[Listing, set[str], int] | None:
+) -> tuple[Listing, set[str], int, bool] | None:
     """The listing of ``root`` from the stored ``data``, checked and brought up to date
-    (see the module), with the files whose content must be checked again and how many
-    directories were listed again; None when the stored listing cannot serve (malformed,
-    or a ``.gitignore`` above the root changed): the tree is then walked.
+    (see the module), with the files whose content must be checked again, how many
+    directories were listed again, and whether the store should get the new listing (not
+    when the directories listed again hold what was stored, e.g. one holding a symlink,
+    which is listed again on every restart); None when the stored listing cannot serve
+    (malformed, or a ``.gitignore`` above the root changed): the tree is then walked.
 
     ``on_directory`` is called with every directory before it is checked (a watcher
     watches it from then on), ``on_forget`` with every directory no longer listed;
@@ -154,6 +156,7 @@ def restore_listing(
     changed: dict[str, bool] = {}
     touched: set[str] = set()
     entries = iter(stored.directories)
+    stored_of: dict[str, _Directory] = {}
     # (node, the patterns in force above it, its real path, its parent; None: a directory
     # a walk leaves out, whose stored entries are passed over)
     stack: list[tuple[DirectoryEntry, tuple[Spec, ...], str, str] | None] = [
@@ -172,6 +175,7 @@ def restore_listing(
             stack.extend(None for _ in entry.directories)
             continue
         node, inherited, real, parent = item
+        stored_of[node.relative] = entry
         if on_directory is not None:
             on_directory(real, node.relative)
         try:
@@ -244,11 +248,42 @@ def restore_listing(
     if next(entries, None) is not None:
         return None
     listing = assembled(top, scanned, lines)
-    if changed:
-        listing = refresh(
-            listing, changed, allowed, check_cancelled, on_directory, on_forget, manifests
-        )
-    return listing, touched, len(changed)
+    if not changed:
+        return listing, touched, 0, False
+    listing = refresh(
+        listing, changed, allowed, check_cancelled, on_directory, on_forget, manifests
+    )
+    news = any(not _as_stored(listing, relative, stored_of.get(relative)) for relative in changed)
+    return listing, touched, len(changed), news
+
+
+def _as_stored(listing: Listing, relative: str, entry: _Directory | None) -> bool:
+    """Whether the directory ``relative`` of ``listing`` would be stored as ``entry`` is
+    (but for when it was listed): untrusted by its stat, with the same names and
+    ``.gitignore``."""
+    info = listing.directories.get(relative)
+    if entry is None or info is None or info.plain or entry.stat is not None:
+        return False
+    node = listing.root
+    for name in relative.split("/") if relative else ():
+        found = next((sub for sub in node.directories if sub.name == name), None)
+        if found is None:
+            return False
+        node = found
+    files = [item.name for item in node.files if item.real == f"{info.real}/{item.name}"]
+    directories = [
+        sub.name
+        for sub in node.directories
+        if (below := listing.directories.get(sub.relative)) is not None
+        and below.real == f"{info.real}/{sub.name}"
+    ]
+    ignore = None if info.ignore is None else list(info.ignore)
+    return (files, directories, ignore, info.ignore_stat) == (
+        entry.files,
+        entry.directories,
+        entry.ignore,
+        entry.ignore_stat,
+    )
 
 
 def _names_ok(names: list[str]) -> bool:

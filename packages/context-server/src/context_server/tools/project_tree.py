@@ -117,8 +117,23 @@ class ProjectTreeTool:
             head = f"{summary}{page.notice}.\n\n{empty}{note + chr(10) if note else ''}"
             return head + body + problems
 
-        # One cut, by whole nodes: the page shrinks until its text fits the answer cap.
-        page, text = fit_page(Pagination(arguments.limit, arguments.offset).apply(nodes), render)
+        # One cut, by whole nodes: the page shrinks until its text fits the answer cap. How
+        # many fit is kept with the index: a warm page is rendered once, not searched for.
+        asked = Pagination(arguments.limit, arguments.offset).apply(nodes)
+        fitted: list[tuple[Page[tuple[int, CoreNode]], str]] = []
+
+        def fit() -> int:
+            fitted.append(fit_page(asked, render))
+            return len(fitted[0][0].items)
+
+        fitting = index.derived(
+            f"tree page {depth} {format_name} {asked.offset} {asked.limit}", fit
+        )
+        if fitted:
+            page, text = fitted[0]
+        else:
+            page = Page(asked.items[:fitting], asked.total, asked.offset, asked.limit)
+            text = render(page)
         answer = TreeAnswer(
             root=self._service.allowed.display(index.root),
             languages=[lang.name for lang in index.languages],

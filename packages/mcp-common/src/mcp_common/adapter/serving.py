@@ -251,18 +251,19 @@ def run(app: ServerApp[Any], settings: ServerSettings) -> None:
         max_sessions=settings.max_sessions,
         max_message_bytes=settings.max_message_bytes,
     )
+    # built before a token is announced, so a configuration error is not preceded by one
+    serving = make_server() if settings.workers == 1 else None
     if http.auth_token is None and not settings.no_auth:
         token = generate_token()
         http = replace(http, auth_token=token)
         announce_token(app.name, endpoint_url(http), http.port, token)
     warn_if_open(http)
-    if settings.workers > 1:
+    if serving is None:
         # the tools are built in each worker; a configuration error still shows at once
         # because every worker fails the same way and stops the others
         _log.info("%s", describe(app.name, http, settings.workers))
         _exit(_run_workers(make_server, http, listener, settings.workers))
-    server = make_server()
     start_watchdog(stdin_fd=None, log_fd=log_descriptor())
     with _interruptible():
-        run_http(server, http, listener)
+        run_http(serving, http, listener)
     _finish()

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from uniqueness_server.engine.table import Table
 
 _POLL_SECONDS = 0.2
+SAMPLE_VALUE_BYTES = 4096
+"""Longest value fetched whole as a sample (for its type and its display); a longer one
+stays where it is (an answer shows 200 characters of a value at most)."""
 
 GroupCounts = tuple[int, int, int, int, int, int]
 """One GROUP BY pass over a key: key groups, rows, duplicate groups, duplicate rows, groups with
@@ -237,6 +240,12 @@ class Backend(Protocol):
 
     def as_text(self, expression: str) -> str:
         """SQL casting ``expression`` to text."""
+        ...
+
+    def sampled(self, expression: str) -> str:
+        """SQL for ``expression`` as a sample row fetches it: its value when at most
+        :data:`SAMPLE_VALUE_BYTES` long (a text may be cut to that), otherwise missing, so a
+        huge value never comes whole into the server's memory."""
         ...
 
     def fetchall(self, sql: str) -> list[tuple[Any, ...]]:

@@ -33,6 +33,12 @@ class CsvLayout:
     skip_lines: int  # physical lines before the first data row
     has_comments: bool
     skip_records: int  # records before the first data row (a header name may span lines)
+    lf_only: bool = False  # lines end with LF alone: a carriage return is part of a value
+
+
+CR_IN_VALUE = "\x00"
+"""What a carriage return inside a value of an LF-terminated file stands as while Python's csv
+module splits the line (it would end a record at any CR); a file holding NUL is refused."""
 
 
 def _invalid(message: str) -> ToolError:
@@ -129,7 +135,13 @@ def read_layout(
     complete = len(data) < size
     allow_csv_fields(max_line_bytes)
     text = decode_prefix(data, name, complete)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # a file whose lines end with LF alone (pandas' to_csv writes them) keeps a carriage
+    # return inside a value unquoted: it is part of the value, never a line break
+    lf_only = b"\n" in data and b"\r\n" not in data
+    if lf_only:
+        lines = text.replace("\r", CR_IN_VALUE).split("\n")
+    else:
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if complete and lines and lines[-1] == "":
         lines.pop()
     elif not complete:
@@ -164,4 +176,5 @@ def read_layout(
         skip = header_row - 1 + spanned
         data_lines = lines[skip:]
     has_comments = any(is_comment(line) for line in data_lines)
-    return CsvLayout(chosen, header, skip, has_comments, header_row)
+    header = tuple(name.replace(CR_IN_VALUE, "\r") for name in header)
+    return CsvLayout(chosen, header, skip, has_comments, header_row, lf_only)

@@ -14,6 +14,7 @@ from mcp_common import ErrorCode, ToolContext, ToolError, mask_credentials
 
 from uniqueness_server.engine.backends import Connection, connect
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import ReadLimits
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
@@ -25,7 +26,9 @@ class DatabaseRegistry:
         self._connections = {c.name: c for c in connections}
 
     @classmethod
-    def from_options(cls, values: Sequence[str] | None) -> DatabaseRegistry:
+    def from_options(
+        cls, values: Sequence[str] | None, limits: ReadLimits | None = None
+    ) -> DatabaseRegistry:
         """Connections from ``NAME=URL`` strings; a malformed one is a ``ValueError``.
 
         A SQL URL may carry ``statement_timeout`` (``30s``, ``500ms``, ``5min``, ``1h``; ``0`` =
@@ -41,7 +44,7 @@ class DatabaseRegistry:
                     f"--database expects NAME=URL (NAME of letters, digits, _ or -), got "
                     f"{mask_credentials(value)!r}"
                 )
-            connections.append(connect(name, url.strip()))
+            connections.append(connect(name, url.strip(), limits or ReadLimits()))
         return cls(connections)
 
     @property

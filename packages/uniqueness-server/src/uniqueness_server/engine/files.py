@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import csv
+import gzip
 import io
 import os
 import re
@@ -21,7 +22,7 @@ import tempfile
 import threading
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,14 +37,21 @@ from uniqueness_server.engine.backends.embedded import (
     literal,
     new_connection,
 )
+from uniqueness_server.engine.budget import CellBudget, read_bounded
 from uniqueness_server.engine.columns import addressable
-from uniqueness_server.engine.csv_layout import decode_prefix, is_comment, read_layout
+from uniqueness_server.engine.csv_layout import (
+    CR_IN_VALUE,
+    CsvLayout,
+    decode_prefix,
+    is_comment,
+    read_layout,
+)
 from uniqueness_server.engine.formats import (
     FORMAT_CHOICES,
     Format,
     detect_format,
     is_gzip,
-    read_all,
+    unreadable_gzip,
 )
 from uniqueness_server.engine.limits import (
     DEFAULT_MAX_LINE_BYTES,
@@ -52,9 +60,17 @@ from uniqueness_server.engine.limits import (
     check_last_line,
     overlong_line,
 )
-from uniqueness_server.engine.records import cell_text, find_records, flatten_records, load_rows
+from uniqueness_server.engine.records import (
+    cell_text,
+    count_leaves,
+    find_records,
+    load_rows,
+    record_columns,
+    record_rows,
+)
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server.read_limits import ReadLimits
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
 DELIMITER_WORDS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -95,8 +111,13 @@ def open_file(
     context: ToolContext | None = None,
     descriptor: int | None = None,
     confined_to: Sequence[Path] | None = None,
+    limits: ReadLimits | None = None,
 ) -> Table:
     """``path`` (already confined by the caller) as a table of text columns.
+
+    ``limits`` bound what reading it may spend
+    (:class:`~uniqueness_server.read_limits.ReadLimits`; default: the defaults); an oversized
+    file is a tool error naming the limit.
 
     ``confined_to``, the caller's allowed directories, confines the DuckDB engine reading the
     file as well: it opens nothing outside them (see
@@ -127,6 +148,7 @@ def open_file(
             context,
             through,
             confined_to,
+            limits or ReadLimits(),
         )
     except BaseException:
         if through is not None:
@@ -202,6 +224,7 @@ def _open_table(
     context: ToolContext | None,
     through: _Through | None,
     confined_to: Sequence[Path] | None,
+    limits: ReadLimits,
 ) -> Table:
     if not path.exists():
         raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
@@ -234,11 +257,21 @@ def _open_table(
             ErrorCode.INVALID_ARGUMENT,
         )
     small = not compressed and source.stat().st_size <= SMALL_FILE_BYTES
-    connection = new_connection(confined_to, progress=not small)
-    backend = DuckDbBackend(connection, context or ToolContext(), label, small=small)
+    connection = new_connection(confined_to, progress=not small, memory=limits.max_engine_memory)
+    context = context or ToolContext()
+    backend = DuckDbBackend(connection, context, label, small=small)
     try:
         names = _load(
-            backend, source, compressed, kind, header_row, delimiter, label, max_line_bytes
+            backend,
+            source,
+            compressed,
+            kind,
+            header_row,
+            delimiter,
+            label,
+            max_line_bytes,
+            limits,
+            context,
         )
     except BaseException:
         backend.close()
@@ -257,24 +290,51 @@ def _load(
     delimiter: str | None,
     label: str,
     max_line_bytes: int,
+    limits: ReadLimits,
+    context: ToolContext,
 ) -> list[str]:
+    budget = CellBudget(limits, label, context)
     if kind in (Format.CSV, Format.TSV):
-        return _csv(backend, path, compressed, kind, header_row, delimiter, label, max_line_bytes)
+        return _csv(
+            backend, path, compressed, kind, header_row, delimiter, label, max_line_bytes, budget
+        )
     if kind in (Format.JSON, Format.JSONL, Format.PARQUET):
-        return _duckdb_document(backend, path, compressed, kind, label)
-    data = read_all(path, compressed, label)
+        return _duckdb_document(backend, path, compressed, kind, label, limits)
     if kind is Format.XLSX:
-        return _xlsx(backend, data, header_row, label)
-    text = decode_prefix(data, label, complete=True)
-    if kind is Format.YAML:
-        # imported here: only YAML sources need the parser
-        from uniqueness_server.engine.yaml12 import load_yaml
+        data = read_bounded(
+            path, compressed, limits.max_inflated_bytes, label, limits.inflates_too_far(label)
+        )
+        return _xlsx(backend, data, header_row, label, limits, budget)
+    text = decode_prefix(
+        read_bounded(
+            path,
+            compressed,
+            limits.max_document_bytes,
+            label,
+            limits.document_too_large(label),
+        ),
+        label,
+        complete=True,
+    )
+    try:
+        if kind is Format.YAML:
+            # imported here: only YAML sources need the parser
+            from uniqueness_server.engine.yaml12 import load_yaml
 
-        document = load_yaml(text, label)
-    else:
-        document = parse_toon(text)
-    names, rows = flatten_records(find_records(document, label))
-    load_rows(backend.connection, len(names), rows)
+            document = load_yaml(text, label)
+        else:
+            document = parse_toon(text)
+        del text
+        records = find_records(document, label)
+        count_leaves(records, budget)
+        names = record_columns(records, budget)
+    except RecursionError as exc:
+        raise ToolError(
+            f"{label} is nested too deeply to be read as records", ErrorCode.INVALID_ARGUMENT
+        ) from exc
+    if len(records) * len(names) > limits.max_cells:
+        raise limits.too_many_cells(label)
+    load_rows(backend.connection, len(names), record_rows(records, names, budget))
     return names
 
 
@@ -287,6 +347,7 @@ def _csv(
     delimiter: str | None,
     label: str,
     max_line_bytes: int,
+    budget: CellBudget,
 ) -> list[str]:
     # one character: the header and comment lines are split by Python's csv module, which
     # takes nothing longer (a 2-byte ";;" passed a byte-length check and crashed it)
@@ -299,16 +360,16 @@ def _csv(
         )
     layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes, label)
     width = len(layout.header)
-    if layout.has_comments:
-        rows = list(
-            _python_csv_rows(
-                path, compressed, layout.delimiter, layout.skip_lines, width, label, max_line_bytes
-            )
-        )
+    # DuckDB ends a line at any carriage return: in a file whose lines end with LF alone, a CR
+    # is part of a value, so such a file is split here instead
+    carriage_return = check_last_line(
+        path, compressed, max_line_bytes, label, find_cr=layout.lf_only
+    )
+    if layout.has_comments or carriage_return:
+        rows = _python_csv_rows(path, compressed, layout, label, max_line_bytes, budget)
         load_rows(backend.connection, width, rows)
         return list(layout.header)
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(1, width + 1))
-    check_last_line(path, compressed, max_line_bytes, label)
     backend.execute(
         "CREATE TEMP VIEW src AS SELECT * FROM read_csv("
         f"{duckdb_path(path)}, auto_detect = false, header = false, "
@@ -322,41 +383,64 @@ def _csv(
 def _python_csv_rows(
     path: Path,
     compressed: bool,
-    delimiter: str,
-    skip: int,
-    width: int,
+    layout: CsvLayout,
     label: str,
     max_line_bytes: int,
+    budget: CellBudget,
 ) -> Iterator[list[str | None]]:
-    """Data rows of a CSV file with comment lines (DuckDB would cut values at any ``#``)."""
-    raw = read_all(path, compressed, label)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ToolError(
-            f"line {line} of {label} is not valid UTF-8; re-encode the file as UTF-8",
-            ErrorCode.INVALID_ARGUMENT,
-        ) from exc
-    numbered = list(enumerate(io.StringIO(text, newline=""), start=1))[skip:]
-    kept = [(n, line) for n, line in numbered if not is_comment(line)]
-    for number, text_line in kept:
-        size = len(text_line.rstrip("\r\n").encode())
-        if size > max_line_bytes:
-            raise overlong_line(label, number, size, max_line_bytes)
+    """Data rows of a CSV file DuckDB cannot split as written, streamed line by line: comment
+    lines (DuckDB would cut values at any ``#``), or carriage returns inside the values of a
+    file whose lines end with LF alone (read as ``pandas.read_csv(lineterminator="\\n")`` reads
+    them: part of the value)."""
+    width = len(layout.header)
+    at = [0]  # the physical line the csv reader took last
+
+    def lines(stream: Iterable[str]) -> Iterator[str]:
+        for number, line in enumerate(stream, start=1):
+            if number <= layout.skip_lines or is_comment(line):
+                continue
+            size = len(line.rstrip("\r\n").encode())
+            if size > max_line_bytes:
+                raise overlong_line(label, number, size, max_line_bytes)
+            if layout.lf_only:
+                if CR_IN_VALUE in line:
+                    raise ToolError(
+                        f"line {number} of {label} holds a NUL byte: it is binary data, not "
+                        "delimited text",
+                        ErrorCode.INVALID_ARGUMENT,
+                    )
+                line = line.replace("\r", CR_IN_VALUE)
+            at[0] = number
+            yield line
+
     allow_csv_fields(max_line_bytes)
-    reader = csv.reader((line for _, line in kept), delimiter=delimiter, quotechar='"')
-    for fields in reader:
-        if not fields:
-            continue
-        if len(fields) != width:
-            number = kept[min(reader.line_num, len(kept)) - 1][0]
+    newline = "\n" if layout.lf_only else ""
+    with (
+        gzip.open(path, "rb") if compressed else path.open("rb") as raw,
+        io.TextIOWrapper(raw, encoding="utf-8-sig", newline=newline) as text,
+    ):
+        try:
+            for fields in csv.reader(lines(text), delimiter=layout.delimiter, quotechar='"'):
+                if not fields:
+                    continue
+                if len(fields) != width:
+                    raise ToolError(
+                        f"ragged row at line {at[0]} of {label}: the header has {width} fields "
+                        f"but the row has {len(fields)}: "
+                        f"{layout.delimiter.join(fields)[:200]!r}",
+                        ErrorCode.INVALID_ARGUMENT,
+                    )
+                budget.spend(width)
+                if layout.lf_only:
+                    fields = [field.replace(CR_IN_VALUE, "\r") for field in fields]
+                yield [field if field != "" else None for field in fields]
+        except UnicodeDecodeError as exc:
             raise ToolError(
-                f"ragged row at line {number} of {label}: the header has {width} fields but the "
-                f"row has {len(fields)}: {delimiter.join(fields)[:200]!r}",
+                f"line {at[0] + 1} of {label} is not valid UTF-8; re-encode the file as UTF-8",
                 ErrorCode.INVALID_ARGUMENT,
-            )
-        yield [field if field != "" else None for field in fields]
+            ) from exc
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise unreadable_gzip(label, exc) from exc
 
 
 def _struct_columns(expression: str, name: str, kind: Any) -> list[tuple[str, str]]:
@@ -399,13 +483,18 @@ def _renamed_keys(names: list[str]) -> bool:
 
 
 def _duckdb_document(
-    backend: DuckDbBackend, path: Path, compressed: bool, kind: Format, label: str
+    backend: DuckDbBackend,
+    path: Path,
+    compressed: bool,
+    kind: Format,
+    label: str,
+    limits: ReadLimits,
 ) -> list[str]:
     compression = literal("gzip" if compressed else "none")
     try:
         if kind is Format.PARQUET:
             reader = (
-                _gunzipped_parquet(backend, path, label)
+                _gunzipped_parquet(backend, path, label, limits)
                 if compressed
                 else f"read_parquet({duckdb_path(path)})"
             )
@@ -434,24 +523,44 @@ def _duckdb_document(
     return [name for _, name in selected]
 
 
-def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str) -> str:
+def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str, limits: ReadLimits) -> str:
     """A gzip-compressed Parquet file, decompressed and decoded in memory (DuckDB reads
     Parquet only from a seekable file; nothing is written to disk), as a relation of this
-    connection alone."""
+    connection alone. Both steps are bounded: the inflated bytes, and what the footer says
+    the columns decode to."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    data = read_bounded(
+        path, True, limits.max_inflated_bytes, label, limits.inflates_too_far(label)
+    )
     try:
-        data = pq.read_table(pa.BufferReader(read_all(path, True, label)))
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        metadata = parquet.metadata
+        declared = sum(
+            metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups)
+        )
+        if declared > limits.max_inflated_bytes:
+            raise limits.inflates_too_far(label, "declares columns decoding to")
+        decoded = parquet.read()
     except (pa.ArrowException, OSError) as exc:
         raise ToolError(
             f"{label} is not a readable Parquet file: {exc}", ErrorCode.INVALID_ARGUMENT
         ) from exc
-    backend.connection.register("gunzipped_parquet", data)
+    backend.connection.register("gunzipped_parquet", decoded)
     return "gunzipped_parquet"
 
 
-def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> list[str]:
+def _xlsx(
+    backend: DuckDbBackend,
+    data: bytes,
+    header_row: int,
+    label: str,
+    limits: ReadLimits,
+    budget: CellBudget,
+) -> list[str]:
+    """The first sheet, read twice as a stream: once for its shape (every cell counted against
+    the budget, however wide the sheet declares itself), once into DuckDB."""
     try:
         import openpyxl
     except ModuleNotFoundError:
@@ -461,6 +570,9 @@ def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> l
         ) from None
 
     try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        if sum(member.file_size for member in archive.infolist()) > limits.max_inflated_bytes:
+            raise limits.inflates_too_far(label)
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (OSError, KeyError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
         raise ToolError(
@@ -468,27 +580,39 @@ def _xlsx(backend: DuckDbBackend, data: bytes, header_row: int, label: str) -> l
         ) from exc
     try:
         sheet = workbook.worksheets[0]
-        rows = [[cell_text(cell) for cell in row] for row in sheet.iter_rows(values_only=True)]
+        # the declared size is the file's word: rows are as wide as their own cells
+        sheet.reset_dimensions()
+        rows = width = 0
+        header: list[str | None] = []
+        for number, row in enumerate(sheet.iter_rows(values_only=True), start=1):
+            budget.spend(len(row))
+            rows, width = number, max(width, len(row))
+            if number == header_row:
+                header = [cell_text(cell) for cell in row]
+        if not rows:
+            raise ToolError(
+                f"{label} is empty: its first sheet has no rows", ErrorCode.INVALID_ARGUMENT
+            )
+        if header_row > rows:
+            raise ToolError(
+                f"headerRow {header_row} is past the end: the first sheet of {label} has only "
+                f"{rows} rows",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+        if rows * width > limits.max_cells:
+            raise limits.too_many_cells(label)
+        if header_row == 0:
+            names = [f"column{i}" for i in range(1, width + 1)]
+        else:
+            cells = [*header, *([None] * (width - len(header)))]
+            names = [cell or f"column{i}" for i, cell in enumerate(cells, start=1)]
+        body = (
+            [cell_text(cell) for cell in row]
+            for row in sheet.iter_rows(min_row=header_row + 1, values_only=True)
+        )
+        load_rows(
+            backend.connection, width, (row for row in body if any(c is not None for c in row))
+        )
     finally:
         workbook.close()
-    if not rows:
-        raise ToolError(
-            f"{label} is empty: its first sheet has no rows", ErrorCode.INVALID_ARGUMENT
-        )
-    if header_row > len(rows):
-        raise ToolError(
-            f"headerRow {header_row} is past the end: the first sheet of {label} has only "
-            f"{len(rows)} rows",
-            ErrorCode.INVALID_ARGUMENT,
-        )
-    width = max(len(row) for row in rows)
-    if header_row == 0:
-        names, body = [f"column{i}" for i in range(1, width + 1)], rows
-    else:
-        header = rows[header_row - 1]
-        cells = [*header, *([None] * (width - len(header)))]
-        names = [cell or f"column{i}" for i, cell in enumerate(cells, start=1)]
-        body = rows[header_row:]
-    body = [row for row in body if any(cell is not None for cell in row)]
-    load_rows(backend.connection, width, body)
     return [str(name) for name in names]

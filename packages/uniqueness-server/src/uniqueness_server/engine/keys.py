@@ -27,7 +27,7 @@ from uniqueness_server.engine.metadata import (
 )
 from uniqueness_server.engine.model import Key, KeySearch, Nulls, TableMetadata
 from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
-from uniqueness_server.engine.sql import column_list
+from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
@@ -85,7 +85,7 @@ def find_keys(
     kinds: dict[int, ColumnKind] = {}
     if sampled:
         rows = table.query(
-            f"SELECT {column_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
+            f"SELECT {sampled_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
         )
         kinds = {p: column_kind([r[i] for r in rows]) for i, p in enumerate(sampled)}
     keys: list[Key] = []

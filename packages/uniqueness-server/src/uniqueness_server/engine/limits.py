@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import csv
 import gzip
+import mmap
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from mcp_common import ErrorCode, ToolError
 
@@ -32,32 +34,46 @@ def overlong_line(label: str, line: int, length: int | None, limit: int) -> Tool
     )
 
 
-def check_last_line(path: Path, compressed: bool, limit: int, label: str) -> None:
-    """Raise :func:`overlong_line` when the file's last line is longer than ``limit``.
+def check_last_line(
+    path: Path, compressed: bool, limit: int, label: str, *, find_cr: bool = False
+) -> bool:
+    """Raise :func:`overlong_line` when the file's last line is longer than ``limit``; with
+    ``find_cr``, return whether the file holds a carriage return anywhere.
 
-    A plain file is read from its end only; a gzip stream has to be decompressed through
-    (holding one chunk and the current line's length, never the whole line).
+    A plain file is read from its end only (and searched for a CR at memory speed); a gzip
+    stream is decompressed through once for both (holding one chunk and the current line's
+    length, never the whole line).
     """
     measured = True
+    found = False
     try:
         if compressed:
-            length = _last_line_length_streamed(path)
+            length, found = _scanned_stream(path, find_cr)
         else:
             size = path.stat().st_size
             with path.open("rb") as handle:
                 start = max(0, size - limit - 2)
                 handle.seek(start)
                 tail = handle.read()
+                found = find_cr and _holds_cr(handle, size)
             body = tail[:-1] if tail.endswith(b"\n") else tail
             cut = body.rfind(b"\n")
             # no line break in a tail longer than the limit: the line is longer still
             measured = cut >= 0 or start == 0
             length = len(body) - cut - 1 if measured else len(body)
     except (OSError, EOFError, zlib.error):
-        return  # an unreadable stream is reported by the reader itself
+        return False  # an unreadable stream is reported by the reader itself
     if length > limit:
         shown = length if compressed or measured else None
         raise overlong_line(label, _line_number(path, compressed), shown, limit)
+    return found
+
+
+def _holds_cr(handle: BinaryIO, size: int) -> bool:
+    if size == 0:
+        return False
+    with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        return mapped.find(b"\r") >= 0
 
 
 def allow_csv_fields(limit: int) -> None:
@@ -66,11 +82,14 @@ def allow_csv_fields(limit: int) -> None:
     csv.field_size_limit(max(csv.field_size_limit(), limit))
 
 
-def _last_line_length_streamed(path: Path) -> int:
+def _scanned_stream(path: Path, find_cr: bool) -> tuple[int, bool]:
+    """The last line's length of a gzip stream, and (with ``find_cr``) whether it holds a CR."""
     current = 0  # bytes of the line still open at the end of the data read so far
     finished = 0  # length of the last line ended by a line break
+    found = False
     with gzip.open(path, "rb") as stream:
         while chunk := stream.read(_CHUNK):
+            found = found or (find_cr and b"\r" in chunk)
             last = chunk.rfind(b"\n")
             if last < 0:
                 current += len(chunk)
@@ -78,7 +97,7 @@ def _last_line_length_streamed(path: Path) -> int:
             previous = chunk.rfind(b"\n", 0, last)
             finished = current + last if previous < 0 else last - previous - 1
             current = len(chunk) - last - 1
-    return current or finished
+    return current or finished, found
 
 
 def _line_number(path: Path, compressed: bool) -> int:

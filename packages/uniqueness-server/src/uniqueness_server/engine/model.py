@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+MAX_VALUE_CHARS = 200
+"""Longest value an answer shows (a longer one is cut, the cut marked)."""
+
 
 class Nulls(StrEnum):
     """How missing values compare inside a key."""

@@ -33,6 +33,7 @@ import pyarrow as pa
 from uniqueness_server.engine.check import shorten
 from uniqueness_server.engine.codes import TooManyCellsError, distinct_values
 from uniqueness_server.engine.model import ColumnProfile, Profile
+from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 from uniqueness_server.engine.table import Table
 
@@ -176,7 +177,7 @@ def _coded_profile(table: Table, register: Register) -> Profile | None:
     except TooManyCellsError:
         return None
     kinds = _dictionary_types(table, facts.values, register)
-    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    sample = table.query(f"SELECT {_sampled(table)} FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
         present = facts.rows - facts.missing[p]
@@ -192,6 +193,10 @@ def _coded_profile(table: Table, register: Register) -> Profile | None:
             )
         )
     return Profile(source=table.label, rows=facts.rows, columns=tuple(columns))
+
+
+def _sampled(table: Table) -> str:
+    return sampled_list(table, range(len(table.names)))
 
 
 def profile_columns(table: Table) -> Profile:
@@ -216,7 +221,7 @@ def text_profile(table: Table, register: Register) -> Profile:
         coded = _coded_profile(table, register)
         if coded is not None:
             return coded
-    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    sample = table.query(f"SELECT {_sampled(table)} FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
     if len(sample) < _SAMPLE_ROWS:
         return _whole_sample_profile(table, sample, register)
     head = "profile_sample"
@@ -273,14 +278,20 @@ def _whole_sample_profile(
 def typed_profile(table: Table) -> Profile:
     """The profile of a database source: the driver's value types (of the first rows) and
     exact distinct counts, computed where the rows live."""
-    sample = table.query(f"SELECT * FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    sample = table.query(f"SELECT {_sampled(table)} FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
     parts = ["COUNT(*)"]
     for p in range(len(table.names)):
         c = table.column(p)
         parts += [f"COUNT({c})", f"COUNT(DISTINCT {c})", f"SUM(LENGTH({table.backend.as_text(c)}))"]
     row = table.query(f"SELECT {', '.join(parts)} FROM {table.relation}")[0]
     present = [int(row[1 + p * 3]) for p in range(len(table.names))]
-    kinds = [_python_type([r[p] for r in sample]) for p in range(len(table.names))]
+    # present values, none of them sampled: all too long to fetch, so text
+    kinds = [
+        "text" if kind == "empty" and present[p] else kind
+        for p, kind in enumerate(
+            _python_type([r[p] for r in sample]) for p in range(len(table.names))
+        )
+    ]
     return _profile(table, row, 3, present, kinds, sample, exact=True)
 
 

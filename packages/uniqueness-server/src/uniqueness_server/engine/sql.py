@@ -14,13 +14,29 @@ from collections.abc import Sequence
 
 from mcp_common import ToolContext
 
-from uniqueness_server.engine.model import Nulls
+from uniqueness_server.engine.model import MAX_VALUE_CHARS, Nulls
 from uniqueness_server.engine.table import Table
 
 
 def column_list(table: Table, positions: Sequence[int]) -> str:
     """``"c1", "c3"``."""
     return ", ".join(table.column(p) for p in positions)
+
+
+def sampled_list(table: Table, positions: Sequence[int]) -> str:
+    """The columns at ``positions`` as sample rows fetch them (see ``Backend.sampled``)."""
+    return ", ".join(
+        f"{table.backend.sampled(table.column(p))} AS {table.column(p)}" for p in positions
+    )
+
+
+def shown_list(table: Table, positions: Sequence[int], prefix: str = "") -> str:
+    """The columns at ``positions`` as an answer shows them: text, cut to one character more
+    than is shown (so the cut still shows), whatever their length where they are."""
+    return ", ".join(
+        f"substr({table.backend.as_text(prefix + table.column(p))}, 1, {MAX_VALUE_CHARS + 1})"
+        for p in positions
+    )
 
 
 def any_missing(table: Table, positions: Sequence[int]) -> str:
@@ -61,7 +77,8 @@ def examples_query(
     cols = column_list(table, positions)
     where = f" WHERE {not_missing(table, positions)}" if nulls is Nulls.DISTINCT else ""
     return (
-        f"SELECT {cols}, COUNT(*) AS n FROM {table.relation}{where} GROUP BY {cols} "
+        f"SELECT {shown_list(table, positions)}, COUNT(*) AS n FROM {table.relation}{where} "
+        f"GROUP BY {cols} "
         f"HAVING COUNT(*) > 1 ORDER BY COUNT(*) DESC, {cols} LIMIT {limit} OFFSET {offset}"
     )
 

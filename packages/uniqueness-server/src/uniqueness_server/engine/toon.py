@@ -105,12 +105,16 @@ class _Parser:
             return self.array(first, match)
         return self.object(first.indent)
 
-    def object(self, indent: int) -> dict[str, Any]:
+    def object(self, indent: int, first: _Line | None = None) -> dict[str, Any]:
+        """The object whose fields sit at ``indent``; ``first``, when given, is its first
+        field, already taken off the lines (a ``- key: value`` list item's)."""
         result: dict[str, Any] = {}
-        while (line := self.peek()) is not None and line.indent >= indent:
+        while (line := first or self.peek()) is not None and line.indent >= indent:
             if line.indent > indent:
                 raise _error(line, "unexpected indentation")
-            self.pos += 1
+            if first is None:
+                self.pos += 1
+            first = None
             array = _ARRAY.match(line.text)
             if array and array["key"]:
                 result[_key(array["key"])] = self.array(line, array)
@@ -172,8 +176,9 @@ class _Parser:
             nested = _ARRAY.match(body)
             if _PAIR.match(body) or (nested is not None and nested["key"]):
                 # "- key: value" opens an object whose other fields sit deeper than the dash
-                self.lines.insert(self.pos, _Line(line.number, line.indent + 2, body))
-                items.append(self.object(line.indent + 2))
+                # (never inserted into the lines: that made a long list quadratic)
+                field = _Line(line.number, line.indent + 2, body)
+                items.append(self.object(line.indent + 2, field))
             else:
                 items.append(unquote(body))
         return items

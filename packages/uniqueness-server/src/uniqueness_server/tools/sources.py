@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Annotated
@@ -29,6 +29,7 @@ from uniqueness_server.engine import (
     Table,
     open_file,
 )
+from uniqueness_server.read_limits import ReadLimits
 
 MAX_HEADER_ROW = 1_000_000
 
@@ -83,6 +84,7 @@ class SourceOpener:
 
     allowed: AllowedPaths | None
     databases: DatabaseRegistry
+    limits: ReadLimits = field(default_factory=ReadLimits)
 
     def open(self, arguments: SourceArguments, context: ToolContext) -> Table:
         """The table the call's source arguments describe (the caller closes it)."""
@@ -119,6 +121,7 @@ class SourceOpener:
             delimiter=arguments.delimiter,
             max_line_bytes=arguments.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
             context=context,
+            limits=self.limits,
         )
         if self.allowed is None:
             return read(Path(path), label=path)

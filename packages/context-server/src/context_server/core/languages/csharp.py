@@ -10,17 +10,18 @@ References are identifier nodes of code, a dotted name (``N.T``, ``Alias.T``) ke
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 import tree_sitter_c_sharp
 
-from context_server.core.facts import Declaration, Import, SourceFacts
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage, in_order
-from context_server.core.languages.names import NameLinker, NamePolicy
+from context_server.core.languages.names import Bindings, NameLinker, NamePolicy
 
 CSHARP = SourceLanguage("csharp", "C#", (".cs",), tree_sitter_c_sharp.language)
 # C# sees only its namespaces and usings (no guessing); a partial class is one type over
@@ -301,9 +302,10 @@ def _using(node: tree_sitter.Node) -> Import:
         ),
         "",
     )
+    wide = any(c.type == "global" for c in node.children)
     if alias is not None:
-        return Import(target, _text(alias))
-    return Import(target, None, True)
+        return Import(target, _text(alias), project_wide=wide)
+    return Import(target, None, True, project_wide=wide)
 
 
 def _reference(node: tree_sitter.Node) -> str | None:
@@ -340,6 +342,47 @@ def _attribute(name: str) -> str:
     return name if name.endswith("Attribute") else f"{name}Attribute"
 
 
+class CSharpLinker(NameLinker):
+    """The name rules, with each ``global using`` seen by every file of its project: the
+    folder of the file declaring it (where ``GlobalUsings.cs`` sits beside the
+    ``.csproj``) and below."""
+
+    def __init__(self, sources: Mapping[str, SourceFacts], policy: NamePolicy) -> None:
+        super().__init__(sources, policy)
+        wide: dict[str, list[Import]] = {}
+        own: dict[str, frozenset[Import]] = {}
+        for path, facts in sources.items():
+            mine = [item for item in facts.imports if item.project_wide]
+            if mine:
+                own[path] = frozenset(mine)
+                wide.setdefault(posixpath.dirname(path), []).extend(mine)
+        self._wide = {folder: tuple(items) for folder, items in wide.items()}
+        self._own = own
+
+    def link_imports(
+        self, found: EdgeSet, facts: SourceFacts, bindings: Bindings, whole: bool
+    ) -> None:
+        """The edges of the file's own imports: another file's ``global using`` lets its
+        names resolve, and is no dependency by itself."""
+        mine = self._own.get(found.owner, frozenset())
+        kept = tuple(i for i in facts.imports if not i.project_wide or i in mine)
+        super().link_imports(found, replace(facts, imports=kept), bindings, whole)
+
+    def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
+        """The dependencies of ``facts``, the global usings of its project included."""
+        if self._wide:
+            extra: list[Import] = []
+            folder = posixpath.dirname(relative)
+            while True:
+                extra.extend(i for i in self._wide.get(folder, ()) if i not in facts.imports)
+                if not folder:
+                    break
+                folder = posixpath.dirname(folder)
+            if extra:
+                facts = replace(facts, imports=(*facts.imports, *extra))
+        return super().link(relative, facts, whole)
+
+
 class CSharp:
     """The C# plugin (see :class:`context_server.core.languages.base.Language`)."""
 
@@ -363,8 +406,8 @@ class CSharp:
         return extract_csharp(dialect, text, module, span)
 
     def linker(self, sources: Mapping[str, SourceFacts], configs: Mapping[str, bytes]) -> Linker:
-        """Namespaces and usings by the name rules."""
-        return NameLinker(sources, _POLICY)
+        """Namespaces and usings by the name rules, ``global using`` for the whole project."""
+        return CSharpLinker(sources, _POLICY)
 
     def user_names(self, facts: SourceFacts) -> Iterable[str]:
         """Users name a file's types only."""

@@ -102,9 +102,10 @@ def extract_rust(
         skipped.append((node.start_byte, node.end_byte))
         owner = _scope_of(node)
         exported = _is_pub(node)
+        condition = _cfg(node)
         found = list(_uses(node.child_by_field_name("argument"), []))
         if owner is None:
-            imports.extend(replace(item, exported=exported) for item in found)
+            imports.extend(replace(item, exported=exported, condition=condition) for item in found)
             continue
         inline = owner.type == "mod_item"
         for item in found:
@@ -272,7 +273,23 @@ def _declared(node: tree_sitter.Node, scope: str, inline: str) -> Iterator[Decla
         (node.start_point[0] + 1, node.end_point[0] + 1),
         (node.start_byte, node.end_byte),
         exported,
+        _cfg(node),
     )
+
+
+def _cfg(node: tree_sitter.Node) -> str:
+    """The predicates of the ``#[cfg(…)]`` attributes before an item, joined by ``all``
+    ("" when it has none: always compiled)."""
+    found: list[str] = []
+    sibling = node.prev_named_sibling
+    while sibling is not None and sibling.type in {"attribute_item", "line_comment"}:
+        text = "".join(_text(sibling).split())
+        if text.startswith("#[cfg(") and text.endswith(")]"):
+            found.append(text[len("#[cfg(") : -len(")]")])
+        sibling = sibling.prev_named_sibling
+    if len(found) > 1:
+        return f"all({','.join(found)})"
+    return found[0] if found else ""
 
 
 def _macro_export(node: tree_sitter.Node) -> bool:
@@ -324,6 +341,22 @@ class RustProject:
                 if path not in files:
                     files.append(path)
         self._crates: dict[str, str] = {}
+        # default features by the folder of each Cargo.toml, deepest first
+        manifests = {
+            posixpath.dirname(path): _default_features(data)
+            for path, data in configs.items()
+            if posixpath.basename(path) == "Cargo.toml"
+        }
+        self._manifests = sorted(manifests.items(), key=lambda item: -len(item[0]))
+        # (file, item) whose every declaration the default build leaves out (#[cfg])
+        self._off: set[tuple[str, str]] = set()
+        for path, facts in sources.items():
+            depth = len(module_path(path).split("::"))
+            states: dict[str, list[bool]] = {}
+            for declaration in facts.declarations:
+                name = declaration.qualified_name.split("::")[depth]
+                states.setdefault(name, []).append(self._holds(path, declaration.condition))
+            self._off.update((path, name) for name, held in states.items() if not any(held))
         for path, data in configs.items():
             if posixpath.basename(path) != "Cargo.toml":
                 continue
@@ -333,6 +366,7 @@ class RustProject:
             for name in _crate_names(data):
                 self._crates.setdefault(name.replace("-", "_"), root)
         self._aliases: dict[str, dict[str, Import]] = {}
+        self._namesakes: dict[tuple[str, str], list[Import]] = {}
         for path, facts in sources.items():
             crate = self._crate_root(path)
             for declaration in facts.declarations:
@@ -344,10 +378,24 @@ class RustProject:
             aliases: dict[str, Import] = {}
             for item in facts.imports:
                 if item.alias is not None and not item.wildcard and item.target:
+                    if item.alias in aliases:
+                        # one name in two namespaces (`anyhow::Error`, the derive macro
+                        # `thiserror::Error`): each is tried, the project's first
+                        self._namesakes.setdefault((path, item.alias), []).append(item)
                     aliases.setdefault(item.alias, item)
             self._aliases[path] = aliases
         self._bindings: dict[tuple[str, str], _Place | None] = {}
         self._public: frozenset[str] | None = None
+
+    def _holds(self, path: str, condition: str) -> bool:
+        """Whether ``condition`` (a ``#[cfg]`` predicate) holds for ``path`` in the default
+        build of the nearest ``Cargo.toml``'s crate."""
+        if not condition:
+            return True
+        features = next(
+            (found for folder, found in self._manifests if _under(path, folder)), frozenset()
+        )
+        return cfg_holds(condition, features)
 
     def _root_in(self, folder: str) -> str | None:
         for name in _ROOTS:
@@ -423,7 +471,14 @@ class RustProject:
         return _Place(current, None) if current is not None else None
 
     def _binds(self, path: str, name: str) -> bool:
-        return name in self._aliases.get(path, {})
+        """Whether a ``use``/``mod`` of ``path`` binds ``name`` for the first segment of a
+        path. ``use anyhow::anyhow;`` binds the crate's macro (or function) named like
+        the crate: a path ``anyhow::Error`` still starts at the crate (a macro or a value
+        never holds items)."""
+        item = self._aliases.get(path, {}).get(name)
+        if item is None:
+            return False
+        return not (name in self._crates and item.target.startswith(f"{name}::"))
 
     def _binding(self, path: str, name: str, search: _Search) -> _Place | None:
         """What ``name`` is bound to in ``path`` by its ``use``/``mod`` (None: nothing in
@@ -447,7 +502,11 @@ class RustProject:
             return None
         search.chain.append(key)
         try:
-            found = self.place(path, item.target.split("::"), search)
+            found = None
+            for bound in (item, *self._namesakes.get(key, ())):
+                found = self.place(path, bound.target.split("::"), search)
+                if found is not None:
+                    break
         finally:
             search.chain.pop()
         if not search.cut:
@@ -459,6 +518,13 @@ class RustProject:
         itself, the source of a re-export binding it, an exported macro of a crate root,
         or a module it glob-imports."""
         if name in self._items.get(path, ()):
+            if (path, name) in self._off:
+                # declared for another build only (#[cfg]); the default build's `use` wins
+                item = self._aliases.get(path, {}).get(name)
+                if item is not None and self._holds(path, item.condition):
+                    bound = self._binding(path, name, search)
+                    if bound is not None:
+                        return bound
             return _Place(path, name)
         macro = self._macros.get((path, name))
         if macro is not None:
@@ -565,6 +631,8 @@ class RustProject:
         for reference, count in counts.items():
             first, _, rest = reference.partition("::")
             bare = first.removesuffix("!")
+            if rest and not self._binds(relative, bare):
+                continue  # a path from a crate or an item, not through a binding
             place = self._binding(relative, bare, search) if bare not in facts.local_names else None
             if place is not None and place.item is None and rest:
                 # a path through a bound module: the item it names
@@ -658,6 +726,101 @@ class Rust:
 
 
 RUST_LANGUAGE = Rust()
+
+
+# The build a crate is read as: linux/x86_64, debug assertions, its default features.
+_CFG_VALUES = {
+    "target_os": "linux",
+    "target_family": "unix",
+    "target_arch": "x86_64",
+    "target_pointer_width": "64",
+    "target_endian": "little",
+    "target_env": "gnu",
+    "panic": "unwind",
+}
+_CFG_NAMES = frozenset({"unix", "debug_assertions"})
+_CFG_TOKEN = re.compile(r'\s*(?:(\w+)\s*=\s*"([^"]*)"|(\w+)\s*(\()?|(,)|(\)))')
+MAX_CFG_DEPTH = 16
+"""Nesting of ``any``/``all``/``not`` read at most (deeper: taken as compiled)."""
+
+
+def cfg_holds(predicate: str, features: frozenset[str]) -> bool:
+    """Whether a ``#[cfg]`` predicate holds in the default build (linux/x86_64, debug,
+    ``features`` on; ``test``, ``doc``, ``windows`` and build-script cfgs off). An
+    unreadable predicate is taken as compiled."""
+    if not predicate:
+        return True
+    tokens: list[tuple[str, ...]] = []
+    position = 0
+    while position < len(predicate):
+        match = _CFG_TOKEN.match(predicate, position)
+        if match is None or match.end() == position:
+            return True
+        tokens.append(tuple(part or "" for part in match.groups()))
+        position = match.end()
+
+    def one(at: int, depth: int) -> tuple[bool, int]:
+        key, value, name, call, _, _ = tokens[at]
+        if key:
+            if key == "feature":
+                return value in features, at + 1
+            if key == "target_has_atomic":
+                return True, at + 1
+            return _CFG_VALUES.get(key) == value, at + 1
+        if not name:
+            raise ValueError("a predicate expected")
+        if not call:
+            return name in _CFG_NAMES, at + 1
+        if depth > MAX_CFG_DEPTH or name not in {"any", "all", "not"}:
+            raise ValueError("unknown or too deep")
+        results: list[bool] = []
+        at += 1
+        while at < len(tokens) and not tokens[at][5]:
+            if tokens[at][4]:
+                at += 1
+                continue
+            result, at = one(at, depth + 1)
+            results.append(result)
+        if at >= len(tokens):
+            raise ValueError("unclosed")
+        if name == "not":
+            return not (results[0] if results else False), at + 1
+        return (any(results) if name == "any" else all(results)), at + 1
+
+    try:
+        result, end = one(0, 0)
+    except (ValueError, IndexError):
+        return True
+    return result if end == len(tokens) else True
+
+
+def _default_features(data: bytes) -> frozenset[str]:
+    """The features a ``Cargo.toml``'s default build turns on (its ``default`` list and
+    the features those enable in turn)."""
+    try:
+        manifest = tomllib.loads(data.decode("utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return frozenset()
+    table = manifest.get("features")
+    if not isinstance(table, dict):
+        return frozenset()
+    on: set[str] = set()
+    pending = ["default"]
+    while pending:
+        feature = pending.pop()
+        if feature in on:
+            continue
+        on.add(feature)
+        enabled = table.get(feature)
+        if isinstance(enabled, list):
+            pending.extend(
+                item for item in enabled if isinstance(item, str) and not set(item) & {":", "/"}
+            )
+    return frozenset(on)
+
+
+def _under(path: str, folder: str) -> bool:
+    return not folder or path.startswith(f"{folder}/")
 
 
 def _crate_names(data: bytes) -> list[str]:

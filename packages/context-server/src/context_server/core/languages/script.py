@@ -246,15 +246,38 @@ def _exports(node: tree_sitter.Node, declared: list[Declaration]) -> Iterator[Im
 
 
 def _required(node: tree_sitter.Node) -> Iterator[Import]:
-    """``require("./x")`` and ``import("./x")`` with a literal specifier."""
+    """``require("./x")`` and ``import("./x")`` with a literal specifier: the names a
+    destructuring declaration takes from it (``const {A, B: C} = await import("./x")``),
+    else the module."""
     function = node.child_by_field_name("function")
     arguments = node.child_by_field_name("arguments")
     if function is None or arguments is None or _text(function) not in {"require", "import"}:
         return
     literal = arguments.named_children[0] if arguments.named_child_count == 1 else None
     specifier = _specifier(literal)
-    if specifier is not None:
+    if specifier is None:
+        return
+    holder = node.parent
+    if holder is not None and holder.type == "await_expression":
+        holder = holder.parent
+    pattern = holder.child_by_field_name("name") if holder is not None else None
+    if holder is None or holder.type != "variable_declarator" or pattern is None:
         yield Import(specifier, None, True)
+        return
+    if pattern.type != "object_pattern":
+        yield Import(specifier, None, True)
+        return
+    for part in pattern.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            yield Import(specifier, _text(part), name=_text(part))
+        elif part.type == "pair_pattern":
+            key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and value is not None and value.type == "identifier":
+                yield Import(specifier, _text(value), name=_text(key))
+            else:
+                yield Import(specifier, None, True)
+        else:
+            yield Import(specifier, None, True)  # a rest element takes everything
 
 
 def _declared(node: tree_sitter.Node, scope: str) -> Iterator[Declaration]:

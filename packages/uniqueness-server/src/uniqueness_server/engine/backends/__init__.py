@@ -4,7 +4,7 @@ Each module implements :class:`uniqueness_server.engine.backend.Backend` (read i
 for the contract): :mod:`.embedded` (DuckDB, every file), :mod:`.sql_database` (PostgreSQL
 and SQLite, with their catalog readers :mod:`.catalog_postgres` and :mod:`.catalog_sqlite`)
 and :mod:`.spark` (Spark Connect). A database backend module also offers
-``connect(name, url) -> Connection``: the configured connection, which opens a read-only
+``connect(name, url, limits) -> Connection``: the configured connection, which opens a read-only
 :class:`~uniqueness_server.engine.table.Table` per call.
 
 Adding a database backend is one module and one line in :data:`CONNECTORS`. Modules are
@@ -21,6 +21,7 @@ from mcp_common import ToolContext
 
 if TYPE_CHECKING:
     from uniqueness_server.engine.table import Table
+    from uniqueness_server.read_limits import ReadLimits
 
 CONNECTORS: dict[str, str] = {
     "postgresql": "uniqueness_server.engine.backends.sql_database",
@@ -44,7 +45,7 @@ class Connection(Protocol):
         ...
 
 
-def connect(name: str, url: str) -> Connection:
+def connect(name: str, url: str, limits: ReadLimits) -> Connection:
     """The connection ``url`` describes, by the backend its scheme names; a ``ValueError``
     naming the problem otherwise (a startup error)."""
     scheme, separator, _ = url.partition("://")
@@ -60,5 +61,5 @@ def connect(name: str, url: str) -> Connection:
             f"--database {name}: {backend} is not supported; only postgresql and sqlite "
             "connections can be held read-only (and sc:// reaches Spark Connect)"
         )
-    connection: Connection = importlib.import_module(module).connect(name, url)
+    connection: Connection = importlib.import_module(module).connect(name, url, limits)
     return connection

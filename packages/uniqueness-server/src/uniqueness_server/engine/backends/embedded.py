@@ -29,6 +29,7 @@ from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 
 from uniqueness_server.engine.approximate import SKETCH_KEYS, kmv_sketch
 from uniqueness_server.engine.backend import (
+    SAMPLE_VALUE_BYTES,
     GroupCounts,
     Progress,
     SearchSource,
@@ -46,6 +47,7 @@ from uniqueness_server.engine.sql import (
     column_list,
     duplicated_each,
     not_missing,
+    shown_list,
 )
 from uniqueness_server.engine.stats import (
     EXACT_DISTINCT_COLUMNS,
@@ -54,6 +56,7 @@ from uniqueness_server.engine.stats import (
     coded_stats,
 )
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import DEFAULT_ENGINE_MEMORY
 
 SMALL_FILE_BYTES = 1 << 20
 """A file up to this size (not compressed) is small: a check groups it once before copying."""
@@ -66,7 +69,7 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-_DATABASES: dict[tuple[str, ...] | None, duckdb.DuckDBPyConnection] = {}
+_DATABASES: dict[tuple[tuple[str, ...] | None, int], duckdb.DuckDBPyConnection] = {}
 _DATABASES_LOCK = threading.Lock()
 # what the engine's own SQL does: read, and make or drop the call's temporary tables and views
 _STATEMENTS = frozenset(
@@ -74,7 +77,7 @@ _STATEMENTS = frozenset(
 )
 
 
-def _database(confined_to: Sequence[Path] | None) -> duckdb.DuckDBPyConnection:
+def _database(confined_to: Sequence[Path] | None, memory: int) -> duckdb.DuckDBPyConnection:
     """The process's in-memory DuckDB database for sources confined to ``confined_to`` (None:
     not confined, the command line), made on first use and kept: opening a database costs
     tens of milliseconds, more than a small call itself.
@@ -85,7 +88,8 @@ def _database(confined_to: Sequence[Path] | None) -> duckdb.DuckDBPyConnection:
     loads no extension. Spill files (if any) go to a private directory of the system temp
     directory.
     """
-    key = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    key = (confined, memory)
     with _DATABASES_LOCK:
         database = _DATABASES.get(key)
         if database is None:
@@ -100,8 +104,9 @@ def _database(confined_to: Sequence[Path] | None) -> duckdb.DuckDBPyConnection:
             database.execute(f"SET temp_directory = {literal(spill)}")
             database.execute("SET autoinstall_known_extensions = false")
             database.execute("SET autoload_known_extensions = false")
-            if key is not None:
-                listed = ", ".join(literal(os.path.join(d, "")) for d in key)
+            database.execute(f"SET memory_limit = '{int(memory)}MiB'")
+            if confined is not None:
+                listed = ", ".join(literal(os.path.join(d, "")) for d in confined)
                 database.execute(f"SET allowed_directories = [{listed}]")
                 database.execute("SET enable_external_access = false")
             _DATABASES[key] = database
@@ -109,13 +114,17 @@ def _database(confined_to: Sequence[Path] | None) -> duckdb.DuckDBPyConnection:
 
 
 def new_connection(
-    confined_to: Sequence[Path] | None = None, *, progress: bool = True
+    confined_to: Sequence[Path] | None = None,
+    *,
+    progress: bool = True,
+    memory: int = DEFAULT_ENGINE_MEMORY,
 ) -> duckdb.DuckDBPyConnection:
     """A connection of its own to the process's database for ``confined_to`` (see
     :func:`_database`): its temporary tables, views and settings are private to it and go
     with it when it closes, so one call never sees another's. ``progress``: its queries
-    measure their progress (two settings, which cost a small call more than its scan)."""
-    connection = _database(confined_to).cursor()
+    measure their progress (two settings, which cost a small call more than its scan).
+    ``memory``: the database's memory limit in MiB (it spills to disk beyond)."""
+    connection = _database(confined_to, memory).cursor()
     if progress:
         connection.execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false")
     return connection
@@ -133,6 +142,7 @@ def refuse_unless_reading(sql: str) -> None:
             )
 
 
+_QUOTED_PATH = re.compile(r"""(['"])/[^'"\n]*\1""")
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
 _ORIGINAL = re.compile(r"Original Line: (.*)")
 _FOUND = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
@@ -140,8 +150,9 @@ _LINE_SIZE = re.compile(r"Maximum line size of (\d+) bytes exceeded\. Actual Siz
 
 
 def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
-    """A clear message for a DuckDB failure while reading ``label``."""
-    text = str(exc)
+    """A clear message for a DuckDB failure while reading ``label``; a path DuckDB quotes
+    (the server's own, of the file or of the link it is read through) is named ``label``."""
+    text = _QUOTED_PATH.sub(lambda found: f"{found[1]}{label}{found[1]}", str(exc))
     line = _CSV_LINE.search(text)
     where = f"line {line.group(1)} of {label}" if line else label
     if "Invalid unicode" in text or "invalid utf" in text.lower():
@@ -215,6 +226,10 @@ class DuckDbBackend:
     def as_text(self, expression: str) -> str:
         """``CAST(… AS VARCHAR)``."""
         return f"CAST({expression} AS VARCHAR)"
+
+    def sampled(self, expression: str) -> str:
+        """The text (every column is text here), cut to :data:`SAMPLE_VALUE_BYTES` characters."""
+        return f"left({expression}, {SAMPLE_VALUE_BYTES})"
 
     def execute(self, sql: str) -> None:
         """Run a statement without a result."""
@@ -319,7 +334,9 @@ class DuckDbBackend:
                 if whole or table.query("SELECT COUNT(*) FROM dup_page")[0][0] >= shown:
                     break
                 prefix *= 4
-            page = table.query("SELECT * FROM dup_page ORDER BY first")  # key values, n, first
+            page = table.query(  # key values (as shown), n, first
+                f"SELECT {shown_list(table, positions)}, n, first FROM dup_page ORDER BY first"
+            )
             listed = {
                 int(first): tuple(int(n) for n in numbers)
                 for first, numbers in table.query(page_rows_query(table, positions, ROWS_PER_GROUP))

@@ -32,6 +32,7 @@ from sqlglot import expressions as exp
 
 from uniqueness_server import extra_hint
 from uniqueness_server.engine.backend import (
+    SAMPLE_VALUE_BYTES,
     GroupCounts,
     Progress,
     SearchSource,
@@ -45,6 +46,7 @@ from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import column_list, has_duplicates_query
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import ReadLimits
 
 SCHEME = "sc://"
 
@@ -81,6 +83,12 @@ _RANKABLE = frozenset(
 )
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
+# functions calling arbitrary static Java methods in the cluster
+_REFUSED_FUNCTIONS = frozenset({"reflect", "java_method", "try_reflect"})
+# data sources a query may read a file by path through (``parquet.`/path```)
+_FILE_SOURCES = frozenset(
+    {"csv", "json", "parquet", "orc", "text", "avro", "binaryfile", "xml", "delta", "jdbc"}
+)
 _READ_ONLY_ROOTS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values)
 # statement kinds that change state; any of them anywhere in the tree refuses the query
 _WRITES = (
@@ -126,6 +134,19 @@ def read_only_spark_query(sql: str) -> str:
         raise _invalid(
             f"query must be one read-only SELECT (or WITH … SELECT) statement, not {kind}"
         )
+    for node in statement.walk():
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() in _REFUSED_FUNCTIONS:
+            raise _invalid(
+                f"the query calls {node.name}(), which is refused: it calls Java methods in "
+                "the cluster (reading its environment, its files)"
+            )
+        if isinstance(node, exp.QueryTransform):
+            raise _invalid("the query holds TRANSFORM … USING, which is refused: it runs a program")
+        if isinstance(node, exp.Table) and str(node.db).lower() in _FILE_SOURCES:
+            raise _invalid(
+                f"the query reads {node.db}.`{node.name}`, a file by its path, which is refused: "
+                "name catalog tables (files reached by path are not the tables granted)"
+            )
     return statement.sql(dialect="spark")
 
 
@@ -164,8 +185,9 @@ def _client(name: str) -> Any:
     return SparkSession
 
 
-def connect(name: str, url: str) -> SparkConnection:
-    """The Spark Connect endpoint ``url`` (``sc://HOST:PORT/;token=…``) named ``name``."""
+def connect(name: str, url: str, limits: ReadLimits) -> SparkConnection:
+    """The Spark Connect endpoint ``url`` (``sc://HOST:PORT/;token=…``) named ``name`` (the
+    read limits bound nothing here: only aggregates and pages of cut values leave Spark)."""
     return SparkConnection(name, url)
 
 
@@ -283,6 +305,11 @@ class SparkBackend:
     def as_text(self, expression: str) -> str:
         """``CAST(… AS STRING)`` (Spark SQL's ``VARCHAR`` needs a length)."""
         return f"CAST({expression} AS STRING)"
+
+    def sampled(self, expression: str) -> str:
+        """The value when its text is at most :data:`SAMPLE_VALUE_BYTES` long, else NULL."""
+        size = f"octet_length({self.as_text(expression)})"
+        return f"CASE WHEN {size} > {SAMPLE_VALUE_BYTES} THEN NULL ELSE {expression} END"
 
     def batches(self, sql: str, rows: int) -> Iterator[Any]:
         """Refused: a cluster's rows stay in the cluster (the backend is not local)."""

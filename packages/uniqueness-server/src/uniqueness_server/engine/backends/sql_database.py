@@ -25,6 +25,7 @@ dialect's declared keys and statistics are read by its catalog reader
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +43,7 @@ from sqlglot.dialects.dialect import Dialect
 from uniqueness_server import extra_hint
 from uniqueness_server.engine.approximate import SIGMAS, SKETCH_KEYS, kmv_sketch
 from uniqueness_server.engine.backend import (
+    SAMPLE_VALUE_BYTES,
     GroupCounts,
     Progress,
     SearchSource,
@@ -59,6 +61,7 @@ from uniqueness_server.engine.profile import typed_profile
 from uniqueness_server.engine.sql import any_missing, column_list, duplicated_each, not_missing
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
+from uniqueness_server.read_limits import MIB, ReadLimits
 
 DEFAULT_STATEMENT_TIMEOUT = 60.0
 """Seconds a statement may run unless the ``--database`` URL sets ``statement_timeout``."""
@@ -128,6 +131,10 @@ def read_only_query(sql: str, dialect: str) -> str:
     for node in statement.walk():
         if isinstance(node, _NOT_READING):
             raise _invalid(f"only SELECT queries are allowed; the query holds {_kind(node)}")
+        if isinstance(node, exp.Anonymous):
+            refused = refusal(str(node.name), _DIALECTS[dialect].refused)
+            if refused is not None:
+                raise _invalid(f"the query calls {node.name}(), which is refused: {refused}")
     while tokens and tokens[-1].token_type is sqlglot.TokenType.SEMICOLON:
         tokens.pop()
     return sql[tokens[0].start : tokens[-1].end + 1]
@@ -162,6 +169,7 @@ class SqlConnection:
     name: str
     engine: sa.Engine
     timeout: float | None
+    limits: ReadLimits = field(default_factory=ReadLimits)
 
     def open(self, *, table: str | None, query: str | None, context: ToolContext | None) -> Table:
         """A read-only :class:`Table` over ``table`` or ``query`` in this database."""
@@ -179,7 +187,9 @@ class SqlConnection:
             assert query is not None
             inner = read_only_query(query, self.engine.dialect.name)
             label = f"{self.name}:query"
-        backend = SqlBackend(self.engine, context or ToolContext(), label, self.timeout)
+        backend = SqlBackend(
+            self.engine, context or ToolContext(), label, self.timeout, self.limits
+        )
         try:
             described = backend.columns(inner)
             names = addressable(described)
@@ -216,7 +226,7 @@ def _sqlite_file(name: str, database: str) -> str:
     raise ValueError(f"--database {name}: the SQLite database {tried} {found}{hint}")
 
 
-def connect(name: str, url_text: str) -> SqlConnection:
+def connect(name: str, url_text: str, limits: ReadLimits | None = None) -> SqlConnection:
     """The named connection ``url_text`` describes; a ``ValueError`` naming the problem when
     it is not a PostgreSQL or SQLite URL this backend can hold read-only."""
     try:
@@ -264,7 +274,7 @@ def connect(name: str, url_text: str) -> SqlConnection:
         raise ValueError(
             f"--database {name}: not a usable SQLAlchemy URL: {mask_credentials(str(exc))}"
         ) from exc
-    return SqlConnection(name, engine, timeout)
+    return SqlConnection(name, engine, timeout, limits or ReadLimits())
 
 
 class SqlBackend:
@@ -273,9 +283,16 @@ class SqlBackend:
     local = False
 
     def __init__(
-        self, engine: sa.Engine, context: ToolContext, label: str, timeout: float | None
+        self,
+        engine: sa.Engine,
+        context: ToolContext,
+        label: str,
+        timeout: float | None,
+        limits: ReadLimits | None = None,
     ) -> None:
         self._engine = engine
+        self._limits = limits or ReadLimits()
+        self._refused: list[str] = []  # functions the session refused (see _Dialect.harden)
         self._context = context
         self._label = label
         self._timeout = timeout
@@ -305,7 +322,15 @@ class SqlBackend:
         """``CAST(… AS VARCHAR)``."""
         return f"CAST({expression} AS VARCHAR)"
 
+    def sampled(self, expression: str) -> str:
+        """The value (its type kept) when at most :data:`SAMPLE_VALUE_BYTES` long, else NULL."""
+        size = self._dialect.size.format(expression)
+        return f"CASE WHEN {size} > {SAMPLE_VALUE_BYTES} THEN NULL ELSE {expression} END"
+
     def _make_read_only(self) -> None:
+        if self._dialect.harden is not None:
+            raw: Any = self._connection.connection.dbapi_connection
+            self._dialect.harden(raw, self._limits, self._refused)
         for statement in self._dialect.read_only:
             self._run(statement)
         if self._timeout is not None and self._dialect.timeout is not None:
@@ -320,6 +345,24 @@ class SqlBackend:
             if str(original).strip()
             else type(original).__name__
         )
+        if self._refused:
+            return ToolError(
+                f"{self._label}: the query calls {self._refused[-1]}(), which is refused: "
+                f"{REFUSED_FUNCTIONS[self._refused[-1]]}",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+        if first == "out of memory" and self._dialect.harden is not None:
+            return ToolError(
+                f"{self._label}: the query needs more than {self._limits.max_engine_memory:,} "
+                "MiB, the server's limit (--max-engine-memory); raise it to read this source",
+                ErrorCode.INVALID_ARGUMENT,
+            )
+        if first == "string or blob too big":
+            return ToolError(
+                f"{self._label}: a value is longer than {self._limits.max_value_bytes:,} bytes, "
+                "the server's limit (--max-value-bytes); raise it to read this source",
+                ErrorCode.INVALID_ARGUMENT,
+            )
         return ToolError(
             f"{self._label}: the database refused the query: {mask_credentials(first)}",
             ErrorCode.FAILED,
@@ -382,6 +425,9 @@ class SqlBackend:
                     while consume is not None and (batch := cursor.fetchmany(_BATCH_ROWS)):
                         consume(batch)
                     cursor.close()
+                except MemoryError as exc:
+                    # sqlite3's answer to its heap limit (see _harden_sqlite)
+                    raise self._error(RuntimeError("out of memory")) from exc
                 except self._dbapi_error as exc:
                     if self._context.cancelled:
                         raise ToolCancelledError from exc
@@ -535,6 +581,54 @@ def _sqlite_sketch(table: Table, positions: Sequence[int], nulls: Nulls) -> Sket
     )
 
 
+REFUSED_FUNCTIONS = {
+    "fts3_tokenizer": "it returns (and with two arguments takes) a native memory address",
+    "load_extension": "it loads native code",
+}
+"""SQLite functions no query may call, whatever calls them (a query, a view, a trigger): the
+bundled SQLite's function list (``pragma_function_list``) was reviewed for functions that
+return or take memory addresses or run native code; these are the ones."""
+_POSTGRES_REFUSED: tuple[tuple[str, str], ...] = (
+    (r"pg_(try_)?advisory_\w*", "it takes or frees an advisory lock, which the database's own "
+     "applications may rely on"),
+    (r"pg_(terminate|cancel)_backend|pg_signal_backend", "it stops other sessions"),
+    (r"pg_reload_conf|pg_rotate_logfile|pg_log_backend_memory_contexts|pg_promote|"
+     r"pg_switch_wal|pg_create_restore_point|pg_wal_replay_\w+", "it acts on the server, not "
+     "on rows"),
+    (r"dblink\w*", "it reaches other databases"),
+    (r"pg_read_(binary_)?file|pg_ls_\w+|pg_stat_file|lo_(import|export)", "it reads or writes "
+     "the server's files"),
+)  # fmt: skip
+"""PostgreSQL functions a client query may not call (a READ ONLY transaction allows them)."""
+
+
+def refusal(name: str, refused: tuple[tuple[str, str], ...]) -> str | None:
+    """Why a function called ``name`` is refused (a pattern of ``refused`` matching all of
+    it, any case), or None."""
+    for pattern, reason in refused:
+        if re.fullmatch(pattern, name, re.IGNORECASE):
+            return reason
+    return None
+
+
+def _harden_sqlite(raw: Any, limits: ReadLimits, refused: list[str]) -> None:
+    """No value longer than ``max_value_bytes`` (``zeroblob``, ``replace`` or ``printf`` would
+    build one in the server's memory), no more memory than ``max_engine_memory`` for SQLite
+    in all, and no call of :data:`REFUSED_FUNCTIONS`, checked by
+    SQLite itself as it prepares each statement (views included); ``refused`` records which."""
+    raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.max_value_bytes)
+    # SQLite runs inside the server: its memory (every connection's) has the engine's bound
+    raw.execute(f"PRAGMA hard_heap_limit = {int(limits.max_engine_memory) * MIB}")
+
+    def authorize(action: int, first: str | None, second: str | None, *_: object) -> int:
+        if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() in REFUSED_FUNCTIONS:
+            refused.append((second or "").lower())
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    raw.set_authorizer(authorize)
+
+
 def _canonical(value: object) -> object:
     """SQLite compares ``1`` and ``1.0`` as equal: give them one spelling."""
     if isinstance(value, float) and value.is_integer():
@@ -554,8 +648,13 @@ class _Dialect:
     read_only: tuple[str, ...]  # statements making the session read-only
     timeout: str | None  # a statement setting the server-side timeout ({ms}); None: none
     interrupt: str  # the DBAPI connection's method stopping the running statement
+    size: str  # SQL for the stored size in bytes of the value of {}
     execute_options: dict[str, Any] = field(default_factory=dict)
     extra: str | None = None  # the optional part of the distribution holding the driver
+    # limits and refusals set on the DBAPI connection before any statement
+    harden: Callable[[Any, ReadLimits, list[str]], None] | None = None
+    # functions a client query may not call: (full-match pattern, why)
+    refused: tuple[tuple[str, str], ...] = ()
 
 
 _DIALECTS = {
@@ -569,9 +668,11 @@ _DIALECTS = {
         ("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", "SET TRANSACTION READ ONLY"),
         "SET statement_timeout = {ms}",
         "cancel",
+        "pg_column_size({})",
         # the extended query protocol: the server refuses text holding several statements
         {"prepare": True},
         extra="postgres",
+        refused=_POSTGRES_REFUSED,
     ),
     "sqlite": _Dialect(
         "pysqlite",
@@ -582,5 +683,8 @@ _DIALECTS = {
         ("PRAGMA query_only = ON",),
         None,
         "interrupt",
+        "length(CAST({} AS BLOB))",
+        harden=_harden_sqlite,
+        refused=tuple((re.escape(name), why) for name, why in REFUSED_FUNCTIONS.items()),
     ),
 }
