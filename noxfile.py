@@ -26,7 +26,6 @@ import nox
 from mcp_common.workspace import workspace_packages, write_import_contracts
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["all"]
 
 ROOT = Path(__file__).resolve().parent
 PACKAGES = workspace_packages(ROOT)
@@ -174,8 +173,8 @@ def e2e(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def slow(session: nox.Session) -> None:
-    """The cross-package tests marked slow (builds, installs into fresh environments, a new
-    server in a copy of the repository): not in the default run; CI runs them too."""
+    """The cross-package tests marked slow (builds, installs into fresh environments, Claude
+    Desktop bundles, a new server in a copy of the repository)."""
     _pytest(session, "tests", "-m", "slow")
 
 
@@ -204,8 +203,8 @@ def spark(session: nox.Session) -> None:
     )
 
 
-@nox.session(name="all", python=False)
-def all_checks(session: nox.Session) -> None:
-    """Queue every other session (the default when nox runs without -s)."""
-    for name in ["lint", "types", "imports", *(p.session for p in PACKAGES), "e2e", "spark"]:
-        session.notify(name)
+FIRST = ["lint", "types", "imports"]
+"""The quick checks, run before the tests so a lint error shows within seconds."""
+
+# `nox` alone (the README's test command, and CI's) runs every session, the slow tests included
+nox.options.sessions = [*FIRST, *(name for name in nox.registry.get() if name not in FIRST)]

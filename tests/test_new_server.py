@@ -134,7 +134,8 @@ def test_its_own_tests_pass_with_the_lock_as_written(workspace: Path) -> None:
 def test_nox_has_a_session_for_it(workspace: Path) -> None:
     listing = run(["uv", "run", "--locked", "nox", "--list"], workspace)
     assert listing.returncode == 0, listing.stderr
-    assert f"- {IMPORT} -> Unit and protocol tests of {PACKAGE.as_posix()}." in listing.stdout
+    # selected (*): `nox` alone, the README's test command, runs the new package's tests too
+    assert f"* {IMPORT} -> Unit and protocol tests of {PACKAGE.as_posix()}." in listing.stdout
 
 
 def test_types_and_imports_cover_it_and_it_is_lint_clean(workspace: Path) -> None:

@@ -230,6 +230,16 @@ def test_configuration_mistakes_are_usage_errors(
     assert "Traceback" not in result.stderr
 
 
+def test_a_deeply_nested_repository_configuration_is_a_usage_error(tmp_path: Path) -> None:
+    # the repository's own .claude/agent-config-check.json: json.loads recursed to a traceback
+    root = project(tmp_path, {".claude/agent-config-check.json": "[" * 100_000 + "]" * 100_000})
+    result = run(cwd=root)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert ".claude/agent-config-check.json: not valid JSON (nested too deeply)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_sarif_report_locates_each_violation(tmp_path: Path) -> None:
     root = project(tmp_path, {".claude/agents/Bad_Name.md": "---\nname: Bad_Name\n---\n"})
     result = run("--section", "## Project", "--format", "sarif", "--output", "out.sarif", cwd=root)

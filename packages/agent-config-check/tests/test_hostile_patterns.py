@@ -110,3 +110,19 @@ def test_a_pattern_that_needs_backtracking_is_a_usage_error_naming_it(
         "rules.noSecrets.secretPatterns: '(a+)\\1' cannot be used: backreferences are not "
         "supported by the linear-time matcher at position 4"
     ) in result.stderr
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_a_pattern_matching_everywhere_on_a_long_line_is_reported_once(
+    tmp_path: Path, runner: str
+) -> None:
+    # 'a*b|a' matches each 'a' on its own, but only after its first branch has read on to
+    # the end of the line: listing every match searched the rest of the line once per 'a'
+    # (quadratic; 20,000 a's took a quarter of an hour), reporting the line once does not
+    config = {"rules": {"noSecrets": {"secretPatterns": ["a*b|a"]}}}
+    result = RUNNERS[runner](project(tmp_path, "# A\n\n" + "a" * 20_000 + "\n", config))
+    assert result.returncode == 1, result.stderr
+    findings = [line for line in result.stdout.splitlines() if "[noSecrets]" in line]
+    assert findings == [
+        "CLAUDE.md:3: error [noSecrets] CLAUDE.md contains what looks like a a*b|a: a..."
+    ]

@@ -102,6 +102,28 @@ def test_fix_never_writes_through_a_symlinked_agents_md(tmp_path: Path) -> None:
     assert "_Not documented yet" not in claude_md  # no placeholder sections
 
 
+def test_fix_never_writes_through_a_hard_link_to_a_file_outside(tmp_path: Path) -> None:
+    # a hard link passes every path check: the file outside would be reshaped in place
+    outside = tmp_path / "notes.md"
+    outside.write_text("my own notes\n", encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").hardlink_to(outside)
+    result = subprocess.run(
+        [str(BIN / "agent-config-check"), "--fix", "--profile", "adoption"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (
+        "CLAUDE.md: not reshaped: it has other hard links, and --fix never writes through one "
+        "(edit the file itself)"
+    ) in result.stderr.splitlines()
+    assert outside.read_text(encoding="utf-8") == "my own notes\n"
+
+
 def test_nested_memory_files_are_read_and_a_symlink_is_measured_as_its_target(
     tmp_path: Path,
 ) -> None:

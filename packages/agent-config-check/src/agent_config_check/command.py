@@ -330,6 +330,8 @@ def _settings(tree: ProjectTree, config: str | None) -> dict[str, Any]:
         settings = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"{source} line {error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid JSON (nested too deeply)") from None
     if not isinstance(settings, dict):
         raise ConfigError(f"{source} must hold a JSON object")
     return settings
@@ -381,6 +383,12 @@ def _fix(tree: ProjectTree, config: CheckConfig) -> None:
             continue
         real = tree.real(path)
         if real is None or not real.is_file():
+            continue
+        if real.stat().st_nlink > 1:  # its other names may lie outside the project
+            sys.stderr.write(
+                f"{path}: not reshaped: it has other hard links, and --fix never writes "
+                "through one (edit the file itself)\n"
+            )
             continue
         with real.open("rb") as handle:
             data = handle.read(MAX_READ_BYTES + 1)

@@ -90,21 +90,19 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
         lines = read.text.splitlines()
         for number, line in enumerate(lines, start=1):
             for label, pattern in present:
-                if not _anywhere(pattern, line):
+                # One finding per line and pattern: listing every match searches the rest of
+                # the line again after each one ('a*b|a' on a long line of a's: quadratic).
+                match = pattern.search(line) if _anywhere(pattern, line) else None
+                if match is None:
                     continue
-                for match in pattern.finditer(line):
-                    if label == PRIVATE_KEY and not _key_material_follows(
-                        line.partition("PRIVATE KEY-----")[2], lines[number : number + 1]
-                    ):
-                        continue  # a header alone is a sample, such as a list of patterns
-                    shown = (match.group() or "")[:8]
-                    found.append(
-                        Found(
-                            path,
-                            number,
-                            f"{path} contains what looks like a {label}: {shown}...",
-                        )
-                    )
+                if label == PRIVATE_KEY and not _key_material_follows(
+                    line.partition("PRIVATE KEY-----")[2], lines[number : number + 1]
+                ):
+                    continue  # a header alone is a sample, such as a list of patterns
+                shown = (match.group() or "")[:8]
+                found.append(
+                    Found(path, number, f"{path} contains what looks like a {label}: {shown}...")
+                )
     return found
 
 

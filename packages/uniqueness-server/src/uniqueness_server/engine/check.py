@@ -13,12 +13,17 @@ from uniqueness_server.engine.backend import GroupCounts
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
 from uniqueness_server.engine.metadata import declared_claim
-from uniqueness_server.engine.model import MAX_VALUE_CHARS, CheckResult, DuplicateGroup, Nulls
+from uniqueness_server.engine.model import (
+    MAX_BETTER_OPTION_COLUMNS,
+    MAX_VALUE_CHARS,
+    CheckResult,
+    DuplicateGroup,
+    Nulls,
+)
 from uniqueness_server.engine.sql import examples_query, summary_query
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
-MAX_BETTER_OPTION_COLUMNS = 16
 
 
 def shorten(value: object) -> str | None:

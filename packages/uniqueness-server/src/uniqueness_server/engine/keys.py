@@ -25,13 +25,12 @@ from uniqueness_server.engine.metadata import (
     proves,
     read_metadata,
 )
-from uniqueness_server.engine.model import Key, KeySearch, Nulls, TableMetadata
+from uniqueness_server.engine.model import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, TableMetadata
 from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
 from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
-MAX_KEY_COLUMNS = 6
 CANDIDATES = 200_000  # candidates the in-memory search holds before the lattice takes over
 MOST_CANDIDATES = 5_000_000  # and at all, where the lattice cannot (about 100 MB of sets)
 _KIND_SAMPLE = 200

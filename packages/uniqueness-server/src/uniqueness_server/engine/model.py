@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+MAX_KEY_COLUMNS = 6
+"""The largest key size a key search accepts."""
+MAX_BETTER_OPTION_COLUMNS = 16
+"""The largest unique column set whose smaller keys a check looks for (``better_options``)."""
 MAX_VALUE_CHARS = 200
 """Longest value an answer shows (a longer one is cut, the cut marked)."""
 

@@ -25,7 +25,8 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, find_keys
+from uniqueness_server import engine
+from uniqueness_server.engine import MAX_KEY_COLUMNS, Key, KeySearch, Nulls
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field, one_line
 from uniqueness_server.tools.metadata import Basis, MetadataFacts, metadata_markdown
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
@@ -239,7 +240,7 @@ class FindKeysTool:
         table = self._sources.open(arguments, context)
         table_names = list(table.names)
         try:
-            search = find_keys(
+            search = engine.find_keys(
                 table,
                 columns=arguments.columns,
                 max_columns=arguments.max_columns,

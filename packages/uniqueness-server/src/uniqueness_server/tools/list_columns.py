@@ -22,7 +22,8 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from uniqueness_server.engine import ColumnProfile, profile_columns, read_metadata
+from uniqueness_server import engine
+from uniqueness_server.engine import ColumnProfile, read_metadata
 from uniqueness_server.engine.metadata import metadata_scope_note
 from uniqueness_server.tools.common import one_line, shown
 from uniqueness_server.tools.metadata import MetadataFacts, metadata_markdown
@@ -130,7 +131,7 @@ class ListColumnsTool:
         try:
             metadata = read_metadata(table)
             scope = metadata_scope_note(table)
-            profile = profile_columns(table)
+            profile = engine.profile_columns(table)
         finally:
             table.close()
         columns = [ColumnFacts.of(column) for column in profile.columns]

@@ -21,13 +21,13 @@ from mcp_common import (
 )
 from pydantic import Field
 
+from uniqueness_server import engine
 from uniqueness_server.engine import (
     DEFAULT_MAX_LINE_BYTES,
     FORMAT_CHOICES,
     MAX_LINE_BYTES_LIMIT,
     DatabaseRegistry,
     Table,
-    open_file,
 )
 from uniqueness_server.read_limits import ReadLimits
 
@@ -115,7 +115,7 @@ class SourceOpener:
                 "table and query go with database, not with path", ErrorCode.INVALID_ARGUMENT
             )
         read = partial(
-            open_file,
+            engine.open_file,
             fmt=arguments.format,
             header_row=1 if arguments.header_row is None else arguments.header_row,
             delimiter=arguments.delimiter,

@@ -29,15 +29,9 @@ from mcp_common import (
 )
 from pydantic import Field
 
-from uniqueness_server.engine import (
-    Approximation,
-    CheckResult,
-    DuplicateGroup,
-    Nulls,
-    approximate_check,
-    check_uniqueness,
-)
-from uniqueness_server.engine.check import MAX_BETTER_OPTION_COLUMNS
+from uniqueness_server import engine
+from uniqueness_server.engine import Approximation, CheckResult, DuplicateGroup, Nulls
+from uniqueness_server.engine.model import MAX_BETTER_OPTION_COLUMNS
 from uniqueness_server.tools.common import NullsChoice, names, nulls_field, shown
 from uniqueness_server.tools.metadata import Basis, DeclaredKeyFacts
 from uniqueness_server.tools.sources import SourceArguments, SourceOpener
@@ -318,7 +312,7 @@ class UniquenessCheckTool:
         table = self._sources.open(arguments, context)
         try:
             if arguments.approximate:
-                result = approximate_check(
+                result = engine.approximate_check(
                     table,
                     arguments.columns,
                     nulls=nulls,
@@ -328,7 +322,7 @@ class UniquenessCheckTool:
                     context=context,
                 )
             else:
-                result = check_uniqueness(
+                result = engine.check_uniqueness(
                     table,
                     arguments.columns,
                     nulls=nulls,
