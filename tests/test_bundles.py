@@ -22,6 +22,7 @@ import anyio
 import pytest
 from mcp_common.workspace import WorkspacePackage, workspace_packages
 from readme_snippets import ROOT, client_section, shell_lines
+from required_tools import missing_tool
 from server_calls import golden_tool_names, list_and_call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -40,7 +41,7 @@ def mcpb() -> Path:
     """The official ``mcpb`` command, installed from its lock file (``npm ci``) if missing."""
     npm = shutil.which("npm")
     if shutil.which("node") is None or npm is None:
-        pytest.skip("node and npm are needed for the official mcpb tool (.ci/run installs them)")
+        missing_tool("node and npm are needed for the official mcpb tool")
     command = MCPB_CLI / "node_modules" / ".bin" / "mcpb"
     if not command.exists():
         installed = subprocess.run(
@@ -103,7 +104,7 @@ def host_environment() -> dict[str, str]:
 
 @pytest.mark.parametrize("server", SERVERS)
 def test_a_bundle_installs_and_serves_as_claude_desktop_runs_it(
-    server: str, bundles: Path, mcpb: Path, tmp_path: Path
+    server: str, mcpb: Path, bundles: Path, tmp_path: Path
 ) -> None:
     package = SERVERS[server]
     bundle = bundles / f"{server}-{package.version}.mcpb"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from required_tools import missing_tool
 
 from .e2e_support import REPO_ROOT, HttpServers, server_env
 
@@ -24,7 +25,7 @@ NPM = shutil.which("npm")
 def ts_client() -> Path:
     """The client script, with its locked dependencies installed (``npm ci``) if missing."""
     if NODE is None or NPM is None:
-        pytest.skip("node and npm are needed for the TypeScript SDK client test")
+        missing_tool("node and npm are needed for the TypeScript SDK client test")
     if not (CLIENT_DIR / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         installed = subprocess.run(
             [NPM, "ci", "--no-audit", "--no-fund"],

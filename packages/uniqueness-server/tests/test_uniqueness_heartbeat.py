@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mcp_common.context import ToolContext
+from uniqueness_server.engine.backend import Progress
 from uniqueness_server.engine.heartbeat import Heartbeat
 
 
@@ -24,7 +26,7 @@ def test_each_new_step_is_announced_even_at_the_same_fraction() -> None:
     assert values == sorted(set(values)), "progress must grow with every notification"
     assert values[0] == 10.0
     assert values[-1] == 50.0
-    assert all(value < 11.0 for value in values[:3])
+    assert all(value < 12.0 for value in values[:3])
 
 
 def test_a_step_reported_below_the_last_value_never_lowers_it() -> None:
@@ -37,3 +39,16 @@ def test_a_step_reported_below_the_last_value_never_lowers_it() -> None:
     assert values == sorted(set(values))
     assert reports[-1][1] == "coding columns"
     assert 60.0 < reports[-1][0] < 61.0
+
+
+def test_steps_reach_the_client_with_values_that_grow_as_sent() -> None:
+    sent: list[tuple[float, str | None]] = []
+    context = ToolContext(lambda value, total, message: sent.append((value, message)))
+    heartbeat = Heartbeat(Progress(context).report, 3600.0)
+    heartbeat.phase(30.0, 30.2, "searching keys")
+    for step in ("sampling row pairs", "checking 4 candidate keys of 2 columns (0 done)"):
+        heartbeat.update(0.0, step)
+    heartbeat.update(0.00001, "checking 4 candidate keys of 2 columns (1 done)")
+    values = [value for value, _ in sent]
+    assert values == sorted(set(values)), f"one value sent twice: {sent}"
+    assert [message for _, message in sent][:2] == ["searching keys", "sampling row pairs"]

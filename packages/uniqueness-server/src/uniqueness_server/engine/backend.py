@@ -82,12 +82,15 @@ class Progress:
         self.scan_reports = True  # False while a search reports its own, coarser progress
 
     def report(self, percent: float, message: str | None = None) -> None:
-        """Report ``percent`` (0..100) if it is higher than anything reported before."""
+        """Report ``percent`` (0..100) if it is higher than anything reported before.
+
+        The value is compared as sent (rounded), so two reports never carry one value."""
+        shown = round(percent, 3)
         with self._lock:
-            if percent <= self._last:
+            if shown <= self._last:
                 return
-            self._last = percent
-        self._context.report_progress(round(percent, 1), 100.0, message)
+            self._last = shown
+        self._context.report_progress(shown, 100.0, message)
 
 
 @dataclass(eq=False)

@@ -17,7 +17,8 @@ from types import TracebackType
 
 BEAT_SECONDS = 1.0
 _CREEP = 0.05  # share of what is left of the phase a beat adds
-_NUDGE = 0.001  # share a new step adds when it starts where the last one stood
+_NUDGE = 0.01  # share of what is left of the phase a new step adds when it starts where
+# the last one stood (enough to survive the rounding of the value sent)
 
 
 class Heartbeat:
