@@ -4,6 +4,7 @@ the standalone script being the same checker as the installed command."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -228,6 +229,29 @@ def test_configuration_mistakes_are_usage_errors(
     assert result.stdout == ""
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_deeply_nested_repository_configuration_is_a_usage_error(tmp_path: Path) -> None:
+    # the repository's own .claude/agent-config-check.json: json.loads recursed to a traceback
+    root = project(tmp_path, {".claude/agent-config-check.json": "[" * 100_000 + "]" * 100_000})
+    result = run(cwd=root)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert ".claude/agent-config-check.json: not valid JSON (nested too deeply)" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_fifo_among_the_hook_scripts_is_reported_not_read(tmp_path: Path) -> None:
+    # opening a FIFO blocks until someone writes to it: the check never ended
+    root = project(tmp_path, {})
+    (root / ".claude" / "hooks").mkdir(parents=True)
+    os.mkfifo(root / ".claude" / "hooks" / "stop.sh")
+    result = run("--profile", "adoption", cwd=root)
+    assert result.returncode == 1, result.stderr
+    assert (
+        ".claude/hooks/stop.sh: error [hooksFormat] hook script is not a regular file: "
+        ".claude/hooks/stop.sh"
+    ) in result.stdout.splitlines()
 
 
 def test_sarif_report_locates_each_violation(tmp_path: Path) -> None:

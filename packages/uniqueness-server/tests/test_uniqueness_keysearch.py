@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import uniqueness_server.engine.keys as key_search
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_common import ToolCancelledError, ToolContext
+from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
@@ -141,6 +142,24 @@ def test_a_huge_answer_is_paged_whole(tmp_path: Path) -> None:
         assert f"offset={page['nextOffset']}" in result.text
         offset = page["nextOffset"]
     assert got == expected
+
+
+def test_an_answer_too_large_to_hold_is_refused_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 200 columns of 25 values over 30 rows: past the lattice's limit for keys of 3, and
+    # thousands of keys, more candidates than this test lets the search hold (a real file
+    # gets there with millions: 64 rows of 6,832 gene expression columns)
+    monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
+    width = 200
+    rng = random.Random(4)
+    rows: list[Row] = [tuple(str(rng.randrange(25)) for _ in range(width)) for _ in range(30)]
+    (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
+    with pytest.raises(ToolError) as refused:
+        call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 3})
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT
+    assert "more than 1,000 candidate keys of up to 3 columns" in str(refused.value)
+    assert "name fewer columns or lower maxColumns" in str(refused.value)
 
 
 def _long_search_file(tmp_path: Path) -> Path:

@@ -330,6 +330,8 @@ def _settings(tree: ProjectTree, config: str | None) -> dict[str, Any]:
         settings = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"{source} line {error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid JSON (nested too deeply)") from None
     if not isinstance(settings, dict):
         raise ConfigError(f"{source} must hold a JSON object")
     return settings

@@ -289,6 +289,9 @@ def hooks_format(tree: ProjectTree, options: Options) -> list[Found]:
         if real is None:
             found.append(Found(script, 0, f"hook script leads out of the project: {script}"))
             continue
+        if not real.is_file():  # a FIFO would block the read forever
+            found.append(Found(script, 0, f"hook script is not a regular file: {script}"))
+            continue
         try:
             with real.open("rb") as handle:
                 head = handle.read(MAX_READ_BYTES + 1)

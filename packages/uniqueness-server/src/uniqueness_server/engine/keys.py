@@ -32,6 +32,7 @@ from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, 
 from uniqueness_server.engine.table import Table
 
 CANDIDATES = 200_000  # candidates the in-memory search holds before the lattice takes over
+MOST_CANDIDATES = 5_000_000  # and at all, where the lattice cannot (about 100 MB of sets)
 _KIND_SAMPLE = 200
 
 
@@ -173,7 +174,6 @@ def _search(
         if not wide and not stats.codes.unique(positions, nulls):
             notes.append("all searched columns together hold duplicate rows, so no key exists")
         records = stats.codes.records(positions, nulls)
-        # past the lattice's own limit there is no other way: no cap then
         fits = count_candidates(len(positions), max_columns) <= MAX_CANDIDATES
         try:
             search = minimal_keys(
@@ -181,10 +181,20 @@ def _search(
                 max_columns,
                 context.check_cancelled,
                 heartbeat.update,
-                CANDIDATES if fits else None,
+                CANDIDATES if fits else MOST_CANDIDATES,
             )
             return search.keys, (search.checked, search.checked)
         except TooManyCandidatesError:
+            if not fits:
+                # past the lattice's own limit there is no other way: the answer (tens of
+                # millions of keys) is refused whole rather than exhausting the memory
+                raise ToolError(
+                    f"{len(positions)} columns over {stats.rows} rows leave more than "
+                    f"{MOST_CANDIDATES:,} candidate keys of up to {max_columns} columns open "
+                    "at once, too many to check and list; name fewer columns or lower "
+                    "maxColumns",
+                    ErrorCode.INVALID_ARGUMENT,
+                ) from None
             # sampled row pairs left most combinations open: the lattice decides them in
             # bulk over the same codes (column pairs as array work)
             heartbeat.update(0.0, "deciding combinations in bulk")

@@ -201,8 +201,6 @@ class Cover:
             for size, sets in gone.items():
                 if size < self.limit and len(outside):
                     schedule(self._extend(sets, outside))
-                    if self._capacity is not None and self._held() > self._capacity:
-                        raise TooManyCandidatesError
 
     def _extend(self, sets: Sets, outside: npt.NDArray[np.int32]) -> Sets:
         """Add each one-larger set ``X + a`` (``X`` a row of ``sets``, ``a`` in ``outside``)
@@ -214,7 +212,12 @@ class Cover:
         if not len(outside) or not len(sets):
             return np.empty((0, size + 1), np.int32)
         step = max(1, _GROWN // len(outside))
-        added = [self._extend_part(sets[s : s + step], outside) for s in range(0, len(sets), step)]
+        added = []
+        for start in range(0, len(sets), step):
+            added.append(self._extend_part(sets[start : start + step], outside))
+            # checked part by part: a huge answer stops before it takes the memory
+            if self._capacity is not None and self._held() > self._capacity:
+                raise TooManyCandidatesError
         return added[0] if len(added) == 1 else np.concatenate(added)
 
     def _extend_part(self, sets: Sets, outside: npt.NDArray[np.int32]) -> Sets:
