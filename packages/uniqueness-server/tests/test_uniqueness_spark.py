@@ -1,13 +1,15 @@
 """Spark Connect sources against a real local Spark, with the DuckDB engine as the reference.
 
-The same truth tables run on both engines (a Parquet file read by DuckDB, the same file read
-by Spark through ``query``) and must give the brute-force answers. Without Java or the full
-``pyspark`` package (the ``spark-tests`` group, ``nox -s spark``) the Spark tests skip and
-say why; the query checks need no Spark and always run.
+The same truth tables run on both engines (a Parquet file read by DuckDB, the same file
+registered as a catalog table and read by Spark through ``query``) and must give the
+brute-force answers. Without Java or the full ``pyspark`` package (the ``spark-tests`` group,
+``nox -s spark``) the Spark tests skip and say why; the query checks need no Spark and always
+run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -93,6 +95,23 @@ def _parquet(folder: Path, name: str, rows: Sequence[Row]) -> Path:
     return path
 
 
+def _catalog_table(spark: LocalSpark, path: Path) -> str:
+    """The Parquet file at ``path`` registered as a catalog table, as a cluster's administrator
+    registers data (queries may not read files by path)."""
+    from pyspark.sql.connect.session import SparkSession
+
+    name = "file_" + hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    location = str(path).replace("'", "''")
+    session = SparkSession.builder.remote(spark.url).create()
+    try:
+        session.sql(
+            f"CREATE TABLE IF NOT EXISTS default.{name} USING parquet LOCATION '{location}'"
+        ).collect()
+    finally:
+        session.stop()
+    return f"default.{name}"
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[LocalSpark]:
     """One local Spark Connect server for the whole session."""
@@ -118,7 +137,8 @@ def opener(request: pytest.FixtureRequest) -> Opener:
     if request.param == "duckdb":
         return lambda path: open_file(path, label=path.name)
     lake: DatabaseRegistry = request.getfixturevalue("lake")
-    return lambda path: lake.open("lake", query=f"SELECT * FROM parquet.`{path}`")
+    spark: LocalSpark = request.getfixturevalue("spark")
+    return lambda path: lake.open("lake", query=f"SELECT * FROM {_catalog_table(spark, path)}")
 
 
 @pytest.mark.parametrize("nulls", list(Nulls))
@@ -227,7 +247,11 @@ def test_tools_give_the_duckdb_answers_on_spark(
     on_file = _answer(tools[tool], {"path": "household.parquet", **arguments})
     on_spark = _answer(
         tools[tool],
-        {"database": "lake", "query": f"SELECT * FROM parquet.`{parquet}`", **arguments},
+        {
+            "database": "lake",
+            "query": f"SELECT * FROM {_catalog_table(spark, parquet)}",
+            **arguments,
+        },
     )
     for answer in (on_file, on_spark):
         # files number their rows, tables have no row order
@@ -496,7 +520,7 @@ async def test_the_server_command_over_stdio_on_spark(spark: LocalSpark, tmp_pat
         },
         cwd=str(tmp_path),
     )
-    source = {"database": "lake", "query": f"SELECT * FROM parquet.`{parquet}`"}
+    source = {"database": "lake", "query": f"SELECT * FROM {_catalog_table(spark, parquet)}"}
     answers: list[types.CallToolResult] = []
     with errors.open("w") as errlog:
         async with Client(stdio_client(params, errlog=errlog)) as client:
