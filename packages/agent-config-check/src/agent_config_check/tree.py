@@ -52,6 +52,24 @@ class ProjectTree:
         self._reals[relative] = found
         return found
 
+    def resolve(self, base: str, relative: str) -> str | None:
+        """``relative`` (a link or a ``./x`` path written in a file of folder ``base``) as a
+        path from the project root, or ``None`` when it is absolute, climbs out or leads out."""
+        if relative.startswith("/"):
+            return None
+        parts = [part for part in base.split("/") if part]
+        for part in relative.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    return None
+                parts.pop()
+            else:
+                parts.append(part)
+        joined = "/".join(parts)
+        return joined if self.real(joined) is not None else None
+
     def escapes(self, relative: str) -> bool:
         """Whether ``relative`` exists (or is a dangling link) but leads out of the project."""
         path = self.root / relative

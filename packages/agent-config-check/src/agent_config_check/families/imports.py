@@ -57,25 +57,8 @@ def imports_in(tree: ProjectTree, path: str, options: Options) -> list[Import]:
                 continue
             if text.startswith("~") or text in ignored:
                 continue
-            found.append(Import(text, number, _resolve(tree, base, text)))
+            found.append(Import(text, number, tree.resolve(base, text)))
     return found
-
-
-def _resolve(tree: ProjectTree, base: str, text: str) -> str | None:
-    if text.startswith("/"):
-        return None
-    parts: list[str] = [p for p in base.split("/") if p]
-    for part in text.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    relative = "/".join(parts)
-    return relative if tree.real(relative) is not None else None
 
 
 def import_hops(tree: ProjectTree, root: str, options: Options) -> dict[str, int]:

@@ -31,22 +31,6 @@ _INLINE_FIELDS = ("hooks", "mcpServers", "lspServers")  # may hold the configura
 _PLUGIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
-def _inside(tree: ProjectTree, base: str, relative: str) -> str | None:
-    """``relative`` (``./x``) resolved against ``base``, or ``None`` when it climbs out."""
-    parts = [part for part in base.split("/") if part]
-    for part in relative.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(part)
-    joined = "/".join(parts)
-    return joined if tree.real(joined) is not None else None
-
-
 def plugin_components(tree: ProjectTree, options: Options) -> list[Found]:
     """``pluginComponents``: every component path of every plugin manifest is a string (or
     a list of strings) starting with ``./`` that exists inside the plugin; ``agents`` names
@@ -85,7 +69,7 @@ def _components(tree: ProjectTree, root: str, path: str, manifest: dict[str, Any
 def _component_problem(tree: ProjectTree, root: str, field: str, entry: str) -> str:
     if not entry.startswith("./"):
         return f"plugin.json '{field}' path '{entry}' must be relative and start with './'"
-    target = _inside(tree, root, entry)
+    target = tree.resolve(root, entry)
     if target is None:
         return f"plugin.json '{field}' path '{entry}' leads out of the plugin"
     if not (tree.root / target).exists():
@@ -134,7 +118,7 @@ def _marketplace(tree: ProjectTree, path: str, catalogue: dict[str, Any]) -> lis
     root = path.rpartition("/")[0].rpartition("/")[0]
     metadata = catalogue.get("metadata")
     plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
-    base = _inside(tree, root, plugin_root) if isinstance(plugin_root, str) else root
+    base = tree.resolve(root, plugin_root) if isinstance(plugin_root, str) else root
     seen: set[str] = set()
     for index, entry in enumerate(plugins, start=1):
         if not isinstance(entry, dict):
@@ -158,7 +142,7 @@ def _source_problem(tree: ProjectTree, base: str | None, source: object) -> str:
         if source.startswith(("https://", "http://", "git@")):
             return ""
         relative = source if source.startswith("./") else "./" + source
-        target = _inside(tree, base, relative) if base is not None else None
+        target = tree.resolve(base, relative) if base is not None else None
         if target is None:
             return f"has a 'source' that leads out of the project: {source}"
         if not tree.is_dir(target):

@@ -446,16 +446,9 @@ class RustProject:
         project: followed through re-exports to the file declaring it."""
         first, rest = segments[0], segments[1:]
         current: str | None
-        if first == "crate":
-            current = self._crate_root(path)
-        elif first == "self":
-            current = path
-        elif first == "super":
-            current = self._parent(path)
-            while current is not None and rest[:1] == ["super"]:
-                current, rest = self._parent(current), rest[1:]
-        elif first in self._crates and not self._binds(path, first):
-            current = self._crates[first]
+        anchored = self._anchor(path, segments)
+        if anchored is not None:
+            current, rest = anchored
         else:
             bound = self._binding(path, first, search)
             if bound is None or bound.item is not None:
@@ -469,6 +462,24 @@ class RustProject:
                 return self._item(current, segment, search)
             current = child
         return _Place(current, None) if current is not None else None
+
+    def _anchor(self, path: str, segments: list[str]) -> tuple[str | None, list[str]] | None:
+        """Where a path written in ``path`` starts when its first segment is ``crate``,
+        ``self``, ``super`` (repeated) or another crate's name, and the segments left; ``None``
+        when the first segment is a name bound in ``path`` instead."""
+        first, rest = segments[0], segments[1:]
+        if first == "crate":
+            return self._crate_root(path), rest
+        if first == "self":
+            return path, rest
+        if first == "super":
+            current = self._parent(path)
+            while current is not None and rest[:1] == ["super"]:
+                current, rest = self._parent(current), rest[1:]
+            return current, rest
+        if first in self._crates and not self._binds(path, first):
+            return self._crates[first], rest
+        return None
 
     def _binds(self, path: str, name: str) -> bool:
         """Whether a ``use``/``mod`` of ``path`` binds ``name`` for the first segment of a
@@ -553,16 +564,9 @@ class RustProject:
         (what a path names when the item it ends in cannot be found)."""
         first, rest = segments[0], segments[1:]
         current: str | None
-        if first == "crate":
-            current = self._crate_root(path)
-        elif first == "self":
-            current = path
-        elif first == "super":
-            current = self._parent(path)
-            while current is not None and rest[:1] == ["super"]:
-                current, rest = self._parent(current), rest[1:]
-        elif first in self._crates and not self._binds(path, first):
-            current = self._crates[first]
+        anchored = self._anchor(path, segments)
+        if anchored is not None:
+            current, rest = anchored
         elif self._binds(path, first) and depth < MAX_REEXPORT_DEPTH:
             bound = self.module(path, self._aliases[path][first].target.split("::"), depth + 1)
             current = bound.file if bound is not None else None
