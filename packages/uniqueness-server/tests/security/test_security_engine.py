@@ -320,7 +320,7 @@ def test_one_call_never_sees_another_calls_relations(tmp_path: Path) -> None:
     try:
         with pytest.raises(ToolError, match="left_behind"):
             third.query("SELECT * FROM left_behind")
-        assert third.query("SELECT COUNT(*) FROM src") == [(2,)]
+        assert third.query(f"SELECT COUNT(*) FROM {third.relation}") == [(2,)]
     finally:
         second.close()
         third.close()

@@ -20,9 +20,11 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -32,10 +34,13 @@ from mcp_common import ErrorCode, ToolContext, ToolError
 from uniqueness_server import extra_hint
 from uniqueness_server.engine.backends.embedded import (
     SMALL_FILE_BYTES,
+    CachedSource,
     DuckDbBackend,
+    SourceCache,
     duckdb_error,
     literal,
     new_connection,
+    source_cache,
 )
 from uniqueness_server.engine.budget import CellBudget, read_bounded
 from uniqueness_server.engine.columns import addressable
@@ -133,12 +138,35 @@ def open_file(
     Every option is checked here, so every caller (a tool, the command line, Python) accepts
     the same values.
     A delimited line longer than ``max_line_bytes`` is an error, never a skipped row.
+
+    A small file read before and unchanged since (same identity, same options) is answered
+    from the rows kept then (see :class:`~uniqueness_server.engine.backends.embedded.SourceCache`).
     """
-    through = None if descriptor is None else _Through(descriptor, _link_name(path.name))
+    limits = limits or ReadLimits()
+    try:
+        _check_request(path, label, fmt, header_row, max_line_bytes)
+        # the file as opened: through the descriptor, so what is checked is what is read
+        identity = path.stat() if descriptor is None else os.fstat(descriptor)
+        cache = source_cache(confined_to, limits.max_engine_memory)
+        key = (
+            str(path), identity.st_dev, identity.st_ino, identity.st_size,
+            identity.st_mtime_ns, identity.st_ctime_ns,
+            fmt, header_row, delimiter, max_line_bytes, limits,
+        )  # fmt: skip
+        cached = cache.take(key) if identity.st_size <= SMALL_FILE_BYTES else None
+        if cached is not None:
+            if descriptor is not None:
+                os.close(descriptor)  # the rows are in memory: nothing more to read
+            return _cached_table(cache, cached, confined_to, context, label, limits)
+        now = time.time_ns()
+        through = None if descriptor is None else _Through(descriptor, _link_name(path.name))
+    except BaseException:
+        if descriptor is not None:
+            os.close(descriptor)
+        raise
     source = path if through is None else through.link
     try:
-        return _open_table(
-            path,
+        table = _open_table(
             source,
             label,
             fmt,
@@ -146,14 +174,69 @@ def open_file(
             delimiter,
             max_line_bytes,
             context,
-            through,
             confined_to,
-            limits or ReadLimits(),
+            limits,
         )
     except BaseException:
         if through is not None:
             through.release()
         raise
+    backend = table.backend
+    assert isinstance(backend, DuckDbBackend)
+    if through is not None:
+        backend.on_close(through.release)
+    if backend.small and SourceCache.keepable(identity, now):
+        try:
+            kept = cache.keep(backend, key, table.names)
+        except BaseException:
+            table.close()
+            raise
+        if kept is not None:
+            backend.cached = kept
+            backend.on_close(partial(cache.give_back, kept))
+            table.relation = kept.relation
+    return table
+
+
+def _cached_table(
+    cache: SourceCache,
+    cached: CachedSource,
+    confined_to: Sequence[Path] | None,
+    context: ToolContext | None,
+    label: str,
+    limits: ReadLimits,
+) -> Table:
+    """A source read before, unchanged since: its kept table, on a connection of its own."""
+    try:
+        connection = new_connection(confined_to, progress=False, memory=limits.max_engine_memory)
+    except BaseException:
+        cache.give_back(cached)
+        raise
+    backend = DuckDbBackend(connection, context or ToolContext(), label, small=True, cached=cached)
+    backend.on_close(partial(cache.give_back, cached))
+    return Table(backend=backend, label=label, names=cached.names, relation=cached.relation)
+
+
+def _check_request(path: Path, label: str, fmt: str, header_row: int, max_line_bytes: int) -> None:
+    """Refuse a file that is not there or not a file, and options out of range."""
+    if not path.exists():
+        raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
+    if not path.is_file():
+        raise ToolError(f"{label} is not a regular file", ErrorCode.INVALID_ARGUMENT)
+    if not 1 <= max_line_bytes <= MAX_LINE_BYTES_LIMIT:
+        raise ToolError(
+            f"maxLineBytes must be between 1 and {MAX_LINE_BYTES_LIMIT:,} but was {max_line_bytes}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
+    if header_row < 0:
+        raise ToolError(
+            f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
+        )
+    if fmt not in FORMAT_CHOICES:
+        raise ToolError(
+            f"format must be one of {', '.join(FORMAT_CHOICES)} but was {fmt!r}",
+            ErrorCode.INVALID_ARGUMENT,
+        )
 
 
 def _link_name(name: str) -> str:
@@ -214,7 +297,6 @@ class _Through:
 
 
 def _open_table(
-    path: Path,
     source: Path,
     label: str,
     fmt: str,
@@ -222,28 +304,9 @@ def _open_table(
     delimiter: str | None,
     max_line_bytes: int,
     context: ToolContext | None,
-    through: _Through | None,
     confined_to: Sequence[Path] | None,
     limits: ReadLimits,
 ) -> Table:
-    if not path.exists():
-        raise ToolError(f"{label} does not exist", ErrorCode.NOT_FOUND)
-    if not path.is_file():
-        raise ToolError(f"{label} is not a regular file", ErrorCode.INVALID_ARGUMENT)
-    if not 1 <= max_line_bytes <= MAX_LINE_BYTES_LIMIT:
-        raise ToolError(
-            f"maxLineBytes must be between 1 and {MAX_LINE_BYTES_LIMIT:,} but was {max_line_bytes}",
-            ErrorCode.INVALID_ARGUMENT,
-        )
-    if header_row < 0:
-        raise ToolError(
-            f"headerRow must be 0 or more but was {header_row}", ErrorCode.INVALID_ARGUMENT
-        )
-    if fmt not in FORMAT_CHOICES:
-        raise ToolError(
-            f"format must be one of {', '.join(FORMAT_CHOICES)} but was {fmt!r}",
-            ErrorCode.INVALID_ARGUMENT,
-        )
     compressed = is_gzip(source)
     kind = detect_format(source, compressed, fmt, label)
     if kind not in _WITH_HEADER_ROW and header_row != 1:
@@ -276,8 +339,6 @@ def _open_table(
     except BaseException:
         backend.close()
         raise
-    if through is not None:
-        backend.on_close(through.release)
     return Table(backend=backend, label=label, names=addressable(names))
 
 

@@ -13,13 +13,18 @@ sketches with DuckDB's own 64-bit ``hash``.
 from __future__ import annotations
 
 import atexit
+import dataclasses
+import functools
+import itertools
 import os
 import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +74,9 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-_DATABASES: dict[tuple[tuple[str, ...] | None, int], duckdb.DuckDBPyConnection] = {}
+_DatabaseKey = tuple[tuple[str, ...] | None, int]
+_DATABASES: dict[_DatabaseKey, duckdb.DuckDBPyConnection] = {}
+_SOURCE_CACHES: dict[_DatabaseKey, SourceCache] = {}
 _DATABASES_LOCK = threading.Lock()
 # what the engine's own SQL does: read, and make or drop the call's temporary tables and views
 _STATEMENTS = frozenset(
@@ -110,7 +117,139 @@ def _database(confined_to: Sequence[Path] | None, memory: int) -> duckdb.DuckDBP
                 database.execute(f"SET allowed_directories = [{listed}]")
                 database.execute("SET enable_external_access = false")
             _DATABASES[key] = database
+            _SOURCE_CACHES[key] = SourceCache(database)
         return database
+
+
+def source_cache(confined_to: Sequence[Path] | None, memory: int) -> SourceCache:
+    """The cache of small sources of the database :func:`new_connection` connects to for the
+    same arguments."""
+    _database(confined_to, memory)
+    confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    return _SOURCE_CACHES[(confined, memory)]
+
+
+@dataclass(eq=False)
+class CachedSource:
+    """A small source read once, kept as a table of the process's database."""
+
+    relation: str
+    names: tuple[str, ...]
+    cells: int
+    users: int = 0
+    evicted: bool = False
+    profile: Profile | None = None  # its column profile, once a call computed it
+
+
+class SourceCache:
+    """Small sources already read, kept as tables of one database by a key naming the file
+    exactly (its device, inode, size, modification and change times, and every read option):
+    a warm call on an unchanged small file reads the table instead of parsing the file again,
+    which cost a small call more than its query.
+
+    A file that changes gets a new change time (no user can set it back), so its old entry is
+    never found again and ages out. A file changed within :data:`RACY_NANOSECONDS` before it
+    was read is not kept: a file system's coarse timestamps could let a second write in the
+    same tick keep the key of the first (git's "racily clean" entries).
+
+    Bounded by :data:`MAX_ENTRIES` entries and :data:`MAX_CELLS` cells in all (least recently
+    used first out); an entry a call still reads is dropped once that call closes. A source of
+    more than :data:`MAX_COLUMNS` columns is never kept (copying a row of 60,000 columns
+    takes DuckDB hundreds of megabytes, however few rows there are).
+
+    The kept tables belong to the database, not to a call's connection: only the engine's own
+    SQL names them, by the name in the entry a call took after its file passed confinement.
+    """
+
+    MAX_ENTRIES = 64
+    MAX_CELLS = 2_000_000
+    MAX_COLUMNS = 256
+    RACY_NANOSECONDS = 2_000_000_000
+
+    def __init__(self, database: duckdb.DuckDBPyConnection) -> None:
+        self._database = database
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Hashable, CachedSource] = OrderedDict()
+        self._cells = 0  # of every table still in the database, evicted ones in use included
+        self._names = itertools.count(1)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def take(self, key: Hashable) -> CachedSource | None:
+        """The entry under ``key``, held for the caller until :meth:`give_back`; None if none."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                entry.users += 1
+            return entry
+
+    @classmethod
+    def keepable(cls, identity: os.stat_result, now_ns: int) -> bool:
+        """Whether a file of this ``os.stat`` read at ``now_ns`` may be kept: it has not
+        changed in the last :data:`RACY_NANOSECONDS`."""
+        return now_ns - max(identity.st_mtime_ns, identity.st_ctime_ns) >= cls.RACY_NANOSECONDS
+
+    def keep(
+        self, backend: DuckDbBackend, key: Hashable, names: Sequence[str]
+    ) -> CachedSource | None:
+        """Copy ``backend``'s ``src`` into a table of the database and keep it under ``key``;
+        the entry, held for the caller (None when the source is too large to keep)."""
+        if len(names) > self.MAX_COLUMNS:
+            return None
+        relation = f"source_{next(self._names)}"
+        rows = backend.fetchall(f"CREATE TABLE {relation} AS SELECT * FROM src")[0][0]
+        cells = int(rows) * max(1, len(names))
+        if cells > self.MAX_CELLS // 2:
+            self._drop([relation])
+            return None
+        entry = CachedSource(relation, tuple(names), cells, users=1)
+        with self._lock:
+            kept = self._entries.get(key)
+            if kept is None:
+                self._entries[key] = entry
+                self._cells += cells
+                dropped = self._evict()
+            else:  # another call kept this source meanwhile
+                kept.users += 1
+                entry, dropped = kept, [relation]
+        self._drop(dropped)
+        return entry
+
+    def give_back(self, entry: CachedSource) -> None:
+        """The caller no longer reads ``entry``'s table."""
+        with self._lock:
+            entry.users -= 1
+            dropped = [self._forget(entry)] if entry.evicted and not entry.users else []
+        self._drop(dropped)
+
+    def _evict(self) -> list[str]:
+        # under the lock: the tables to drop now, least recently used first
+        dropped: list[str] = []
+        for key in list(self._entries):
+            if len(self._entries) <= self.MAX_ENTRIES and self._cells <= self.MAX_CELLS:
+                break
+            entry = self._entries.pop(key)
+            entry.evicted = True
+            if not entry.users:
+                dropped.append(self._forget(entry))
+        return dropped
+
+    def _forget(self, entry: CachedSource) -> str:
+        self._cells -= entry.cells
+        return entry.relation
+
+    def _drop(self, relations: Sequence[str]) -> None:
+        if not relations:
+            return
+        connection = self._database.cursor()
+        try:
+            for relation in relations:
+                connection.execute(f"DROP TABLE IF EXISTS {relation}")
+        finally:
+            connection.close()
 
 
 def new_connection(
@@ -134,12 +273,27 @@ def refuse_unless_reading(sql: str) -> None:
     """Raise unless every statement of ``sql`` reads or makes or drops the call's own
     temporary relations: a statement that would write a file (``COPY … TO``, ``EXPORT``),
     attach a database, load an extension or change a setting never runs, whatever built it."""
+    refused = _refused_statement(sql) if len(sql) <= _REMEMBERED_SQL else _refused(sql)
+    if refused is not None:
+        raise ToolError(
+            f"refused to run a {refused} statement: the engine only reads", ErrorCode.FAILED
+        )
+
+
+_REMEMBERED_SQL = 4096  # longer statements (wide sources) are parsed each time
+
+
+def _refused(sql: str) -> str | None:
+    """The type of the first statement of ``sql`` the engine may not run; None if none."""
     for statement in duckdb.extract_statements(sql):
         if statement.type not in _STATEMENTS:
-            raise ToolError(
-                f"refused to run a {statement.type.name} statement: the engine only reads",
-                ErrorCode.FAILED,
-            )
+            return statement.type.name
+    return None
+
+
+# the same text always parses to the same statements: a small call repeats its few statements
+# call after call, and parsing one cost about as much as running it on a small source
+_refused_statement = functools.lru_cache(maxsize=512)(_refused)
 
 
 _QUOTED_PATH = re.compile(r"""(['"])/[^'"\n]*\1""")
@@ -199,11 +353,15 @@ class DuckDbBackend:
         label: str,
         *,
         small: bool = False,
+        cached: CachedSource | None = None,
     ) -> None:
         """``small``: the source is known to be small (its file is at most
-        :data:`SMALL_FILE_BYTES`), so fewer, whole-source statements answer faster."""
+        :data:`SMALL_FILE_BYTES`), so fewer, whole-source statements answer faster.
+        ``cached``: the source is the table of this entry of a :class:`SourceCache` (its
+        column profile is kept with it)."""
         self._connection = connection
-        self._small = small
+        self.small = small
+        self.cached = cached
         self._context = context
         self._label = label
         self.progress = Progress(context)
@@ -300,7 +458,7 @@ class DuckDbBackend:
         A small file is grouped once first: when it holds no duplicate (or no page is asked
         for), that one statement is the answer (each statement costs more than the scan).
         """
-        if self._small:
+        if self.small:
             counts, _ = counted_groups(table, positions, nulls, 0, 0)
             if not counts[2] or limit <= 0:
                 return counts, []
@@ -379,8 +537,14 @@ class DuckDbBackend:
         )
 
     def profile(self, table: Table) -> Profile:
-        """Values are text: types inferred from it (see :func:`text_profile`)."""
-        return text_profile(table, self.registered)
+        """Values are text: types inferred from it (see :func:`text_profile`); a cached
+        source's profile is computed once (it depends only on the rows kept)."""
+        cached = self.cached
+        if cached is None:
+            return text_profile(table, self.registered)
+        if cached.profile is None:
+            cached.profile = text_profile(table, self.registered)
+        return dataclasses.replace(cached.profile, source=table.label)
 
     def search_source(
         self,
