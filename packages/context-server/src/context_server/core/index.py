@@ -31,7 +31,8 @@ from context_server.core.languages import (
     family_of,
     language_of,
 )
-from context_server.core.packed import PackedFacts, pack
+from context_server.core.facts import SourceFacts
+from context_server.core.packed import PackedFacts, pack, unpack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -467,7 +468,8 @@ class IndexCache:
                 problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        sources = PackedFacts(packed, dialects)
+        repair = _Repair(cache, listing, dialects, modules, allowed, stats)
+        sources = PackedFacts(packed, dialects, modules, repair)
         wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
@@ -510,7 +512,78 @@ class IndexCache:
                 disk.save_graph(",".join(key), content, resolver.graph)
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
+        repair.built()
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
+
+
+class _Repair:
+    """Parses again a file whose stored facts failed their checks when first decoded (see
+    :class:`~context_server.core.packed.PackedFacts`), keeps and stores the new record, and
+    counts it as parsed. Those found while the index is built are reported in one warning,
+    later ones each in its own."""
+
+    def __init__(
+        self,
+        cache: _RootCache,
+        listing: Listing,
+        dialects: dict[str, str],
+        modules: dict[str, str],
+        allowed: AllowedPaths,
+        stats: IndexStatistics,
+    ) -> None:
+        self._cache = cache
+        self._listing = listing
+        self._dialects = dialects
+        self._modules = modules
+        self._allowed = allowed
+        self._stats = stats
+        self._lock = threading.Lock()
+        self._building = True
+        self._found = 0
+
+    def __call__(self, path: str) -> SourceFacts:
+        item = self._listing.entry(path)
+        language = dialect(self._dialects[path])
+        module = self._modules[path]
+        record = None
+        if item is not None:
+            record, _ = _parse(item, language, module, self._allowed)
+        cache = self._cache
+        with cache.lock:
+            if record is not None:
+                cache.files[path] = record
+            else:
+                cache.files.pop(path, None)
+            cache.from_disk.discard(path)
+        if cache.disk is not None and record is not None:
+            cache.disk.save({path: record}, ())
+        with self._lock:
+            self._stats.parsed += 1
+            self._stats.restored -= 1
+            self._found += 1
+            building = self._building
+        if not building:
+            _log.warning(
+                "index store %s: malformed row of %s ignored (re-parsed)", self._where(), path
+            )
+        if record is None or record.facts is None:
+            # the file is no source any more (unreadable, binary): it declares nothing
+            return SourceFacts(language.name, "", (), (), frozenset(), (), module)
+        return unpack(record.facts, frozenset({language.name}), module)
+
+    def built(self) -> None:
+        """The index is built: report what was found so far, each later one on its own."""
+        with self._lock:
+            self._building = False
+            found = self._found
+        if found:
+            _log.warning(
+                "index store %s: %d malformed rows ignored (re-parsed)", self._where(), found
+            )
+
+    def _where(self) -> str:
+        disk = self._cache.disk
+        return str(disk.path) if disk is not None else "(none)"
 
 
 _SHARED: list[Watcher] = []
