@@ -3,6 +3,7 @@ in memory and (with an :class:`~context_server.core.store.IndexStore`) on disk."
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import multiprocessing
@@ -108,7 +109,9 @@ class ProjectIndex:
         ``key`` and kept as long as the index is current."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
-            found = self._derived[key] = compute()
+            # tables of many small acyclic objects: no collector passes while they are made
+            with collector_paused():
+                found = self._derived[key] = compute()
         return cast(_T, found)
 
 
@@ -118,6 +121,8 @@ walk (and never more often than :data:`VERIFY_SHARE` of the time allows), to cat
 event reports (a file changed through ``mmap``, a network file system)."""
 VERIFY_SHARE = 0.05
 """At most this share of the time goes to verification walks."""
+FREEZE_FROM = 4000
+"""Files of a root from which the objects of its first build are frozen (``gc.freeze``)."""
 LISTING_SAVE_SECONDS = 60.0
 """A listing that changed is written to the store at most this often (it is written on the
 first build of a root in a process, restored or walked, whenever it differs from the
@@ -144,6 +149,8 @@ class _RootCache:
     # held while the listing is brought up to date and indexed: one build per root at once
     build_lock: threading.Lock = field(default_factory=threading.Lock)
     opened: bool = False
+    # whether the objects of the first build were moved out of the collector's reach
+    frozen: bool = False
     disk: RootStore | None = None
     # whether the store's file rows were read (on the first build)
     rows_read: bool = False
@@ -209,7 +216,9 @@ class IndexCache:
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
         key = tuple(language.name for language in languages)
-        with cache.build_lock:
+        # a build makes hundreds of thousands of acyclic objects (listing entries, records):
+        # the collector's passes over them would cost a third of a restart
+        with cache.build_lock, collector_paused():
             with cache.lock:
                 if not cache.opened:
                     cache.opened = True
@@ -229,6 +238,11 @@ class IndexCache:
             index.statistics.listing_restored = restored
             cache.indexes[key] = index
             self._save_listing(cache, listing, boundary)
+            if not cache.frozen and len(listing.files) >= FREEZE_FROM:
+                # what the first build of a large root made lives as long as the process:
+                # the collector never scans it again (each full pass would walk all of it)
+                cache.frozen = True
+                gc.freeze()
             return index
 
     def _save_listing(self, cache: _RootCache, listing: Listing, boundary: Path | None) -> None:
