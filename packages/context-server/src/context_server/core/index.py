@@ -24,6 +24,7 @@ import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
+from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
@@ -32,7 +33,6 @@ from context_server.core.languages import (
     family_of,
     language_of,
 )
-from context_server.core.facts import SourceFacts
 from context_server.core.packed import PackedFacts, pack, unpack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused

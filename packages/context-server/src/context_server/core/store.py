@@ -13,8 +13,8 @@ directory must be a real directory (not a symlink) owned by this user and writab
 one else (it is created 0700), a store file must be a regular file owned by this user, and
 every row is MessagePack decoded by msgspec into declared types (never pickle), its lengths
 and ranges checked (a file's facts when they are first decoded, see
-:mod:`context_server.core.packed`). Anything unexpected (a foreign or corrupt file, another format or
-version, a bad row) is reported with a warning and ignored or rebuilt; the answer never
+:mod:`context_server.core.packed`). Anything unexpected (a foreign or corrupt file, another
+format or version, a bad row) is reported with a warning and ignored or rebuilt; the answer never
 depends on the store being sound. Writes are SQLite transactions, so a crash leaves the
 previous state.
 """
