@@ -301,8 +301,9 @@ class RepoMapper:
 
     Keeps, per root, the latest ranking of each focus (the :data:`KEPT_RANKINGS` used last)
     and each file's entry for its current size and mtime, with its token cost per tokenizer:
-    a warm map reads and counts nothing again. The ranking is computed again only when what it is made of changed: an edit that
-    leaves the dependency graph (and the focused files) as they were keeps it.
+    a warm map reads and counts nothing again. The ranking is computed again only when what
+    it is made of changed: an edit that leaves the dependency graph (and the focused files)
+    as they were keeps it.
     """
 
     def __init__(self, allowed: AllowedPaths) -> None:
