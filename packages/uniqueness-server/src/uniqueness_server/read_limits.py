@@ -24,7 +24,9 @@ LIMITS: dict[str, tuple[int, str]] = {
     "max_document_bytes": (
         8 * MIB,
         "largest YAML or TOON document read, in bytes after decompression (parsed whole in "
-        "memory, where YAML takes about 70 times its size)",
+        "memory, where YAML takes about 70 times its size; an entry a YAML << merge copies "
+        "counts 16 bytes), and what the parts of an .xlsx held whole may hold (16 bytes an "
+        "XML element: styles, shared strings, workbook)",
     ),
     "max_inflated_bytes": (
         256 * MIB,
