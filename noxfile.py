@@ -21,6 +21,7 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import IO
 
 import nox
 from mcp_common.workspace import workspace_packages, write_import_contracts
@@ -171,40 +172,76 @@ def e2e(session: nox.Session) -> None:
     _pytest(session, "tests", "-m", "not slow")
 
 
+SPARK_TESTS = "packages/uniqueness-server/tests/test_uniqueness_spark.py"
+SPARK = ["uv", "run", "--locked", "--group", "spark-tests"]
+"""Only the Spark tests install the full ``pyspark`` (the ``spark-tests`` group, ~450 MB), so
+the default environment stays small."""
+NO_JAVA = "the Spark tests need Java 17, which is not installed (.ci/run installs a JRE)"
+
+
+def _spark_pytest(*options: str) -> list[str]:
+    return [*SPARK, "pytest", SPARK_TESTS, "-p", "no:cacheprovider", *options]
+
+
 @nox.session(python=False)
 def slow(session: nox.Session) -> None:
-    """The cross-package tests marked slow (builds, installs into fresh environments, Claude
-    Desktop bundles, a new server in a copy of the repository)."""
-    _pytest(session, "tests", "-m", "slow")
+    """The cross-package tests marked slow, and the Spark tests beside them.
+
+    The slow tests build wheels and bundles, install them into fresh environments and make a
+    new server in a copy of the repository; they spend much of their time waiting on builds
+    and installs, and the Spark tests run in one process: side by side they keep two cores
+    busy where one after the other left one idle for minutes. Each slow test module stays on
+    one worker (``--dist loadfile``), so its wheels, installs or repository copy are made once,
+    not once per worker. The Spark tests' output follows the slow tests'; pytest options after
+    ``--`` go to both runs (one that selects no Spark test leaves that run empty, not failed).
+    """
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as log:
+        spark = _start_spark(session, log)
+        try:
+            _pytest(session, "tests", "-m", "slow", "--dist", "loadfile")
+        finally:
+            if spark is not None:
+                status = spark.wait()
+                log.seek(0)
+                print(log.read(), end="", flush=True)
+                # 5, nothing collected: only when the options given select no Spark test
+                if status != 0 and not (status == 5 and session.posargs):
+                    session.error(f"the Spark tests failed with exit code {status}")
+
+
+def _start_spark(session: nox.Session, log: IO[str]) -> subprocess.Popen[bytes] | None:
+    if shutil.which("java") is None:
+        session.warn(f"Spark tests SKIPPED: {NO_JAVA}")
+        return None
+    # pyspark installed first: the two test runs then only read the environment
+    session.run(*SPARK, "python", "-c", "import pyspark", external=True)
+    session.log(f"{' '.join(_spark_pytest())} (beside the slow tests)")
+    return subprocess.Popen(
+        _spark_pytest("--durations=10", *session.posargs),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
 
 
 @nox.session(python=False)
 def spark(session: nox.Session) -> None:
-    """uniqueness-server on a real local Spark Connect server (needs Java 17).
+    """The Spark tests alone: uniqueness-server on a local Spark Connect server (Java 17).
 
-    Only this session installs the full ``pyspark`` (the ``spark-tests`` group, ~450 MB), so
-    the default environment stays small.
+    ``slow`` runs the same tests beside its own, so ``nox`` alone leaves this session out.
     """
     if shutil.which("java") is None:
-        session.skip("Java is not installed: Spark needs a JRE 17 (.ci/run installs one)")
-    session.run(
-        "uv",
-        "run",
-        "--locked",
-        "--group",
-        "spark-tests",
-        "pytest",
-        "packages/uniqueness-server/tests/test_uniqueness_spark.py",
-        "-p",
-        "no:cacheprovider",
-        *session.posargs,
-        external=True,
-        success_codes=[0],
-    )
+        session.skip(NO_JAVA)
+    session.run(*_spark_pytest(*session.posargs), external=True, success_codes=[0])
 
 
 FIRST = ["lint", "types", "imports"]
 """The quick checks, run before the tests so a lint error shows within seconds."""
+INSIDE_ANOTHER = ["spark"]
+"""Sessions another one runs (``slow`` runs the Spark tests beside its own)."""
 
-# `nox` alone (the README's test command, and CI's) runs every session, the slow tests included
-nox.options.sessions = [*FIRST, *(name for name in nox.registry.get() if name not in FIRST)]
+# `nox` alone (the README's test command, and CI's) runs every test, the slow and Spark ones too
+nox.options.sessions = [
+    *FIRST,
+    *(name for name in nox.registry.get() if name not in FIRST + INSIDE_ANOTHER),
+]

@@ -49,6 +49,11 @@ CASES: dict[str, tuple[dict[str, object], str]] = {
         {"rules": {"localSettingsIgnored": {"ignoredPaths": ["a" * 3_000]}}},
         "*a" * 2_000 + "\n" + "*a" * 20_000 + "\n",
     ),
+    # Enough characters handed to the matchers (300 x 3,001) that the run's cap binds.
+    "the run's cap: 300 paths of 3,000 characters against *a x 2,000": (
+        {"rules": {"localSettingsIgnored": {"ignoredPaths": ["a" * 3_000] * 300}}},
+        "*a" * 2_000 + "\n",
+    ),
 }
 BENIGN: dict[str, object] = {
     "rules": {
@@ -88,6 +93,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--script", type=Path, help="the script to run (default: generated now)")
+    parser.add_argument("--case", default="", help="only the cases whose name contains this")
     options = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="agent-config-hostile-") as temp:
@@ -97,6 +103,8 @@ def main() -> int:
         benign = Path(temp) / "benign"
         make_project(benign, BENIGN, BENIGN_GITIGNORE)
         for index, (name, (config, gitignore)) in enumerate(CASES.items()):
+            if options.case not in name:
+                continue
             hostile = Path(temp) / f"hostile-{index}"
             make_project(hostile, config, gitignore)
             best: dict[str, tuple[float, float, str]] = {}

@@ -3,6 +3,7 @@ wrong flag the way a user expects: one error line after the usage, exit status 2
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -10,7 +11,9 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from mcp_common.workspace import workspace_packages
+from mcp_common.command_line import TABLE_FILE, rebuild, render, tables_of
+from mcp_common.version import package_version
+from mcp_common.workspace import WorkspacePackage, workspace_packages
 
 BIN = Path(sys.executable).parent
 PACKAGES = workspace_packages(Path(__file__).resolve().parent.parent)
@@ -110,21 +113,17 @@ def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> N
     assert sum(": error:" in line for line in lines) == 1
 
 
-LIGHT_DISTRIBUTIONS = {
-    "pydantic",
-    "pydantic_core",
-    "pydantic_settings",
-    "typing_extensions",
-    "typing_inspection",
-    "annotated_types",
-    "dotenv",
-    "lazy_loader",
-}
-"""Third-party modules a command may load to answer ``--help``: the settings and argument
-models its flags are derived from (and the loader that keeps an engine package lazy)."""
 ENTRY_POINTS = {command: entry for package in PACKAGES for command, entry in package.scripts}
-"""Every command: the SDK, the transports and the engines (DuckDB, Arrow, NumPy, tree-sitter,
-...) must wait until it serves or works."""
+"""Every command: to answer ``--help`` or ``--version`` it loads the standard library and our
+own light modules only. pydantic and the settings or argument models, the SDK, the transports
+and the engines (DuckDB, Arrow, NumPy, tree-sitter, the adoption pipeline, ...) must wait until
+it serves or works: their imports alone take longer than the answer may."""
+PACKAGE_OF = {command: package for package in PACKAGES for command, _ in package.scripts}
+RULES_IN_THE_HELP = {"agent_config_check"}
+"""Packages whose ``--help`` lists what their core registers (the rule names): that core is
+standard library only, so it loads within the start-up goal (docs/benchmarks.md)."""
+MODELS = ("mcp_common.arguments", "mcp_common.settings", "mcp_common.adapter.cli")
+"""Our own modules that load pydantic (the models flags are derived from)."""
 
 LOADED_FOR = """
 import contextlib, importlib, io, json, sys
@@ -138,7 +137,9 @@ print(json.dumps(sorted(sys.modules)))
 
 @pytest.mark.parametrize("flag", ["--help", "--version"])
 @pytest.mark.parametrize("command", ENTRY_POINTS)
-def test_help_and_version_load_neither_the_sdk_nor_the_engines(command: str, flag: str) -> None:
+def test_help_and_version_load_no_third_party_module_nor_the_engines(
+    command: str, flag: str
+) -> None:
     answer = subprocess.run(
         [sys.executable, "-c", LOADED_FOR, ENTRY_POINTS[command], command, flag],
         capture_output=True,
@@ -149,9 +150,32 @@ def test_help_and_version_load_neither_the_sdk_nor_the_engines(command: str, fla
     loaded = set(json.loads(answer.stdout))
 
     tops = {name.split(".")[0] for name in loaded if not name.startswith(("_", "__main__"))}
-    third_party = tops - set(sys.stdlib_module_names) - {p.import_name for p in PACKAGES}
-    assert third_party <= LIGHT_DISTRIBUTIONS
-    assert "mcp_common.adapter.serving" not in loaded
-    server = next((p for p in PACKAGES if p.server_command == command), None)
-    for heavy in ("tools", *server.core) if server else ():
-        assert f"{server.import_name}.{heavy}" not in loaded
+    assert tops - set(sys.stdlib_module_names) <= {p.import_name for p in PACKAGES}
+    assert not loaded & {*MODELS, "mcp_common.adapter.serving"}
+    package = PACKAGE_OF[command]
+    if package.import_name in RULES_IN_THE_HELP:
+        return
+    entry_module = ENTRY_POINTS[command].split(":")[0]
+    for heavy in ("tools", "server", "command", *package.core):
+        module = f"{package.import_name}.{heavy}"
+        assert module == entry_module or module not in loaded
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda package: package.folder)
+def test_the_committed_command_line_tables_match_the_parsers(package: WorkspacePackage) -> None:
+    committed = package.source / package.import_name / TABLE_FILE
+    tables = tables_of(package)
+
+    if not tables:
+        assert not committed.exists(), f"{committed} describes no command: remove it"
+        return
+    assert committed.is_file(), f"{committed} is missing: {REGENERATE}"
+    assert committed.read_text(encoding="utf-8") == render(tables), f"stale: {REGENERATE}"
+    for command in tables:  # the table's parser shows what the real one shows
+        real = importlib.import_module(ENTRY_POINTS[command].split(":")[0])
+        version = package_version(package.distribution)
+        rebuilt = rebuild(tables[command], version)
+        assert rebuilt.format_help() == real.command_line_parser().format_help()
+
+
+REGENERATE = "run `uv run --locked python -m mcp_common.command_line` and commit the result"

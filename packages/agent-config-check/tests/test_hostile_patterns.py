@@ -207,3 +207,42 @@ def test_a_pattern_over_the_size_caps_is_a_usage_error_naming_the_limit(
     assert f"rules.noSecrets.secretPatterns: '{pattern}' cannot be used: {refusal}" in (
         result.stderr
     )
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_every_rule_reading_repository_patterns_stops_at_the_budget(
+    tmp_path: Path, runner: str
+) -> None:
+    """consistentPatterns and forbiddenEntryPatterns draw on the same budget: each rule reports
+    its own finding, and the rest of the run answers (a duplicate permission is still found)."""
+    entry = "Bash(" + "a" * 3_000 + ")"
+    config = {
+        "rules": {
+            "crossDocConsistency": {"consistentPatterns": [HEAVY_PATTERN]},
+            "permissionsFormat": {"forbiddenEntryPatterns": ["Bash\\((a?){800}a{800}\\)"]},
+        }
+    }
+    root = project(tmp_path, "# Project\n\n" + "a" * 20_000 + "\n", config)
+    (root / "AGENTS.md").write_text("# Agents\n\n" + "a" * 20_000 + "\n", encoding="utf-8")
+    settings = {"permissions": {"allow": [entry, "Read", "Read"]}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    result = RUNNERS[runner](root, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    found = {
+        (v["rule"], v["message"].split(" stopped: ")[0])
+        for v in json.loads(result.stdout)["violations"]
+        if BUDGET_LIMIT.search(v["message"])
+    }
+    assert found == {
+        (
+            "crossDocConsistency",
+            f"matching pattern '{HEAVY_PATTERN}' against CLAUDE.md and AGENTS.md",
+        ),
+        (
+            "permissionsFormat",
+            "matching forbidden pattern 'Bash\\((a?){800}a{800}\\)' against the allow entries "
+            "of .claude/settings.json",
+        ),
+    }
+    assert "settings.json 'permissions.allow' lists 'Read' more than once" in result.stdout

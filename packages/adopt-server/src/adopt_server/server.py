@@ -45,8 +45,10 @@ class AdoptSettings(ServerSettings):
     port: int = Field(8083, description="HTTP port")
     workspace_root: Annotated[str | None, Flag("DIR")] = Field(
         None,
-        description="directory every workspace must sit under; created if missing "
-        f"(default: {default_workspace_root()})",
+        # the default is described, not computed: --help answers from a table committed once
+        # for every machine and user (mcp_common.command_line)
+        description="directory every workspace must sit under; created if missing (default: "
+        "adopt-server-<uid> in the system temp directory, e.g. /tmp/adopt-server-1000)",
     )
 
 

@@ -81,8 +81,11 @@ class Glob:
         """Whether the whole of ``path`` matches the glob; raises
         :class:`~agent_config_check.budget.BudgetSpentError` when the budget is spent."""
         began = self.steps
+        remaining = self.budget.examine(len(path) + 1)
+        if remaining < 0:  # spent already: even the first character's work would pass it
+            raise BudgetSpentError(self.budget.limit)
         try:
-            return self._matches(path, began + self.budget.examine(len(path) + 1))
+            return self._matches(path, began + remaining)
         finally:
             self.budget.charge(self.steps - began)
 

@@ -652,7 +652,10 @@ class LinearPattern:
     def _charged(self, characters: int, match: Callable[[], _Result]) -> _Result:
         """Run ``match`` (which examines ``characters`` characters) on the budget."""
         began = self.steps
-        self._stop = began + self.budget.examine(characters)
+        remaining = self.budget.examine(characters)
+        if remaining < 0:  # spent already: even the first position's work would pass it
+            raise BudgetSpentError(self.budget.limit)
+        self._stop = began + remaining
         try:
             return match()
         finally:

@@ -7,10 +7,12 @@ import argparse
 import re
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from mcp_common.arguments import Arguments, OneOf
 from mcp_common.masking import mask_credentials
+
+if TYPE_CHECKING:
+    from mcp_common.arguments import Arguments
 
 
 class UsageParser(argparse.ArgumentParser):
@@ -48,6 +50,9 @@ def argument_flags(
     (:func:`flag_message` names the flag in them). A flag several models share gets each one's
     description, after its ``help_prefixes`` entry. Returns flag -> wire name.
     """
+    # here, not at the top: UsageParser alone must not load pydantic (see mcp_common.command_line)
+    from mcp_common.arguments import OneOf
+
     described: dict[str, list[tuple[type[Arguments], Any]]] = {}
     for model in models:
         for name, info in model.model_fields.items():

@@ -89,11 +89,19 @@ class PackedFacts(Mapping[str, SourceFacts]):
         self._decoded: OrderedDict[str, SourceFacts] = OrderedDict()
         self._lock = threading.Lock()
         self._names = frozenset(languages.values())
+        # paths whose packed facts passed their checks (they are not checked again)
+        self._checked: set[str] = set()
 
     def _decode(self, path: str, data: bytes) -> SourceFacts:
+        if path in self._checked:
+            # these very bytes passed their checks before: decoding them cannot fail
+            return _DECODER.decode(data)
         try:
             facts = unpack(data, self._names, self._modules[path])
             if facts.language == self._languages[path]:
+                with self._lock:
+                    if self._packed.get(path) is data:
+                        self._checked.add(path)
                 return facts
         except _MALFORMED:
             pass
@@ -101,6 +109,7 @@ class PackedFacts(Mapping[str, SourceFacts]):
         with self._lock:
             if self._packed.get(path) is data:
                 self._packed[path] = pack(facts)
+                self._checked.add(path)
         return facts
 
     def __getitem__(self, path: str) -> SourceFacts:

@@ -234,6 +234,14 @@ def write_golden(server: NewServer, root: Path) -> None:
     )
 
 
+def write_command_line_tables(root: Path) -> None:
+    """Write the new server's ``command_lines.json`` (its ``--help`` answers from it, see
+    :mod:`mcp_common.command_line`), in the workspace environment that now holds it."""
+    environ = dict(os.environ)
+    environ.pop("VIRTUAL_ENV", None)  # the workspace's own environment, not the caller's
+    _run(["uv", "run", "--locked", "python", "-m", "mcp_common.command_line"], root, environ)
+
+
 def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION) -> Path:
     """Every step of ``mcp-new-server``; returns the new package directory.
 
@@ -255,6 +263,7 @@ def create_server(name: str, root: Path, description: str = DEFAULT_DESCRIPTION)
         sync_root_members(root)
         lock(root)
         write_golden(server, root)
+        write_command_line_tables(root)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         golden.unlink(missing_ok=True)
@@ -271,7 +280,7 @@ def build_parser() -> UsageParser:
         description=(
             "Create packages/NAME-server/ in this uv workspace: a server with one example\n"
             "tool, its tests, README and registry manifest; add it to the root project and\n"
-            "the lock; write its golden tools/list."
+            "the lock; write its golden tools/list and its --help table."
         ),
         epilog=(
             "Examples:\n"
