@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS
+from adopt_server.guards.builds.maven import JAVA_SECTIONS
 from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repositories
 from adopt_testkit import FAKES, GOOD_AGENTS_MD, git, log_lines, make_bare_repository
 from agent_config_check.document_format import section_lines, unwritten_sections

@@ -4,6 +4,8 @@ gradle on the PATH, the plain Python API (no MCP)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -200,8 +202,51 @@ def test_verification_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> None
     assert report.failure is not None
     assert report.failure.startswith("check-adopted: ")
     assert "no CLAUDE.md at its root" in report.failure
-    assert "github-actions build wires in no CLAUDE.md guard" in report.failure
+    assert (
+        "its github-actions guard: there is no .github/workflows/claude-md-guard.yml written by "
+        "an adoption; its github-actions guard: the checker script .github/agent-config-check.py "
+        "is missing. Adopt it again to add what is missing"
+    ) in report.failure
     assert log_lines(adopt_env.log, "claude") == [], "verification needs only git"
+
+
+def test_verifying_an_adoption_older_than_the_maven_checker_names_what_it_lacks(
+    adopt_env: AdoptEnv,
+) -> None:
+    # Adoptions made before the Maven guard ran the committed checker wired in the enforcer's
+    # CLAUDE.md rule alone: no exec-plugin execution, no checker script.
+    remote = adopt_env.remote("maven")
+    assert adopt_one(adopt_env, remote).succeeded
+    older = adopt_env.root / "older"
+    git(adopt_env.root, "clone", "-q", "--branch", BRANCH, str(remote), str(older))
+    pom = (older / "pom.xml").read_text(encoding="utf-8")
+    exec_plugin = re.compile(
+        r"\n\s*<plugin>(?:(?!</plugin>).)*?exec-maven-plugin.*?</plugin>", re.S
+    )
+    (older / "pom.xml").write_text(exec_plugin.sub("", pom, count=1), encoding="utf-8")
+    assert "exec-maven-plugin" not in (older / "pom.xml").read_text(encoding="utf-8")
+    git(older, "rm", "-q", ".github/agent-config-check.py")
+    git(older, "commit", "-q", "-am", "the guard as an older adoption left it")
+    git(older, "push", "-q", "origin", "HEAD:refs/heads/main")
+
+    report = adopt_one(adopt_env, remote, verify_only=True)
+    assert report.failure is not None
+    assert report.failure.startswith("check-adopted: ")
+    assert report.failure.endswith(
+        "is not adopted: its maven guard: pom.xml does not run the checker "
+        ".github/agent-config-check.py (the exec-maven-plugin execution 'agent-config-check' in "
+        "the validate phase, which adoptions before the Maven guard ran the checker did not "
+        "add); its maven guard: the checker script .github/agent-config-check.py is missing. "
+        "Adopt it again to add what is missing (an adoption keeps what is there and adds only "
+        "the missing parts)."
+    )
+
+    # the advice works: adopting again adds exactly what was missing
+    shutil.rmtree(adopt_env.workspace / "maven")
+    again = adopt_one(adopt_env, remote)
+    assert again.succeeded, again.failure
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")
+    assert adopt_one(adopt_env, remote, verify_only=True).failure is None
 
 
 def test_batch_keeps_going_after_a_failure_and_reports_in_input_order(

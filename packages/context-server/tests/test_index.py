@@ -305,3 +305,51 @@ def test_a_server_killed_mid_build_leaves_no_parse_worker(project: Project, tmp_
     for pid in alive:
         os.kill(pid, signal.SIGKILL)
     assert alive == [], "parse workers outlived the server"
+
+
+def _edges(index: ProjectIndex) -> dict[str, list[tuple[str, str, int]]]:
+    return {
+        path: [(e.target, e.rule, e.uses) for e in index.resolver.direct(path).edges]
+        for path in index.sources
+    }
+
+
+RELINKED = {
+    "shop/Money.java": "package shop;\npublic class Money { }\n",
+    "shop/Order.java": "package shop;\npublic class Order {\n  Money total;\n}\n",
+    "shop/Cart.java": "package shop;\npublic class Cart { Order order; }\n",
+    "lib/__init__.py": "from lib.model import Model\n",
+    "lib/model.py": "class Model:\n    pass\n",
+    "lib/util.py": "from lib import Model\n\ndef make():\n    return 1\n",
+}
+
+
+def test_an_edit_links_again_only_the_edited_file_when_it_declares_the_same(
+    project: Project,
+) -> None:
+    """An edit that leaves what other files link against as it was (a body, a new use)
+    links that file alone; one that changes a declaration or an import links the whole
+    project. Either way the graph is the one a new process builds."""
+    root = project(RELINKED)
+    cache = IndexCache(watch=False)
+    build(root, cache)
+    order = root / "shop/Order.java"
+    order.write_text("package shop;\npublic class Order {\n\n  Cart cart; Money total;\n}\n")
+    util = root / "lib/util.py"
+    util.write_text("from lib import Model\n\n\ndef make():\n    return Model(Model())\n")
+    edited = build(root, cache)
+    assert edited.statistics.relinked == 2
+    assert _edges(edited) == _edges(build(root, IndexCache(watch=False)))
+    assert edited.resolver.files("shop/Order.java") == ("shop/Cart.java", "shop/Money.java")
+    assert edited.resolver.files("lib/util.py") == ("lib/model.py",)
+    # a new declaration: others may now link to it, so the whole project is linked again
+    (root / "shop/Money.java").write_text("package shop;\npublic class Money { }\nclass Cents {}\n")
+    (root / "shop/Cart.java").write_text("package shop;\npublic class Cart { Cents cents; }\n")
+    again = build(root, cache)
+    assert again.statistics.relinked == 0
+    assert again.resolver.files("shop/Cart.java") == ("shop/Money.java",)
+    # an import changed in a package's __init__ (a re-export): linked whole as well
+    (root / "lib/__init__.py").write_text("")
+    reexport = build(root, cache)
+    assert reexport.statistics.relinked == 0
+    assert _edges(reexport) == _edges(build(root, IndexCache(watch=False)))

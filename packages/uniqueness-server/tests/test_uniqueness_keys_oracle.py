@@ -115,17 +115,26 @@ def test_better_options_match_brute_force(table_rows: tuple[int, list[Row]], nul
         assert result.minimal == (not expected)
 
 
+# unique but for one late duplicate: the last row repeats the first's 0
+_LATE_REPEAT = "CASE WHEN i = getvariable('last') THEN 0 ELSE i END"
+
+
+def copy_range(path: Path, rows: int, columns: str) -> None:
+    """Write ``columns`` (SQL over ``i``, 0 to ``rows`` - 1; ``getvariable('last')`` is the
+    last ``i``) for every ``i`` to ``path`` as CSV with a header."""
+    with duckdb.connect() as connection:
+        connection.execute(f"SET VARIABLE last = {rows - 1}")
+        connection.execute(
+            f"COPY (SELECT {columns} FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
+        )
+
+
 def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
     rows = 3 * SAMPLE_ROWS[0]
     path = tmp_path / "big.csv"
     # a: unique; (b, c): unique together; d: unique but for one late duplicate (rows 1 and
     # last) that a sample is unlikely to hold, told apart by b or c; e: constant
-    with duckdb.connect() as connection:
-        connection.execute(
-            f"COPY (SELECT i AS a, i % 1000 AS b, i // 1000 AS c, "
-            f"CASE WHEN i = {rows - 1} THEN 0 ELSE i END AS d, 'x' AS e "
-            f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
-        )
+    copy_range(path, rows, f"i AS a, i % 1000 AS b, i // 1000 AS c, {_LATE_REPEAT} AS d, 'x' AS e")
     table = open_file(path, label="big.csv")
     try:
         search = find_keys(table, max_columns=3)
@@ -139,12 +148,7 @@ def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
 def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
     rows = 3 * SAMPLE_ROWS[0]
     path = tmp_path / "big.csv"
-    with duckdb.connect() as connection:
-        connection.execute(
-            f"COPY (SELECT i % 1000 AS b, i // 1000 AS c, "
-            f"CASE WHEN i = {rows - 1} THEN 0 ELSE i END AS d, i % 7 AS e "
-            f"FROM range({rows}) t(i)) TO '{path}' (HEADER true)"
-        )
+    copy_range(path, rows, f"i % 1000 AS b, i // 1000 AS c, {_LATE_REPEAT} AS d, i % 7 AS e")
     table = open_file(path, label="big.csv")
     try:
         result = check_uniqueness(table, ["b", "c", "d", "e"])
@@ -162,10 +166,7 @@ def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
 def test_cancelling_find_keys_interrupts_the_search(tmp_path: Path) -> None:
     path = tmp_path / "wide.csv"
     noise = ", ".join(f"hash(i * {k + 3}) % {50 + 400 * k} AS n{k}" for k in range(16))
-    with duckdb.connect() as connection:
-        connection.execute(
-            f"COPY (SELECT {noise} FROM range(300000) t(i)) TO '{path}' (HEADER true)"
-        )
+    copy_range(path, 300_000, noise)
     context = ToolContext()
     table = open_file(path, label="wide.csv", context=context)
     threading.Timer(0.5, context.cancel).start()

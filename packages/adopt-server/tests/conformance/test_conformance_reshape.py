@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS, rules_for
+from adopt_server.conformance import rules_for
+from adopt_server.guards.builds.maven import JAVA_SECTIONS
 from agent_config_check.document_format import check_agents_md, check_claude_md
 from agent_config_check.reshape import reshape
 from agent_config_check.rule_sets import AGENTS_MD_RULES, REFERENCE_LINE, STUB_BODY, RuleSet

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS, agents_md_draft, rules_for
+from adopt_server.conformance import agents_md_draft, rules_for
+from adopt_server.guards.builds.maven import JAVA_SECTIONS
 from agent_config_check.document_format import check_agents_md, check_claude_md, unwritten_sections
 from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
 

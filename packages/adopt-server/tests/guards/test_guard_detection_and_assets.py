@@ -10,7 +10,7 @@ import pytest
 import yaml
 from adopt_server.assets import install_assets
 from adopt_server.conformance import claude_md_importing_agents_md, rules_for
-from adopt_server.guards import WRITTEN_PATHS, detect_build, guard_paths, install_guard
+from adopt_server.guards import detect_build, guard_paths, install_guard, written_paths
 from adopt_testkit import GOOD_AGENTS_MD
 from agent_config_check.command import run_check
 
@@ -41,9 +41,9 @@ def test_a_directory_named_pom_xml_is_not_maven(tmp_path: Path) -> None:
 
 def test_every_guard_and_asset_path_is_a_written_path() -> None:
     for build in ("maven", "gradle", "python", "github-actions"):
-        assert set(guard_paths(build)) <= set(WRITTEN_PATHS)
-    assert "CLAUDE.md" in WRITTEN_PATHS
-    assert len(set(WRITTEN_PATHS)) == len(WRITTEN_PATHS)
+        assert set(guard_paths(build)) <= set(written_paths())
+    assert "CLAUDE.md" in written_paths()
+    assert len(set(written_paths())) == len(written_paths())
 
 
 def test_unknown_build_is_refused(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_assets_written_valid_and_executable(tmp_path: Path) -> None:
         ".mcp.json",
         ".github/workflows/claude.yml",
     ]
-    assert set(written) <= set(WRITTEN_PATHS)
+    assert set(written) <= set(written_paths())
     settings = json.loads((tmp_path / ".claude/settings.json").read_text(encoding="utf-8"))
     assert "Read(./.env)" in settings["permissions"]["deny"]
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]

@@ -15,9 +15,9 @@ from adopt_server.conformance import (
 )
 from adopt_server.guards import guard_notes, install_guard, is_guard_installed
 from adopt_server.guards.budget import DEFAULT_MAX_LINES as MAX_LINES
+from adopt_server.guards.builds.fallback import MARKER, SCRIPT, WORKFLOW
 from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import script_text
-from adopt_server.guards.fallback import MARKER, SCRIPT, WORKFLOW
 from adopt_testkit import GOOD_AGENTS_MD
 
 RULES = rules_for()

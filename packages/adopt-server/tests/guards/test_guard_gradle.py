@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import rules_for
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.builds.gradle import declares_task
 from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import SCRIPT
-from adopt_server.guards.gradle import declares_task
 
 RULES = rules_for("project", "gradle", ["## Build", '## It\'s "$quoted" \\ here'])
 GROOVY = "plugins {\n    id 'java'\n}\n"

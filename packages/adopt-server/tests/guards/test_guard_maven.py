@@ -6,11 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from adopt_server.conformance import JAVA_SECTIONS, rules_for
+from adopt_server.conformance import rules_for
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.builds.maven import DEFAULT_RULE_VERSION, JAVA_SECTIONS, is_below
 from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import SCRIPT
-from adopt_server.guards.maven import DEFAULT_RULE_VERSION, is_below
 from agent_config_check.rule_sets import RuleSet
 
 PROJECT = rules_for("project", "maven")

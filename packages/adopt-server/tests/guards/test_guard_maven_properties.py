@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from adopt_server.conformance import rules_for
-from adopt_server.guards.maven import splice_guard
+from adopt_server.guards.builds.maven import splice_guard
 from agent_config_check.rule_sets import RuleSet
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -13,10 +13,10 @@ import pytest
 import yaml
 from adopt_server.conformance import claude_md_importing_agents_md, rules_for
 from adopt_server.guards import install_guard, is_guard_installed
+from adopt_server.guards.builds.fallback import WORKFLOW
+from adopt_server.guards.builds.python import HOOK_ID, PRE_COMMIT_CONFIG
 from adopt_server.guards.check_config import CONFIG
 from adopt_server.guards.checker_script import SCRIPT
-from adopt_server.guards.fallback import WORKFLOW
-from adopt_server.guards.python import HOOK_ID, PRE_COMMIT_CONFIG
 from adopt_testkit import GOOD_AGENTS_MD
 from agent_config_check.reshape import reshape
 from agent_config_check.rule_sets import STUB_BODY

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from adopt_server.conformance import rules_for
 from adopt_server.guards import guard_notes, is_guard_installed
+from adopt_server.guards.builds.maven import splice_guard
+from adopt_server.guards.builds.python import splice_hook
 from adopt_server.guards.checker_script import install_script
-from adopt_server.guards.maven import splice_guard
 from adopt_server.guards.pom_xml import PomError
-from adopt_server.guards.python import splice_hook
 from adopt_server.guards.style import declared_formatters, indent_unit, reindent
 from adopt_server.pipeline.runner import excerpt
 

@@ -8,11 +8,9 @@ from adopt_server.conformance.agents_md import (
     imports_agents_md,
     with_agents_md_import,
 )
-from adopt_server.conformance.rules import BUILDS, JAVA_SECTIONS, rules_for
+from adopt_server.conformance.rules import rules_for
 
 __all__ = [
-    "BUILDS",
-    "JAVA_SECTIONS",
     "agents_md_draft",
     "agents_md_from_guidance",
     "claude_md_importing_agents_md",

@@ -1,4 +1,5 @@
-"""The adoption's rule sets: which sections a CLAUDE.md must carry, per build system."""
+"""The adoption's rule sets: which sections a CLAUDE.md must carry, per build system (its
+guard's default sections unless the caller names them)."""
 
 from __future__ import annotations
 
@@ -6,40 +7,26 @@ from collections.abc import Sequence
 
 from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet, canonical_sections
 
-BUILDS = ("maven", "gradle", "python", "github-actions")
-JAVA_SECTIONS = (
-    "## Project",
-    "## Java version",
-    "## Maven",
-    "## Principles for Java Development",
-    "## Testing",
-    "## Dependencies",
-)
-_DEFAULT_SECTIONS: dict[str, tuple[str, ...]] = {
-    "maven": JAVA_SECTIONS,
-    "gradle": (),
-    "python": (),
-    "github-actions": (),
-}
+from adopt_server.guards import fallback_guard, guard_for
 
 
 def rules_for(
     name: str = "project",
-    build: str = "github-actions",
+    build: str | None = None,
     sections: Sequence[str] | None = None,
 ) -> RuleSet:
-    """The rule set ``name`` (``project`` | ``minimal``, case-insensitive) for a ``build``.
+    """The rule set ``name`` (``project`` | ``minimal``, case-insensitive) for a ``build``
+    (by default, that of a checkout without a build file).
 
-    ``sections`` default to the build's own (the six Java sections for Maven, none otherwise);
-    given ones are stripped, blanks dropped, canonicalised (``##  Testing`` -> ``## Testing``)
-    and de-duplicated. Raises ``ValueError`` for an unknown rule set or build, and for a
-    section that is not a Markdown heading such as ``## Testing``.
+    ``sections`` default to the build's guard's (the six Java sections for Maven, none
+    otherwise); given ones are stripped, blanks dropped, canonicalised (``##  Testing`` ->
+    ``## Testing``) and de-duplicated. Raises ``ValueError`` for an unknown rule set or build,
+    and for a section that is not a Markdown heading such as ``## Testing``.
     """
     chosen = name.strip().lower() or "project"
     if chosen not in RULE_SET_NAMES:
         raise ValueError(f"Unknown rule set '{name}'. Use one of {', '.join(RULE_SET_NAMES)}")
-    if build not in BUILDS:
-        raise ValueError(f"Unknown build system '{build}'. Use one of {', '.join(BUILDS)}")
+    guard = fallback_guard() if build is None else guard_for(build)
     if sections is None:
-        return RuleSet(chosen, build, _DEFAULT_SECTIONS[build])
-    return RuleSet(chosen, build, canonical_sections(sections))
+        return RuleSet(chosen, guard.name, guard.sections)
+    return RuleSet(chosen, guard.name, canonical_sections(sections))

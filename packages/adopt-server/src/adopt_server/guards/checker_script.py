@@ -1,6 +1,6 @@
-"""The committed checker script every non-Maven guard runs, and the arguments it runs with.
+"""The committed checker script every guard runs, and the arguments it runs with.
 
-The Python, Gradle and fallback guards all run the same file,
+Every guard (the Maven one through the exec plugin) runs the same file,
 :data:`~agent_config_check.script.SCRIPT_PATH`, generated from the agent-config-check
 package; the adopted repository needs only Python to run it (no package, no index).
 """

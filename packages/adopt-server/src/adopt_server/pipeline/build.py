@@ -13,7 +13,14 @@ from adopt_server.assets import install_assets
 from adopt_server.checkout_files import CheckoutFiles
 from adopt_server.checks import guard_errors
 from adopt_server.conformance import rules_for
-from adopt_server.guards import detect_build, guard_notes, install_guard, is_guard_installed
+from adopt_server.guards import (
+    BuildGuard,
+    BuildTool,
+    detect_guard,
+    guard_gaps,
+    guard_notes,
+    install_guard,
+)
 from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
@@ -21,43 +28,30 @@ from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, render
 from adopt_server.pipeline.untrusted import run_untrusted
 
-_WRAPPERS = {"maven": ("mvnw", "mvn"), "gradle": ("gradlew", "gradle")}
-_VERIFY_ARGS = {"maven": ("-q", "-N", "validate"), "gradle": ("-q", "enforceClaudeMd")}
 _DOWNLOAD_FAILURE = re.compile(
     r"downloading https?://|could not (?:download|install|resolve)|unknownhostexception|"
     r"connectexception|unable to tunnel|failed to fetch|cannot download",
     re.IGNORECASE,
 )
-_WRAPPER_ADVICE = {
-    "gradlew": "gradlew could not fetch the Gradle distribution named by distributionUrl in "
-    "gradle/wrapper/gradle-wrapper.properties (no network?). Run it once where it can download "
-    "so the distribution is cached under ~/.gradle/wrapper/dists, or point distributionUrl at "
-    "a mirror this machine reaches, then adopt again.",
-    "mvnw": "mvnw could not fetch the Maven distribution named by distributionUrl in "
-    ".mvn/wrapper/maven-wrapper.properties (no network?). Run it once where it can download "
-    "so Maven is cached under ~/.m2/wrapper/dists, or point distributionUrl at a mirror this "
-    "machine reaches, then adopt again.",
-}
 
 
-def launcher(checkout: Path, build: str) -> list[str]:
+def launcher(checkout: Path, tool: BuildTool) -> list[str]:
     """How to start the build tool: the project's wrapper (by absolute path, through ``sh``
     when it lacks the exec bit) before the tool on the PATH. A wrapper that is a symlink
     leading outside the checkout is refused."""
-    wrapper_name, tool = _WRAPPERS[build]
     files = CheckoutFiles(checkout)
-    if files.is_file(wrapper_name):
-        wrapper = files.real(wrapper_name)
+    if files.is_file(tool.wrapper):
+        wrapper = files.real(tool.wrapper)
         return [str(wrapper)] if os.access(wrapper, os.X_OK) else ["sh", str(wrapper)]
-    return [tool]
+    return [tool.program]
 
 
 def build_toolchain(ctx: RepoContext) -> None:
     """Prove the detected build tool can run, before anything is written."""
-    build = detect_build(ctx.checkout)
-    if build not in _WRAPPERS:
+    guard = detect_guard(ctx.checkout)
+    if guard.tool is None:
         return  # the guard is the committed checker script, run with this server's Python
-    probe = [*launcher(ctx.checkout, build), "--version"]
+    probe = [*launcher(ctx.checkout, guard.tool), "--version"]
     advice = "Install it on the PATH, or commit the project's build wrapper."
     try:
         result: CommandResult | str = ctx.runner.run(ctx.checkout, probe, repository_code=True)
@@ -65,20 +59,19 @@ def build_toolchain(ctx: RepoContext) -> None:
         result = str(error)
     if isinstance(result, str) or not result.ok:
         output = result if isinstance(result, str) else result.transcript
-        wrapper = Path(probe[-2]).name
-        if wrapper in _WRAPPER_ADVICE and _DOWNLOAD_FAILURE.search(output):
-            advice = _WRAPPER_ADVICE[wrapper]
+        if Path(probe[-2]).name == guard.tool.wrapper and _DOWNLOAD_FAILURE.search(output):
+            advice = guard.tool.download_advice
         shown = excerpt(output)
         said = f" It said:\n{shown}\n" if shown else " "
         raise StepError(
-            f"build-toolchain failed: {ctx.checkout} builds with {build} but {render(probe)} "
+            f"build-toolchain failed: {ctx.checkout} builds with {guard.name} but {render(probe)} "
             f"could not be run, so the CLAUDE.md guard could not be verified.{said}{advice}"
         )
 
 
 def enforcer(ctx: RepoContext) -> None:
     """Wire the build system's CLAUDE.md guard in (a no-op when it is already there)."""
-    build = detect_build(ctx.checkout)
+    build = detect_guard(ctx.checkout).name
     rules = rules_for(ctx.options.rules, build, ctx.options.sections)
     try:
         changed = install_guard(
@@ -134,14 +127,14 @@ def verify(ctx: RepoContext) -> None:
     Gradle guard through the project's own wrapper or build tool, with only
     :func:`build_environment` of the server's environment (no token, no API key).
     """
-    build = detect_build(ctx.checkout)
+    guard = detect_guard(ctx.checkout)
     problems = []
     if not script_is_ours(ctx.checkout):
         problems.append(
             f"{SCRIPT} is missing or was not written by an adoption, so the guard does not run "
             "this checker; re-run the adoption to install it"
         )
-    rules = rules_for(ctx.options.rules, build, ctx.options.sections)
+    rules = rules_for(ctx.options.rules, guard.name, ctx.options.sections)
     checked = run_untrusted(
         "verify",
         ctx.cancelled,
@@ -156,9 +149,9 @@ def verify(ctx: RepoContext) -> None:
     problems += checked["errors"]
     if problems:
         raise StepError("verify failed: " + "; ".join(problems))
-    if build not in _VERIFY_ARGS or ctx.options.verify_only:
+    if guard.tool is None or ctx.options.verify_only:
         return
-    argv = [*launcher(ctx.checkout, build), *_VERIFY_ARGS[build]]
+    argv = [*launcher(ctx.checkout, guard.tool), *guard.tool.verify_args]
     result = ctx.runner.run(ctx.checkout, argv, repository_code=True)
     if not result.ok:
         raise StepError(
@@ -170,22 +163,26 @@ def verify(ctx: RepoContext) -> None:
 
 
 def check_adopted(ctx: RepoContext) -> None:
-    """Read-only: the default branch has a root CLAUDE.md and a wired guard."""
+    """Read-only: the default branch has a root CLAUDE.md and a wired guard; a failure names
+    each missing part (an adoption made by an older version lacks what it did not add yet)."""
     missing: list[str] = []
     if not ctx.files.is_file("CLAUDE.md"):
         missing.append("no CLAUDE.md at its root")
-    build = detect_build(ctx.checkout)
-    try:
-        installed = is_guard_installed(ctx.checkout, build)
-    except ValueError as error:
-        missing.append(f"its {build} build files cannot be read ({error})")
-        installed = True
-    if not installed:
-        missing.append(f"its {build} build wires in no CLAUDE.md guard")
+    guard = detect_guard(ctx.checkout)
+    missing += _guard_gaps(ctx.checkout, guard)
     if missing:
         raise StepError(
             mask_credentials(
-                f"{ctx.url.masked} is not adopted: {'; '.join(missing)}. "
-                "Adopt it to restore what is missing."
+                f"{ctx.url.masked} is not adopted: {'; '.join(missing)}. Adopt it again to add "
+                "what is missing (an adoption keeps what is there and adds only the missing "
+                "parts)."
             )
         )
+
+
+def _guard_gaps(checkout: Path, guard: BuildGuard) -> list[str]:
+    try:
+        gaps = guard_gaps(checkout, guard.name)
+    except ValueError as error:
+        return [f"its {guard.name} build files cannot be read ({error})"]
+    return [f"its {guard.name} guard: {gap}" for gap in gaps]

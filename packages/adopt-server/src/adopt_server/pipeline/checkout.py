@@ -7,7 +7,7 @@ import re
 
 from mcp_common import mask_credentials
 
-from adopt_server.guards import WRITTEN_PATHS
+from adopt_server.guards import written_paths
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.urls import same_repository
@@ -69,7 +69,8 @@ def _confirm_only_adoption_changes(ctx: RepoContext) -> None:
             f"{ctx.checkout} is a checkout whose status could not be read, so it cannot be "
             f"shown to be free of uncommitted work: {mask_credentials(result.transcript.strip())}"
         )
-    foreign = [p for p in changed_paths(result.transcript) if p not in WRITTEN_PATHS]
+    ours = written_paths()
+    foreign = [p for p in changed_paths(result.transcript) if p not in ours]
     if foreign:
         raise StepError(
             f"{ctx.checkout} has uncommitted changes that are not the adoption's: "

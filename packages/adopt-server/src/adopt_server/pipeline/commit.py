@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mcp_common import mask_credentials
 
-from adopt_server.guards import WRITTEN_PATHS
+from adopt_server.guards import written_paths
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 
@@ -26,7 +26,7 @@ def commit_step(what: str) -> Callable[[RepoContext], None]:
     message = COMMIT_MESSAGES[what]
 
     def commit(ctx: RepoContext) -> None:
-        present = [p for p in sorted(WRITTEN_PATHS) if ctx.path_exists(p)]
+        present = [p for p in sorted(written_paths()) if ctx.path_exists(p)]
         if not present:
             return
         ignored = ctx.git("ls-files", "--others", "--ignored", "--exclude-standard", "--", *present)

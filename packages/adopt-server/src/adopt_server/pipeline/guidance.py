@@ -24,13 +24,7 @@ from agent_config_check.rule_sets import AGENTS_MD_SECTIONS, AGENTS_MD_TITLE, Ru
 
 from adopt_server.checks import NO_COMMAND, guidance_gaps
 from adopt_server.conformance import rules_for
-from adopt_server.guards import (
-    BUILD_DESCRIPTIONS,
-    BuildCommand,
-    build_command,
-    detect_build,
-    guard_summary,
-)
+from adopt_server.guards import BuildCommand, BuildGuard, build_command, detect_guard
 from adopt_server.guards.budget import DEFAULT_MAX_LINES, MAX_BYTES
 from adopt_server.pipeline.claude_edits import run_claude
 from adopt_server.pipeline.context import RepoContext
@@ -91,11 +85,11 @@ def guidance_files(rules: RuleSet) -> tuple[GuidanceFile, ...]:
 
 def guidance(ctx: RepoContext) -> None:
     """Ask ``claude`` for every unwritten section; re-ask once; fail naming what is left."""
-    build = detect_build(ctx.checkout)
-    rules = rules_for(ctx.options.rules, build, ctx.options.sections)
+    guard = detect_guard(ctx.checkout)
+    rules = rules_for(ctx.options.rules, guard.name, ctx.options.sections)
     files = guidance_files(rules)
-    command = build_command(ctx.checkout, build)
-    facts = _facts(build, command)
+    command = build_command(ctx.checkout, guard.name)
+    facts = _facts(guard, command)
     gaps = find_gaps(ctx, files, command)
     if not gaps:
         return
@@ -176,7 +170,7 @@ def _read(ctx: RepoContext, path: str) -> str | None:
     return ctx.files.read_text(path, errors="replace")
 
 
-def _facts(build: str, command: BuildCommand | None) -> str:
+def _facts(guard: BuildGuard, command: BuildCommand | None) -> str:
     found = (
         f"`{command.command}`"
         if command
@@ -184,9 +178,9 @@ def _facts(build: str, command: BuildCommand | None) -> str:
     )
     return "\n".join(
         [
-            f"- Build system: {BUILD_DESCRIPTIONS[build]}",
+            f"- Build system: {guard.description}",
             f"- Build and test command: {found}",
-            f"- Guard: {guard_summary(build)}",
+            f"- Guard: {guard.summary}",
         ]
     )
 

@@ -75,7 +75,7 @@ def validate_options(options: AdoptionOptions) -> AdoptionOptions:
     try:
         if options.rule_version is not None:
             checked_rule_version(options.rule_version)
-        rules = rules_for(options.rules, "github-actions", options.sections).name
+        rules = rules_for(options.rules, sections=options.sections).name
         sections = None if options.sections is None else canonical_sections(options.sections)
     except ValueError as error:
         raise OptionsError(str(error)) from None

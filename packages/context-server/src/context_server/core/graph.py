@@ -101,6 +101,54 @@ class PackedGraph(Mapping[str, FileDependencies]):
             internal,
         )
 
+    def replaced(self, rows: Mapping[str, FileDependencies]) -> PackedGraph:
+        """This graph with the direct dependencies of the files ``rows`` names replaced
+        (their edges' targets must be among its paths); the other files' edges are copied
+        as arrays, not made again."""
+        number = self._number
+        changed = sorted(number[path] for path in rows)
+        rules = sorted({*self.rules, *(e.rule for item in rows.values() for e in item.edges)})
+        rule_number = {rule: n for n, rule in enumerate(rules)}
+        remap = np.array([rule_number[rule] for rule in self.rules], dtype=_KIND)
+        kinds = remap[self.kinds] if len(self.kinds) else self.kinds
+        sizes = np.diff(self.offsets)
+        parts: list[tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]] = []
+        ambiguous = dict(self._ambiguous)
+        shadowed = dict(self._shadowed)
+        start = 0
+        for n in changed:
+            item = rows[self.paths[n]]
+            low, high = int(self.offsets[n]), int(self.offsets[n + 1])
+            parts.append((self.targets[start:low], kinds[start:low], self.uses[start:low]))
+            parts.append(
+                (
+                    np.array([number[e.target] for e in item.edges], dtype=_INDEX),
+                    np.array([rule_number[e.rule] for e in item.edges], dtype=_KIND),
+                    np.array([e.uses for e in item.edges], dtype=_INDEX),
+                )
+            )
+            sizes[n] = len(item.edges)
+            for table, found in ((ambiguous, item.ambiguous), (shadowed, item.shadowed)):
+                if found:
+                    table[n] = found  # type: ignore[assignment]
+                else:
+                    table.pop(n, None)
+            start = high
+        parts.append((self.targets[start:], kinds[start:], self.uses[start:]))
+        offsets = np.zeros(len(self.paths) + 1, dtype=_INDEX)
+        np.cumsum(sizes, out=offsets[1:])
+        return PackedGraph(
+            self.paths,
+            rules,
+            offsets,
+            np.concatenate([part[0] for part in parts]).astype(_INDEX),
+            np.concatenate([part[1] for part in parts]).astype(_KIND),
+            np.concatenate([part[2] for part in parts]).astype(_INDEX),
+            ambiguous,
+            shadowed,
+            self.internal,
+        )
+
     def __getitem__(self, path: str) -> FileDependencies:
         n = self._number[path]
         start, end = int(self.offsets[n]), int(self.offsets[n + 1])

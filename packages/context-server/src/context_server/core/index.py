@@ -67,7 +67,8 @@ class IndexStatistics:
 
     ``restored`` files came from the on-disk store (their stat matched, or their content
     did) rather than from this process's memory (``reused``); ``graph_restored`` says the
-    resolved graph came from the store, ``graph_reused`` that it came from memory.
+    resolved graph came from the store, ``graph_reused`` that it came from memory;
+    ``relinked`` files were linked again alone after an edit (the others kept their edges).
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
     what changed); otherwise ``relisted`` directories were listed again after a change (or,
     with ``listing_restored``, after the listing was read back from the store).
@@ -79,6 +80,7 @@ class IndexStatistics:
     restored: int = 0
     graph_reused: bool = False
     graph_restored: bool = False
+    relinked: int = 0
     walked: bool = False
     relisted: int = 0
     workers: int = 0
@@ -141,10 +143,15 @@ class _Tree:
     walk_seconds: float
 
 
+_Signature = tuple[tuple[tuple[str, str], ...], tuple[object, ...]]
+"""What a resolved graph depends on: each source's path and content hash, in index order,
+and each config's stat (see ``IndexCache._index``)."""
+
+
 @dataclass(slots=True)
 class _RootCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
-    graphs: dict[tuple[str, ...], tuple[tuple[object, ...], Resolver]] = field(default_factory=dict)
+    graphs: dict[tuple[str, ...], tuple[_Signature, Resolver]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # held while the listing is brought up to date and indexed: one build per root at once
     build_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -488,12 +495,15 @@ class IndexCache:
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
         # is caught by the digest) and each config's stat (one touched is read again)
-        signature: tuple[object, ...] = (
-            *((item.relative, fresh[item.relative].digest) for item, _ in selected),
-            *((item.relative, item.size, item.mtime_ns) for item in config_files),
+        configs_stat: tuple[object, ...] = tuple(
+            (item.relative, item.size, item.mtime_ns) for item in config_files
         )
         if any(item.relative in touched for item in config_files):
-            signature = (*signature, object())
+            configs_stat = (*configs_stat, object())
+        signature: _Signature = (
+            tuple((item.relative, fresh[item.relative].digest) for item, _ in selected),
+            configs_stat,
+        )
         key = tuple(language.name for language in languages)
         listed = {item.relative for item in listing.files}
         with cache.lock:
@@ -520,8 +530,18 @@ class IndexCache:
                 content = _content_signature(key, sources, fresh, configs)
                 direct = disk.graph(",".join(key), content, list(sources))
                 stats.graph_restored = direct is not None
-            with collector_paused():
-                resolver = Resolver(sources, configs, direct)
+            edited = _edited(previous[0], signature) if previous is not None else None
+            relinked = (
+                previous[1].relinked(sources, edited)
+                if previous is not None and direct is None and edited is not None
+                else None
+            )
+            if relinked is not None:
+                resolver = relinked
+                stats.relinked = len(edited or ())
+            else:
+                with collector_paused():
+                    resolver = Resolver(sources, configs, direct)
             if disk is not None and direct is None:
                 disk.save_graph(",".join(key), content, resolver.graph)
             with cache.lock:
@@ -670,6 +690,20 @@ class _Verifier:
 
 
 _VERIFIER = _Verifier()
+
+
+def _edited(old: _Signature, new: _Signature) -> list[str] | None:
+    """The source files whose content changed between two graph signatures when nothing
+    else did (the same source files in the same order, the same configs); None otherwise."""
+    if old[1] != new[1] or len(old[0]) != len(new[0]):
+        return None
+    changed: list[str] = []
+    for (path, digest), (now, content) in zip(old[0], new[0], strict=True):
+        if path != now:
+            return None
+        if digest != content:
+            changed.append(path)
+    return changed
 
 
 def _content_signature(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from context_server.core.facts import NO_DEPENDENCIES, Edge, FileDependencies, Linked, SourceFacts
 from context_server.core.graph import PackedGraph
@@ -47,6 +48,24 @@ class Resolver:
         internal = frozenset(relative for relative in sources if self._internal(relative))
         # packed: a project's edges as arrays, not a million objects
         self._graph = PackedGraph.of(resolved, internal)
+
+    def relinked(self, sources: PackedFacts, changed: Sequence[str]) -> Resolver | None:
+        """The resolver of ``sources``, the same files as this one's in the same order
+        with the same configs, where only the files ``changed`` were edited: when their
+        edit left what other files are linked against as it was (the same declarations,
+        imports, package and module; only references, their counts and where declarations
+        sit changed), only those files are linked again and every other file keeps its
+        edges. None when anything else changed (the project is then linked whole)."""
+        if list(sources) != self._graph.paths:
+            return None
+        for path in changed:
+            if _linking_key(self._sources[path]) != _linking_key(sources[path]):
+                return None
+        rows = {path: self.resolve(path, sources[path]) for path in changed}
+        resolver = Resolver(sources, self._configs, self._graph.replaced(rows))
+        # what the linkers hold of the other files is what they were built from
+        resolver._plugins = self._linked()
+        return resolver
 
     def _linked(self) -> tuple[dict[str, Linker], dict[str, Linker]]:
         """The linker of each family of the project, by family and by dialect name (built
@@ -187,3 +206,17 @@ class _Family(Mapping[str, SourceFacts]):
 
     def __contains__(self, path: object) -> bool:
         return path in self._members
+
+
+def _linking_key(facts: SourceFacts) -> SourceFacts:
+    """What other files are linked against in ``facts``: all of it but the references, their
+    counts, the notes and where each declaration sits."""
+    return replace(
+        facts,
+        references=(),
+        uses=(),
+        notes=(),
+        declarations=tuple(
+            replace(declaration, lines=(0, 0), span=(0, 0)) for declaration in facts.declarations
+        ),
+    )

@@ -11,10 +11,13 @@ from pathlib import Path
 from agent_config_check.rule_sets import RuleSet
 
 from adopt_server.checkout_files import CheckoutFiles
-from adopt_server.guards import fallback
-from adopt_server.guards.checker_script import SCRIPT, checker_args, script_is_installed
+from adopt_server.guards.builds import fallback
+from adopt_server.guards.checker_script import SCRIPT, checker_args
+from adopt_server.guards.commands import BuildCommand, has_python_tests, make_target
 
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+"""The files that make a checkout a Python project."""
 HOOK_ID = "claude-md-check"
 _REPOS_KEY = re.compile(r"repos:[ \t]*(?:#.*)?")
 _HOOK_DECLARED = re.compile(
@@ -47,30 +50,65 @@ def declares_hook(config: str) -> bool:
     return _HOOK_DECLARED.search(config) is not None
 
 
-def is_installed(checkout: Path) -> bool:
-    """Whether the hook is declared and the guard workflow is there."""
-    files = CheckoutFiles(checkout)
-    return (
-        files.is_file(PRE_COMMIT_CONFIG)
-        and declares_hook(files.read_text(PRE_COMMIT_CONFIG, errors="replace", newline=None))
-        and fallback.workflow_is_ours(checkout)
-        and script_is_installed(checkout)
+class PythonGuard:
+    """The guard of a Python project: a pre-commit hook and the fallback's CI workflow."""
+
+    name = "python"
+    description = "Python (pyproject.toml, setup.py or setup.cfg)"
+    summary = (
+        f"a pre-commit hook and a GitHub Actions workflow run {SCRIPT}, which fails while a "
+        "required section of CLAUDE.md or AGENTS.md is missing or holds placeholder text"
     )
+    paths = (PRE_COMMIT_CONFIG, fallback.WORKFLOW, SCRIPT)
+    sections = ()
+    tool = None
 
+    def applies_to(self, files: CheckoutFiles) -> bool:
+        """A ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` at the root."""
+        return any(files.is_file(marker) for marker in MARKERS)
 
-def install(checkout: Path, rules: RuleSet) -> list[str]:
-    """Add the hook to ``.pre-commit-config.yaml`` (created when absent), the workflow and
-    the checker script."""
-    written: list[str] = []
-    files = CheckoutFiles(checkout)
-    if files.is_file(PRE_COMMIT_CONFIG):
-        source = files.read_text(PRE_COMMIT_CONFIG)
-        if not declares_hook(source):
-            files.write_text(PRE_COMMIT_CONFIG, splice_hook(source, rules))
+    def build_command(self, files: CheckoutFiles) -> BuildCommand:
+        """nox, tox, a Makefile target or pytest, in that order; else installing it."""
+        if files.is_file("noxfile.py"):
+            return BuildCommand("nox", ("nox",))
+        if files.is_file("tox.ini"):
+            return BuildCommand("tox", ("tox",))
+        if make_target(files):
+            return BuildCommand("make test", ("make",))
+        runner = "uv run pytest" if files.is_file("uv.lock") else "python -m pytest"
+        if has_python_tests(files):
+            return BuildCommand(runner, ("pytest", "uv run", "tox", "nox", "make"))
+        return BuildCommand("python -m pip install .", ("pip", "uv", "python -m build", "pytest"))
+
+    def missing(self, checkout: Path) -> list[str]:
+        """The hook, then the workflow and the checker script, where missing."""
+        files = CheckoutFiles(checkout)
+        hooked = files.is_file(PRE_COMMIT_CONFIG) and declares_hook(
+            files.read_text(PRE_COMMIT_CONFIG, errors="replace", newline=None)
+        )
+        gaps = [] if hooked else [f"{PRE_COMMIT_CONFIG} declares no {HOOK_ID} hook"]
+        return gaps + fallback.workflow_gaps(checkout)
+
+    def notes(self, checkout: Path) -> list[str]:
+        """Nothing beyond installed or not."""
+        return []
+
+    def install(self, checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
+        """Add the hook to ``.pre-commit-config.yaml`` (created when absent), the workflow
+        and the checker script; ``rule_version`` is Maven's and ignored."""
+        written: list[str] = []
+        files = CheckoutFiles(checkout)
+        if files.is_file(PRE_COMMIT_CONFIG):
+            source = files.read_text(PRE_COMMIT_CONFIG)
+            if not declares_hook(source):
+                files.write_text(PRE_COMMIT_CONFIG, splice_hook(source, rules))
+                written.append(PRE_COMMIT_CONFIG)
+        elif fallback.write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
             written.append(PRE_COMMIT_CONFIG)
-    elif fallback.write_if_absent(checkout, PRE_COMMIT_CONFIG, splice_hook("", rules)):
-        written.append(PRE_COMMIT_CONFIG)
-    return written + fallback.install(checkout, rules)
+        return written + fallback.install_workflow(checkout, rules)
+
+
+GUARD = PythonGuard()
 
 
 _ENTRY = re.compile(r"^(?P<dash> *)-(?P<gap> +)repo:")

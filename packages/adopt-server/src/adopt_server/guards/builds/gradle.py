@@ -15,6 +15,8 @@ from adopt_server.guards.checker_script import (
     install_script,
     script_is_installed,
 )
+from adopt_server.guards.commands import BuildCommand
+from adopt_server.guards.guard import BuildTool
 from adopt_server.guards.style import indent_unit, reindent
 
 GROOVY = "build.gradle"
@@ -113,31 +115,73 @@ def _cut_line_comment(line: str) -> str:
     return line
 
 
-def is_installed(checkout: Path) -> bool:
-    """Whether a Gradle build script declares the task and the checker script is there."""
-    script = build_script(checkout)
-    return (
-        script is not None
-        and declares_task(CheckoutFiles(checkout).read_text(script, newline=None))
-        and script_is_installed(checkout)
+class GradleGuard:
+    """The guard of a project built with Gradle (either DSL): a task appended to the build
+    script."""
+
+    name = "gradle"
+    description = "Gradle (build.gradle or build.gradle.kts)"
+    summary = (
+        f"the enforceClaudeMd task, run by `check`, runs {SCRIPT}, which fails while a "
+        "required section of CLAUDE.md or AGENTS.md is missing or holds placeholder text"
+    )
+    paths = (GROOVY, KOTLIN, SCRIPT)
+    sections = ()
+    tool = BuildTool(
+        wrapper="gradlew",
+        program="gradle",
+        verify_args=("-q", "enforceClaudeMd"),
+        download_advice="gradlew could not fetch the Gradle distribution named by "
+        "distributionUrl in gradle/wrapper/gradle-wrapper.properties (no network?). Run it "
+        "once where it can download so the distribution is cached under "
+        "~/.gradle/wrapper/dists, or point distributionUrl at a mirror this machine reaches, "
+        "then adopt again.",
     )
 
+    def applies_to(self, files: CheckoutFiles) -> bool:
+        """A Groovy or Kotlin build script at the root."""
+        return files.is_file(GROOVY) or files.is_file(KOTLIN)
 
-def install(checkout: Path, rules: RuleSet) -> list[str]:
-    """Append the task to the build script (unless it is declared) and write the checker
-    script; ``[]`` when both are already there."""
-    script = build_script(checkout)
-    if script is None:
-        raise ValueError(f"no {GROOVY} or {KOTLIN} to wire the CLAUDE.md guard into")
-    files = CheckoutFiles(checkout)
-    source = files.read_text(script)
-    written = [SCRIPT] if install_script(checkout) else []
-    if declares_task(source):
-        return written
-    newline = "\r\n" if "\r\n" in source else "\n"
-    # the block is written with four spaces a level; the file's own step replaces them
-    block = reindent(task_block(script == KOTLIN, rules), indent_unit(source))
-    if source and not source.endswith("\n"):
-        block = "\n" + block
-    files.write_text(script, block.replace("\n", newline), mode="append")
-    return [script, *written]
+    def build_command(self, files: CheckoutFiles) -> BuildCommand:
+        """``build`` through the project's wrapper when it has one."""
+        if files.is_file("gradlew"):
+            return BuildCommand("./gradlew build", ("./gradlew", "gradlew", "gradle"))
+        return BuildCommand("gradle build", ("gradle", "./gradlew"))
+
+    def missing(self, checkout: Path) -> list[str]:
+        """A build script without the ``enforceClaudeMd`` task, and a missing checker."""
+        script = build_script(checkout)
+        if script is None:
+            return [f"there is no {GROOVY} or {KOTLIN} to wire the guard into"]
+        gaps = []
+        if not declares_task(CheckoutFiles(checkout).read_text(script, newline=None)):
+            gaps.append(f"{script} registers no enforceClaudeMd task (run by `check`)")
+        if not script_is_installed(checkout):
+            gaps.append(f"the checker script {SCRIPT} is missing")
+        return gaps
+
+    def notes(self, checkout: Path) -> list[str]:
+        """Nothing beyond installed or not."""
+        return []
+
+    def install(self, checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
+        """Append the task to the build script (unless it is declared) and write the checker
+        script; ``rule_version`` is Maven's and ignored."""
+        script = build_script(checkout)
+        if script is None:
+            raise ValueError(f"no {GROOVY} or {KOTLIN} to wire the CLAUDE.md guard into")
+        files = CheckoutFiles(checkout)
+        source = files.read_text(script)
+        written = [SCRIPT] if install_script(checkout) else []
+        if declares_task(source):
+            return written
+        newline = "\r\n" if "\r\n" in source else "\n"
+        # the block is written with four spaces a level; the file's own step replaces them
+        block = reindent(task_block(script == KOTLIN, rules), indent_unit(source))
+        if source and not source.endswith("\n"):
+            block = "\n" + block
+        files.write_text(script, block.replace("\n", newline), mode="append")
+        return [script, *written]
+
+
+GUARD = GradleGuard()

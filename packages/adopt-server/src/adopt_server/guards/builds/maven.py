@@ -17,6 +17,8 @@ from adopt_server.guards.checker_script import (
     install_script,
     script_is_installed,
 )
+from adopt_server.guards.commands import BuildCommand
+from adopt_server.guards.guard import BuildTool
 from adopt_server.guards.pom_xml import (
     Element,
     Node,
@@ -41,6 +43,15 @@ EXEC_PLUGIN = "exec-maven-plugin"
 EXEC_PLUGIN_VERSION = "3.5.0"
 CHECK_EXECUTION_ID = "agent-config-check"
 _VERSION_PARTS = re.compile(r"[.-]")
+JAVA_SECTIONS = (
+    "## Project",
+    "## Java version",
+    "## Maven",
+    "## Principles for Java Development",
+    "## Testing",
+    "## Dependencies",
+)
+"""The CLAUDE.md sections the Java rule requires, the Maven guard's default sections."""
 
 
 def checked_rule_version(rule_version: str | None) -> str:
@@ -60,57 +71,104 @@ def checked_rule_version(rule_version: str | None) -> str:
     return version
 
 
-def is_installed(checkout: Path) -> bool:
-    """Whether ``pom.xml`` already runs a CLAUDE.md rule and the checker script in its
-    ordinary build, and the script is there."""
-    files = CheckoutFiles(checkout)
-    if not files.is_file(POM):
-        return False
-    source = _read(files)
-    root = parse(source, POM)
-    return _guarded(root, source) and _runs_checker(root, source) and script_is_installed(checkout)
+class MavenGuard:
+    """The guard of a project built with Maven (``pom.xml``): spliced into the POM."""
+
+    name = "maven"
+    description = "Maven (pom.xml)"
+    summary = (
+        "in the validate phase, the Maven enforcer plugin runs the Java CLAUDE.md rule and "
+        f"the exec plugin runs {SCRIPT}, which fails while a required section of CLAUDE.md or "
+        "AGENTS.md is missing or holds placeholder text"
+    )
+    paths = (POM, SCRIPT)
+    sections = JAVA_SECTIONS
+    tool = BuildTool(
+        wrapper="mvnw",
+        program="mvn",
+        verify_args=("-q", "-N", "validate"),
+        download_advice="mvnw could not fetch the Maven distribution named by distributionUrl "
+        "in .mvn/wrapper/maven-wrapper.properties (no network?). Run it once where it can "
+        "download so Maven is cached under ~/.m2/wrapper/dists, or point distributionUrl at a "
+        "mirror this machine reaches, then adopt again.",
+    )
+
+    def applies_to(self, files: CheckoutFiles) -> bool:
+        """A ``pom.xml`` file at the root (a directory of that name does not count)."""
+        return files.is_file(POM)
+
+    def build_command(self, files: CheckoutFiles) -> BuildCommand:
+        """``verify`` through the project's wrapper when it has one."""
+        if files.is_file("mvnw"):
+            return BuildCommand("./mvnw verify", ("./mvnw", "mvnw", "mvn"))
+        return BuildCommand("mvn verify", ("mvn", "./mvnw"))
+
+    def missing(self, checkout: Path) -> list[str]:
+        """What the POM's ordinary build does not run, and a missing checker script. An
+        adoption made before the Maven guard ran the checker too wired in the enforcer's
+        rule alone: the checker's execution and script are what it lacks."""
+        files = CheckoutFiles(checkout)
+        if not files.is_file(POM):
+            return [f"there is no {POM} to wire the guard into"]
+        source = _read(files)
+        root = parse(source, POM)
+        gaps = []
+        if not _guarded(root, source):
+            gaps.append(
+                f"{POM} runs no CLAUDE.md rule ({' or '.join(GUARD_RULES)} of the "
+                f"{ENFORCER_PLUGIN} in build/plugins, not skipped)"
+            )
+        if not _runs_checker(root, source):
+            gaps.append(
+                f"{POM} does not run the checker {SCRIPT} (the {EXEC_PLUGIN} execution "
+                f"'{CHECK_EXECUTION_ID}' in the validate phase, which adoptions before the "
+                "Maven guard ran the checker did not add)"
+            )
+        if not script_is_installed(checkout):
+            gaps.append(f"the checker script {SCRIPT} is missing")
+        return gaps
+
+    def notes(self, checkout: Path) -> list[str]:
+        """An enforcer version behind a property this POM does not define (so it cannot be
+        checked here to be 3.1.0 or later)."""
+        files = CheckoutFiles(checkout)
+        if not files.is_file(POM):
+            return []
+        source = _read(files)
+        root = parse(source, POM)
+        build, _, enforcer = _locate(root, source)
+        declared, where = _declared_version(source, enforcer, build) if enforcer else (None, "")
+        if declared is None:
+            return []
+        literal = declared.text(source)
+        value, name = _resolved(literal, root, source)
+        if name is None or value != literal:
+            return []
+        return [
+            f"The {ENFORCER_PLUGIN} in {where} takes its version from ${{{name}}}, which {POM} "
+            "does not define (a parent POM or the command line must): make sure it resolves to "
+            "3.1.0 or later, or the CLAUDE.md rule cannot load."
+        ]
+
+    def install(self, checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
+        """Splice the guard into ``pom.xml`` and write the checker script it runs.
+
+        Raises ``ValueError`` for an unreadable POM, an enforcer plugin older than 3.1.0, a
+        switched-off enforcer or exec plugin, or a blank or SNAPSHOT ``rule_version``.
+        """
+        version = checked_rule_version(rule_version)
+        files = CheckoutFiles(checkout)
+        if not files.is_file(POM):
+            raise ValueError(f"Could not read POM: {POM} is not a file")
+        source = _read(files)
+        edited = splice_guard(source, rules, version)
+        written = [] if edited == source else [POM]
+        if written:
+            files.write_text(POM, edited)
+        return written + ([SCRIPT] if install_script(checkout) else [])
 
 
-def notes(checkout: Path) -> list[str]:
-    """What the report should say about the POM's enforcer although the guard was wired in:
-    a version behind a property this POM does not define (so it cannot be checked here)."""
-    files = CheckoutFiles(checkout)
-    if not files.is_file(POM):
-        return []
-    source = _read(files)
-    root = parse(source, POM)
-    build, _, enforcer = _locate(root, source)
-    declared, where = _declared_version(source, enforcer, build) if enforcer else (None, "")
-    if declared is None:
-        return []
-    literal = declared.text(source)
-    value, name = _resolved(literal, root, source)
-    if name is None or value != literal:
-        return []
-    return [
-        f"The {ENFORCER_PLUGIN} in {where} takes its version from ${{{name}}}, which {POM} "
-        "does not define (a parent POM or the command line must): make sure it resolves to "
-        "3.1.0 or later, or the CLAUDE.md rule cannot load."
-    ]
-
-
-def install(checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
-    """Wire the guard into ``pom.xml`` and write the checker script it runs; returns the
-    paths written, ``[]`` when both are already there.
-
-    Raises ``ValueError`` for an unreadable POM, an enforcer plugin older than 3.1.0, or a
-    switched-off enforcer or exec plugin.
-    """
-    version = checked_rule_version(rule_version)
-    files = CheckoutFiles(checkout)
-    if not files.is_file(POM):
-        raise ValueError(f"Could not read POM: {POM} is not a file")
-    source = _read(files)
-    edited = splice_guard(source, rules, version)
-    written = [] if edited == source else [POM]
-    if written:
-        files.write_text(POM, edited)
-    return written + ([SCRIPT] if install_script(checkout) else [])
+GUARD = MavenGuard()
 
 
 def _read(files: CheckoutFiles) -> str:

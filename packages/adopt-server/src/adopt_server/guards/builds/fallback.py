@@ -16,6 +16,7 @@ from adopt_server.guards.checker_script import (
     install_script,
     script_is_installed,
 )
+from adopt_server.guards.commands import BuildCommand, make_target, npm_test
 
 MARKER = "Added by claude-code-adopt"
 WORKFLOW = ".github/workflows/claude-md-guard.yml"
@@ -24,12 +25,11 @@ JOB_TIMEOUT_MINUTES = 10
 _LOG = logging.getLogger(__name__)
 
 __all__ = [
+    "GUARD",
     "JOB_TIMEOUT_MINUTES",
     "MARKER",
     "SCRIPT",
     "WORKFLOW",
-    "install",
-    "is_installed",
     "workflow_text",
 ]
 
@@ -71,12 +71,18 @@ def workflow_is_ours(checkout: Path) -> bool:
     )
 
 
-def is_installed(checkout: Path) -> bool:
-    """Whether the workflow (with the marker) and the checker script are both there."""
-    return workflow_is_ours(checkout) and script_is_installed(checkout)
+def workflow_gaps(checkout: Path) -> list[str]:
+    """The guard workflow and the checker script, where missing (a workflow the adoption
+    did not write counts as missing: it may not run the checker)."""
+    gaps = []
+    if not workflow_is_ours(checkout):
+        gaps.append(f"there is no {WORKFLOW} written by an adoption")
+    if not script_is_installed(checkout):
+        gaps.append(f"the checker script {SCRIPT} is missing")
+    return gaps
 
 
-def install(checkout: Path, rules: RuleSet) -> list[str]:
+def install_workflow(checkout: Path, rules: RuleSet) -> list[str]:
     """Write the workflow where absent and the checker script (new or refreshed); a foreign
     workflow is kept."""
     written = [WORKFLOW] if write_if_absent(checkout, WORKFLOW, workflow_text(rules)) else []
@@ -84,6 +90,53 @@ def install(checkout: Path, rules: RuleSet) -> list[str]:
         written.append(SCRIPT)
     warn_if_foreign_workflow(checkout)
     return written
+
+
+class FallbackGuard:
+    """The guard of any other repository: the CI workflow alone. Always applies, so it is
+    the registry's last entry."""
+
+    name = "github-actions"
+    description = "none found (no Maven, Gradle or Python build file)"
+    summary = (
+        f"a GitHub Actions workflow runs {SCRIPT} on every push and pull request; it fails "
+        "while a required section of CLAUDE.md or AGENTS.md is missing or holds placeholder "
+        "text"
+    )
+    paths = (WORKFLOW, SCRIPT)
+    sections = ()
+    tool = None
+
+    def applies_to(self, files: CheckoutFiles) -> bool:
+        """Every checkout."""
+        return True
+
+    def build_command(self, files: CheckoutFiles) -> BuildCommand | None:
+        """A Makefile test target, an npm test script, Cargo or Go, else ``None``."""
+        if make_target(files):
+            return BuildCommand("make test", ("make",))
+        if files.is_file("package.json") and npm_test(files):
+            return BuildCommand("npm test", ("npm", "yarn", "pnpm", "npx"))
+        if files.is_file("Cargo.toml"):
+            return BuildCommand("cargo test", ("cargo",))
+        if files.is_file("go.mod"):
+            return BuildCommand("go test ./...", ("go test", "go build", "go vet"))
+        return None
+
+    def missing(self, checkout: Path) -> list[str]:
+        """The workflow and the checker script, where missing."""
+        return workflow_gaps(checkout)
+
+    def notes(self, checkout: Path) -> list[str]:
+        """Nothing beyond installed or not."""
+        return []
+
+    def install(self, checkout: Path, rules: RuleSet, rule_version: str | None) -> list[str]:
+        """:func:`install_workflow`; ``rule_version`` is Maven's and ignored."""
+        return install_workflow(checkout, rules)
+
+
+GUARD = FallbackGuard()
 
 
 def warn_if_foreign_workflow(checkout: Path) -> None:
