@@ -24,7 +24,9 @@ LIMITS: dict[str, tuple[int, str]] = {
     "max_document_bytes": (
         8 * MIB,
         "largest YAML or TOON document read, in bytes after decompression (parsed whole in "
-        "memory, where YAML takes about 70 times its size)",
+        "memory, where YAML takes about 70 times its size; an entry a YAML << merge copies "
+        "counts 16 bytes), and what the parts of an .xlsx held whole may hold (16 bytes an "
+        "XML element: styles, shared strings, workbook)",
     ),
     "max_inflated_bytes": (
         256 * MIB,
@@ -71,12 +73,11 @@ class ReadLimits:
                 flag = "--" + name.replace("_", "-")
                 raise ValueError(f"{flag} must be 1 or more, not {getattr(self, name)}")
 
-    def document_too_large(self, label: str) -> ToolError:
-        """The error for a YAML/TOON document over :attr:`max_document_bytes`."""
-        return _over(
-            label, f"is a document of more than {self.max_document_bytes:,} bytes",
-            "--max-document-bytes",
-        )  # fmt: skip
+    def document_too_large(self, label: str, how: str = "") -> ToolError:
+        """The error for a YAML/TOON document over :attr:`max_document_bytes` (``how``: what
+        made it so, e.g. copying its merges)."""
+        size = f"is a document of more than {self.max_document_bytes:,} bytes"
+        return _over(label, f"{size} {how}" if how else size, "--max-document-bytes")
 
     def inflates_too_far(self, label: str, what: str = "inflates to") -> ToolError:
         """The error for a compressed file over :attr:`max_inflated_bytes`."""

@@ -19,6 +19,7 @@ import struct
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,8 @@ from uniqueness_testkit import stdio_server, text_of
 GIB = 1 << 30
 
 
-def _wide_workbook() -> bytes:
-    """A small workbook whose sheet declares the whole sheet, A1:XFD1048576, as its size."""
+def _workbook(patch: Callable[[str, bytes], bytes] | None = None) -> bytes:
+    """A small workbook of 200 rows, each of its parts passed through ``patch`` (name, bytes)."""
     book = openpyxl.Workbook()
     sheet = book.active
     assert sheet is not None
@@ -52,12 +53,68 @@ def _wide_workbook() -> bytes:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as patched:
         for item in source.infolist():
             data = source.read(item.filename)
-            if item.filename == "xl/worksheets/sheet1.xml":
-                data = re.sub(
-                    rb'<dimension ref="[^"]*"\s*/>', b'<dimension ref="A1:XFD1048576"/>', data
-                )
-            patched.writestr(item, data)
+            patched.writestr(item, patch(item.filename, data) if patch else data)
     return out.getvalue()
+
+
+def _wide_workbook() -> bytes:
+    """A small workbook whose sheet declares the whole sheet, A1:XFD1048576, as its size."""
+
+    def declare(name: str, data: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return data
+        return re.sub(rb'<dimension ref="[^"]*"\s*/>', b'<dimension ref="A1:XFD1048576"/>', data)
+
+    return _workbook(declare)
+
+
+def _swollen_workbook(part: str, closing: bytes, filler: bytes, count: int) -> bytes:
+    """A workbook whose ``part`` holds ``count`` more ``filler`` elements before ``closing``
+    (a part openpyxl parses whole: 50 million empty elements in 200 KB took the server past
+    4 GB)."""
+
+    def swell(name: str, data: bytes) -> bytes:
+        if name != part:
+            return data
+        return data.replace(closing, filler * count + closing)
+
+    return _workbook(swell)
+
+
+def _shared_strings_workbook(count: int) -> bytes:
+    """A workbook declaring a shared strings part of ``count`` two-letter strings (openpyxl
+    holds each in a list; nine million took the server to 1.5 GB)."""
+    strings = (
+        b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        + b"<si><t>ab</t></si>" * count
+        + b"</sst>"
+    )
+    kind = b"application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+
+    def declare(name: str, data: bytes) -> bytes:
+        if name == "[Content_Types].xml":
+            override = b'<Override PartName="/xl/sharedStrings.xml" ContentType="' + kind + b'"/>'
+            return data.replace(b"</Types>", override + b"</Types>")
+        return data
+
+    plain = _workbook(declare)
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(plain)) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as patched,
+    ):
+        for item in source.infolist():
+            patched.writestr(item, source.read(item.filename))
+        patched.writestr("xl/sharedStrings.xml", strings)
+    return out.getvalue()
+
+
+def _merges(rows: int, keys: int) -> str:
+    """A YAML document merging one mapping of ``keys`` entries into each of ``rows`` records:
+    every merge copies the whole mapping (5,000 x 2,000 in 137 KB took minutes and 500 MB
+    before a cell was counted)."""
+    base = "base: &b {" + ", ".join(f"k{i}: {i}" for i in range(keys)) + "}\n"
+    return base + "rows:\n" + "".join(f"  - {{<<: *b, id: {j}}}\n" for j in range(rows))
 
 
 def _laughs() -> str:
@@ -202,6 +259,57 @@ async def test_hostile_files_and_queries_stay_bounded(attacks: Path, tmp_path: P
     assert peak < GIB, f"the server's peak resident memory was {peak / GIB:.2f} GiB"
 
 
+@pytest.mark.anyio
+async def test_parts_held_whole_merges_and_uninterruptible_functions_are_refused(
+    tmp_path: Path,
+) -> None:
+    # the fourth pass (2026-12-02): what the third pass's bounds did not reach
+    root = tmp_path / "data"
+    root.mkdir()
+    styles = _swollen_workbook("xl/styles.xml", b"</styleSheet>", b"<a/>", 50_000_000)
+    (root / "styles.xlsx").write_bytes(styles)
+    (root / "book.xlsx").write_bytes(
+        _swollen_workbook("xl/workbook.xml", b"</workbook>", b"<a/>", 50_000_000)
+    )
+    (root / "strings.xlsx").write_bytes(_shared_strings_workbook(2_000_000))
+    (root / "merges.yaml").write_text(_merges(5_000, 2_000))
+    (root / "small_merges.yaml").write_text(_merges(3, 4))
+    with sqlite3.connect(root / "shop.db") as shop:
+        shop.execute("CREATE TABLE orders (id INTEGER)")
+        shop.execute("CREATE VIEW slow AS SELECT printf('%.*c', 2000000000, 'x') AS v")
+    shop.close()
+    shop_url = f"shop=sqlite:///{root / 'shop.db'}?statement_timeout=2s"
+    async with stdio_server(root, tmp_path / "server.log", [shop_url]) as client:
+        pid = _server_pid()
+        for name in ("styles.xlsx", "book.xlsx", "strings.xlsx"):
+            await _refused(
+                client, "list_columns", {"path": name},
+                "once the parts of the workbook held whole are built", "--max-document-bytes",
+            )  # fmt: skip
+        await _refused(
+            client, "find_keys", {"path": "merges.yaml"},
+            "once its << merges are copied", "--max-document-bytes",
+        )  # fmt: skip
+        merged = await client.call_tool("list_columns", {"path": "small_merges.yaml"})
+        assert not merged.is_error, text_of(merged)
+        assert merged.structured_content is not None
+        assert merged.structured_content["rows"] == 3
+        # one printf repeats a character two billion times in one step that neither the
+        # statement timeout nor a cancel interrupts (SQLite before 3.41): over a minute each
+        for arguments in (
+            {"query": "SELECT printf('%.*c', 2000000000, 'x') AS v"},
+            {"query": "SELECT format('%.*c', 2000000000, 'x') AS v"},
+            {"table": "slow"},
+        ):
+            started = time.monotonic()
+            text = await _refused(client, "list_columns", {"database": "shop", **arguments})
+            assert "past the statement timeout" in text
+            assert time.monotonic() - started < 10
+        await _served(client)
+        peak = _peak_rss(pid)
+    assert peak < GIB, f"the server's peak resident memory was {peak / GIB:.2f} GiB"
+
+
 def test_every_limit_has_a_flag_and_a_documented_default() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     guide = (Path(__file__).parents[4] / "docs" / "uniqueness-server.md").read_text("utf-8")
@@ -280,6 +388,28 @@ async def test_postgresql_attacks_are_refused_or_held(tmp_path: Path) -> None:
             ("SELECT pg_cancel_backend(pg_backend_pid()) AS id", "other sessions"),
             ("SELECT pg_reload_conf() AS id", "acts on the server"),
             ("SELECT pg_read_file('/etc/passwd') AS id", "the server's files"),
+            # a query given as text runs unseen by the parser: each of these ran what is
+            # refused above (read /etc/hostname, stopped another session) before
+            (
+                "SELECT query_to_xml('select pg_read_file(''/etc/hostname'') AS x', true, true, "
+                "'')::text AS id",
+                "runs SQL given as text",
+            ),
+            (
+                "SELECT query_to_xml_and_xmlschema('select pg_terminate_backend(1) AS x', true, "
+                "true, '')::text AS id",
+                "runs SQL given as text",
+            ),
+            (
+                "SELECT word AS id FROM ts_stat('select to_tsvector(pg_read_file("
+                "''/etc/hostname''))')",
+                "runs SQL given as text",
+            ),
+            (
+                "SELECT ts_rewrite('a'::tsquery, 'select ''a''::tsquery, ''b''::tsquery')::text "
+                "AS id",
+                "runs SQL given as text",
+            ),
         ):
             await _refused(client, "list_columns", {"database": "pg", "query": query}, rule)
         with psycopg.connect(url, autocommit=True) as connection:

@@ -70,6 +70,7 @@ from uniqueness_server.engine.records import (
 )
 from uniqueness_server.engine.table import Table
 from uniqueness_server.engine.toon import parse_toon
+from uniqueness_server.engine.workbook_parts import check_workbook_parts
 from uniqueness_server.read_limits import ReadLimits
 
 _WITH_HEADER_ROW = frozenset({Format.CSV, Format.TSV, Format.XLSX})
@@ -321,7 +322,7 @@ def _load(
             # imported here: only YAML sources need the parser
             from uniqueness_server.engine.yaml12 import load_yaml
 
-            document = load_yaml(text, label)
+            document = load_yaml(text, label, limits, context)
         else:
             document = parse_toon(text)
         del text
@@ -573,6 +574,7 @@ def _xlsx(
         archive = zipfile.ZipFile(io.BytesIO(data))
         if sum(member.file_size for member in archive.infolist()) > limits.max_inflated_bytes:
             raise limits.inflates_too_far(label)
+        check_workbook_parts(archive, label, limits)
         workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (OSError, KeyError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
         raise ToolError(
