@@ -31,7 +31,7 @@ from uniqueness_server.engine import (
     check_uniqueness,
     codes,
     find_keys,
-    lattice,
+    keys,
     open_file,
     stats,
 )
@@ -125,7 +125,7 @@ def test_columns_coded_in_separate_passes_are_decided_exactly(
     path.write_text(csv_text(width, rows), encoding="utf-8")
     limit = count * (near + 5)  # either group of columns fits, both together do not
     monkeypatch.setattr(codes, "MAX_CELLS", limit)
-    monkeypatch.setattr(lattice, "MAX_CELLS", limit)
+    monkeypatch.setattr(keys, "MAX_CELLS", limit)
     got = _found(path, max_columns=2)
     assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
     assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1
