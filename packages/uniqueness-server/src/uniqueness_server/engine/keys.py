@@ -206,7 +206,8 @@ def search_keys(
     if codes is None:
         take = max(2, min(sample_rows or SAMPLE_ROWS, budget // width))
         relation = source.relation(positions) if take >= rows else source.samples([take])[0]
-        codes = backend.codes(table, positions, relation, max(budget, take * width))
+        # a sample holds about ``take`` rows (a random one may hold a few more)
+        codes = backend.codes(table, positions, relation, max(budget, 2 * take * width))
         whole = codes.rows >= rows
     complete = tuple(sorted(positions))
     # the whole set's check says when no key can exist (worth it while the set is narrow); a
