@@ -168,6 +168,67 @@ def test_baseline_accepts_recorded_violations_in_any_clone(tmp_path: Path) -> No
     assert "baseline entries no longer match anything" in stale.stderr
 
 
+def configured_baseline(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose own configuration names ``baseline.txt``, and a victim file outside."""
+    root = project(tmp_path, {".claude/agents/Bad.md": "no front matter\n"})
+    config = root / ".claude" / "agent-config-check.json"
+    config.write_text(json.dumps({"baselineFile": "baseline.txt"}), encoding="utf-8")
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_text("precious\n", encoding="utf-8")
+    return root, victim
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_write_baseline_never_writes_through_a_link(tmp_path: Path, link: str) -> None:
+    root, victim = configured_baseline(tmp_path)
+    if link == "symbolic":  # one pointing out is outside the project; this one overwrote CLAUDE.md
+        victim = root / "CLAUDE.md"
+        (root / "baseline.txt").symlink_to("CLAUDE.md")
+    else:
+        os.link(victim, root / "baseline.txt")
+    result = run("--write-baseline", cwd=root)
+    assert result.returncode == 2
+    refusal = "is a symbolic link" if link == "symbolic" else "has other hard links"
+    assert (
+        f"error: the baseline baseline.txt {refusal}; --write-baseline never writes through "
+        "one (remove it, or name another file)"
+    ) in result.stderr
+    assert victim.read_text(encoding="utf-8") == (CLAUDE if link == "symbolic" else "precious\n")
+    assert (root / "baseline.txt").is_symlink() == (link == "symbolic")
+    assert sorted(p.name for p in root.iterdir()) == [
+        ".claude",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "baseline.txt",
+    ]
+
+
+def test_write_baseline_refuses_a_fifo_instead_of_blocking(tmp_path: Path) -> None:
+    root, _ = configured_baseline(tmp_path)
+    os.mkfifo(root / "baseline.txt")
+    result = run("--write-baseline", cwd=root)  # opening a FIFO to write waited for a reader
+    assert result.returncode == 2
+    assert "the baseline baseline.txt is not a regular file" in result.stderr
+
+
+def test_write_baseline_replaces_the_file_in_one_rename(tmp_path: Path) -> None:
+    root, _ = configured_baseline(tmp_path)
+    (root / "baseline.txt").write_text("[old] entry\n", encoding="utf-8")
+    before = (root / "baseline.txt").stat().st_ino
+    result = run("--write-baseline", cwd=root)
+    assert result.returncode == 0, result.stderr
+    written = root / "baseline.txt"
+    assert "[subAgentFormat]" in written.read_text(encoding="utf-8")
+    assert written.stat().st_ino != before  # a new file, renamed over the old one
+    assert sorted(p.name for p in root.iterdir()) == [
+        ".claude",
+        "AGENTS.md",
+        "CLAUDE.md",
+        "baseline.txt",
+    ]
+
+
 def test_severity_per_rule_and_skipped_rules_from_the_configuration(tmp_path: Path) -> None:
     key = "sk-ant-" + "b" * 20
     root = project(tmp_path, {".mcp.json": json.dumps({"mcpServers": {"a": {"command": key}}})})

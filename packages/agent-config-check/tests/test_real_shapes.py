@@ -28,6 +28,18 @@ def expected(case: str) -> list[str]:
     return violations
 
 
+def fix_under_the_adoption_profile(project: Path) -> subprocess.CompletedProcess[str]:
+    """The installed command's ``--fix --profile adoption`` run in ``project``."""
+    return subprocess.run(
+        [str(BIN / "agent-config-check"), "--fix", "--profile", "adoption"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def test_every_shape_is_collected() -> None:
     assert CASES == [
         "hooks-project-dir",
@@ -83,14 +95,7 @@ def test_a_missing_claude_md_is_no_finding_by_default_but_is_under_the_adoption_
 def test_fix_never_writes_through_a_symlinked_agents_md(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(SHAPES / "symlinked-agents-md" / "project", project, symlinks=True)
-    result = subprocess.run(
-        [str(BIN / "agent-config-check"), "--fix", "--profile", "adoption"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = fix_under_the_adoption_profile(project)
     assert (
         "AGENTS.md: not reshaped: it is a symbolic link, and --fix never writes through one "
         "(edit the file it points to)"
@@ -109,14 +114,7 @@ def test_fix_never_writes_through_a_hard_link_to_a_file_outside(tmp_path: Path) 
     project = tmp_path / "project"
     project.mkdir()
     (project / "CLAUDE.md").hardlink_to(outside)
-    result = subprocess.run(
-        [str(BIN / "agent-config-check"), "--fix", "--profile", "adoption"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = fix_under_the_adoption_profile(project)
     assert (
         "CLAUDE.md: not reshaped: it has other hard links, and --fix never writes through one "
         "(edit the file itself)"
@@ -314,3 +312,23 @@ def test_only_a_script_the_shell_runs_itself_needs_a_shebang_and_the_executable_
     assert sorted({v.path for v in run_check(tmp_path).violations}) == [".claude/hooks/direct.sh"]
     adopted = {v.path for v in run_check(tmp_path, profile="adoption").violations}
     assert {".claude/hooks/handed.py", ".claude/hooks/unwired.py"} <= adopted
+
+
+def test_a_hook_s_type_and_command_must_be_non_empty_strings(tmp_path: Path) -> None:
+    (tmp_path / ".claude").mkdir()
+    hooks = [
+        {"type": 7},
+        {"type": " "},
+        {"type": "command", "command": ["echo", "hi"]},
+        {"type": "command", "command": "  "},
+        {"type": "prompt", "prompt": "Check it."},
+    ]
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": hooks}]}})
+    )
+    assert [v.message for v in run_check(tmp_path).violations] == [
+        "hook event 'Stop' has a hook whose 'type' is not a string",
+        "hook event 'Stop' has a hook missing 'type'",
+        "hook event 'Stop' has a command hook whose 'command' is not a string",
+        "hook event 'Stop' has a command hook with an empty 'command'",
+    ]

@@ -48,6 +48,27 @@ def project(tmp_path: Path) -> Callable[[Mapping[str, str | bytes]], Path]:
     return make
 
 
+@pytest.fixture
+def java_beside_outside(tmp_path: Path) -> Callable[[str], Path]:
+    """A factory of ``allowed/proj`` under ``tmp_path``, a small Java project whose ``Main``
+    uses ``Util`` and ``Leak``, beside ``outside/Secret.java``, class ``Leak`` holding the
+    secret it is given. Returns the project; planting ``src/app/Leak.java`` as a second name
+    of the outside file is the attack of the test that asks for it."""
+
+    def make(secret: str) -> Path:
+        leak = f'package app; class Leak {{ String s = "{secret}"; }}\n'
+        write_project(tmp_path, {"outside/Secret.java": leak})
+        return write_project(
+            tmp_path / "allowed" / "proj",
+            {
+                "src/app/Main.java": "package app; class Main { Util util; Leak leak; }\n",
+                "src/app/Util.java": "package app; class Util {}\n",
+            },
+        )
+
+    return make
+
+
 def service_for(root: Path) -> ContextService:
     """A service allowed to read ``root`` only."""
     return ContextService(AllowedPaths([root]), IndexCache())

@@ -667,6 +667,16 @@ def test_go_build_tag_twins_are_alternatives_not_dependencies(project: Project) 
     ]
 
 
+def test_the_go_unix_constraint_holds_on_the_unix_systems_only() -> None:
+    from context_server.core.languages.go import GOOSES, Condition
+
+    unix = Condition("unix")
+    assert sorted(goos for goos in GOOSES if unix.holds(goos, "amd64", frozenset())) == [
+        *("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios"),
+        *("linux", "netbsd", "openbsd", "solaris"),
+    ]
+
+
 def test_a_go_type_s_context_holds_its_methods(project: Project) -> None:
     root = project(BUILD_TAGS)
     # the struct's fields and every method's body, the methods in another file included

@@ -439,3 +439,36 @@ def test_an_edit_leaving_the_graph_as_it_was_keeps_the_ranking(
     assert len(computed) == 2
     assert again == [path for path in fresh() if path in again]
     assert again != first
+
+
+def test_rankings_kept_per_focus_are_bounded(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client asking for many focuses cannot make the server keep a ranking for each: the
+    most recently used are kept, the others computed again when asked for."""
+    from conftest import service_for
+    from context_server.core import repo_map
+
+    monkeypatch.setattr(repo_map, "KEPT_RANKINGS", 3)
+    root = project(SHOP)
+    service = service_for(root)
+    computed: list[object] = []
+    original = repo_map._ranking
+
+    def counting(*args: object) -> list[tuple[str, float]]:
+        computed.append(args)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(repo_map, "_ranking", counting)
+    index = service.index(str(root))
+    focuses = [(), ("shop/Order.java",), ("shop/Cart.java",), ("shop/report/Report.java",)]
+    for focus in focuses[:3]:
+        service.repo_map(index, 4000, focus)
+    service.repo_map(index, 4000, ())  # used again: the most recent
+    assert len(computed) == 3
+    service.repo_map(index, 4000, focuses[3])  # a fourth: the least recently used goes
+    assert len(computed) == 4
+    service.repo_map(index, 4000, ())
+    assert len(computed) == 4
+    service.repo_map(index, 4000, focuses[1])
+    assert len(computed) == 5

@@ -178,6 +178,46 @@ def test_malformed_rows_are_never_trusted(
     assert "2 malformed rows ignored" in caplog.text
 
 
+def test_poisoned_facts_behind_a_sound_graph_are_parsed_again_when_first_read(
+    root: Path, store_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A restart answering from the stored graph decodes no file's facts: a poisoned row is
+    caught when a question first reads it, and that file is parsed again (never another
+    root's facts, never garbage), its sound facts stored for the next process."""
+    clean = build(root, None)
+    expected = {path: clean.sources[path] for path in clean.sources}
+    build(root, store_dir)
+    path = store_file(store_dir)
+    other = write_project(tmp_path / "other", {"evil/stolen.py": "class Stolen:\n    pass\n"})
+    build(other, store_dir)
+    other_file = next(p for p in store_dir.glob("*" + STORE_SUFFIX) if p != path)
+    with sqlite3.connect(other_file) as connection:
+        (stolen,) = connection.execute(
+            "SELECT facts FROM files WHERE path = 'evil/stolen.py'"
+        ).fetchone()
+    with sqlite3.connect(path) as connection:
+        # another root's facts (another module) and bytes that are no facts at all
+        connection.execute("UPDATE files SET facts = ? WHERE path = 'lib/util.py'", (stolen,))
+        connection.execute(
+            "UPDATE files SET facts = ? WHERE path = 'src/app/Main.java'", (b"\xdc\xff\xff" * 9,)
+        )
+    with caplog.at_level(logging.WARNING):
+        index = build(root, store_dir)
+        assert index.statistics.graph_restored
+        assert (index.statistics.parsed, index.statistics.restored) == (0, SOURCES)
+        caplog.clear()
+        assert {path: index.sources[path] for path in index.sources} == expected
+    assert "Stolen" not in repr([index.sources[path] for path in index.sources])
+    assert "malformed row of lib/util.py ignored (re-parsed)" in caplog.text
+    assert "malformed row of src/app/Main.java ignored (re-parsed)" in caplog.text
+    assert (index.statistics.parsed, index.statistics.restored) == (2, SOURCES - 2)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        again = build(root, store_dir)
+        assert {path: again.sources[path] for path in again.sources} == expected
+    assert "malformed" not in caplog.text
+
+
 def test_a_store_of_another_version_or_root_is_rebuilt(
     root: Path, store_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text
+from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, open_file
 from uniqueness_server.engine.check import ROWS_PER_GROUP
 from uniqueness_server.engine.codes import SAMPLE_ROWS
@@ -49,15 +49,8 @@ def _pair_paths_table(seed: int) -> tuple[int, list[Row]]:
 @pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
 def test_wide_pair_search_matches_brute_force(tmp_path: Path, nulls: Nulls) -> None:
     width, rows = _pair_paths_table(seed=len(nulls.value))
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    table = open_file(path, label="wide.csv")
-    try:
-        search = find_keys(table, max_columns=2, nulls=nulls)
-    finally:
-        table.close()
+    _, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2, nulls=nulls)
     expected = brute_force_keys(rows, range(width), 2, nulls)
-    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
     assert got == expected
     assert frozenset({0, 1}) in got  # the grid: decided by a sort of the combined codes
     assert frozenset({0, 2}) not in got  # its one repeat shares x

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
 from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, keys, open_file
 from uniqueness_server.engine.check import SUBSET_SAMPLE_ROWS
+from uniqueness_server.engine.model import KeySearch
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
 Row = tuple[str | None, ...]
@@ -53,6 +55,20 @@ def csv_text(width: int, rows: Sequence[Row]) -> str:
     return buffer.getvalue()
 
 
+def search_rows(
+    path: Path, width: int, rows: Sequence[Row], **options: Any
+) -> tuple[KeySearch, set[frozenset[int]]]:
+    """``find_keys`` with ``options`` over ``rows`` written to ``path`` as CSV (columns ``k0``,
+    ``k1``, ...): the search and its keys as sets of column numbers."""
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    table = open_file(path, label=path.name)
+    try:
+        search = find_keys(table, **options)
+    finally:
+        table.close()
+    return search, {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+
+
 @st.composite
 def tables(draw: st.DrawFn) -> tuple[int, list[Row]]:
     width = draw(st.integers(2, 5))
@@ -70,15 +86,10 @@ def test_find_keys_matches_brute_force(
 ) -> None:
     width, rows = table_rows
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "t.csv"
-        path.write_text(csv_text(width, rows), encoding="utf-8")
-        table = open_file(path, label="t.csv")
-        try:
-            search = find_keys(table, max_columns=max_columns, nulls=nulls)
-        finally:
-            table.close()
+        search, got = search_rows(
+            Path(folder) / "t.csv", width, rows, max_columns=max_columns, nulls=nulls
+        )
     expected = brute_force_keys(rows, range(width), max_columns, nulls)
-    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
     assert got == expected
     sizes = [len(k.columns) for k in search.keys]
     assert sizes == sorted(sizes)
@@ -194,15 +205,8 @@ def test_wide_tables_stay_exact(tmp_path: Path, count: int, nulls: Nulls) -> Non
     # (and, past HEAD_ROWS rows, the head is only the first part of the file)
     width = EXACT_DISTINCT_COLUMNS + 6
     rows = _wide_rows(width, count, seed=count)
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    table = open_file(path, label="wide.csv")
-    try:
-        search = find_keys(table, max_columns=2, nulls=nulls)
-    finally:
-        table.close()
+    search, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2, nulls=nulls)
     expected = brute_force_keys(rows, range(width), 2, nulls)
-    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
     assert got == expected
     assert ("k5",) not in {k.columns for k in search.keys}
 

@@ -20,7 +20,7 @@ import uniqueness_server.engine.keys as key_search
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
-from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text
+from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
 from uniqueness_testkit import call, tools_for
@@ -90,14 +90,7 @@ def test_two_thousand_columns_match_a_matrix_reference(tmp_path: Path, nulls: Nu
     rows: list[Row] = [
         tuple(None if gaps[p, r] else str(values[p, r]) for p in range(width)) for r in range(count)
     ]
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    table = open_file(path, label="wide.csv")
-    try:
-        search = find_keys(table, max_columns=2, nulls=nulls)
-    finally:
-        table.close()
-    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    _, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2, nulls=nulls)
     coded = np.where(gaps, -1, values)
     missing = np.full(width, -1)
     single = np.array(

@@ -24,7 +24,7 @@ import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_uniqueness_keys_oracle import Row, csv_text
+from test_uniqueness_keys_oracle import Row, csv_text, search_rows
 from uniqueness_server.engine import (
     DatabaseRegistry,
     Nulls,
@@ -69,15 +69,6 @@ def reference_keys(
     return found
 
 
-def _found(path: Path, **options: object) -> set[frozenset[int]]:
-    table = open_file(path, label=path.name)
-    try:
-        search = find_keys(table, **options)  # type: ignore[arg-type]
-    finally:
-        table.close()
-    return {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
-
-
 @pytest.mark.parametrize("nulls", [Nulls.EQUAL, Nulls.DISTINCT])
 def test_wide_search_of_a_column_subset_matches_the_reference(tmp_path: Path, nulls: Nulls) -> None:
     # the statistics pass codes only the named columns, so the codes hold no column below
@@ -91,10 +82,15 @@ def test_wide_search_of_a_column_subset_matches_the_reference(tmp_path: Path, nu
         )
         for _ in range(300)
     ]
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
     universe = range(3, width - 2)
-    got = _found(path, columns=[f"k{p}" for p in universe], max_columns=2, nulls=nulls)
+    _, got = search_rows(
+        tmp_path / "wide.csv",
+        width,
+        rows,
+        columns=[f"k{p}" for p in universe],
+        max_columns=2,
+        nulls=nulls,
+    )
     assert got == reference_keys(rows, universe, 2, nulls)
     assert got  # pairs of the 300-value columns are keys here
 
@@ -121,12 +117,10 @@ def test_columns_coded_in_separate_passes_are_decided_exactly(
         last[k] = rows[k % 2][k]  # past the head: even columns repeat row 0, odd ones row 1
     rows[-1] = tuple(last)
     width = low + near
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
     limit = count * (near + 5)  # either group of columns fits, both together do not
     monkeypatch.setattr(codes, "MAX_CELLS", limit)
     monkeypatch.setattr(keys, "MAX_CELLS", limit)
-    got = _found(path, max_columns=2)
+    _, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2)
     assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
     assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1
     assert frozenset({low, low + 2}) not in got
@@ -154,9 +148,7 @@ def test_codes_past_sixteen_bits_mixed_with_narrow_ones_stay_exact(
         ]
         row += [str(rng.randrange([2, 3, 7, 300][k % 4])) for k in range(width - 5)]
         rows.append(tuple(row))
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    got = _found(path, max_columns=2, nulls=nulls)
+    _, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2, nulls=nulls)
     assert got == reference_keys(rows, range(width), 2, nulls)
     assert frozenset({0}) in got
     # k1's missing values repeat among rows with k4 = 0 only under nulls=equal
@@ -296,10 +288,13 @@ def test_wide_find_keys_matches_the_reference(
 ) -> None:
     width, rows, universe = table_rows
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "wide.csv"
-        path.write_text(csv_text(width, rows), encoding="utf-8")
-        got = _found(
-            path, columns=[f"k{p}" for p in universe], max_columns=max_columns, nulls=nulls
+        _, got = search_rows(
+            Path(folder) / "wide.csv",
+            width,
+            rows,
+            columns=[f"k{p}" for p in universe],
+            max_columns=max_columns,
+            nulls=nulls,
         )
     assert got == reference_keys(rows, universe, max_columns, nulls)
 
@@ -342,14 +337,7 @@ def test_wide_sources_of_no_one_or_two_rows(tmp_path: Path, count: int, nulls: N
     width = EXACT_DISTINCT_COLUMNS + 3
     row: Row = tuple(None if p == 1 else str(p % 4) for p in range(width))
     rows = [row] * count
-    path = tmp_path / "wide.csv"
-    path.write_text(csv_text(width, rows), encoding="utf-8")
-    table = open_file(path, label="wide.csv")
-    try:
-        search = find_keys(table, max_columns=2, nulls=nulls)
-    finally:
-        table.close()
-    got = {frozenset(int(name[1:]) for name in key.columns) for key in search.keys}
+    search, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2, nulls=nulls)
     assert search.rows == count
     assert got == (reference_keys(rows, range(width), 2, nulls) if count else set())
     if count == 1:

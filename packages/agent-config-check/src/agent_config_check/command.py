@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -293,15 +296,51 @@ def _baseline(tree: ProjectTree, path: str) -> Baseline:
 
 
 def write_baseline(target: Path, outcome: CheckOutcome, path: str) -> None:
-    """Record every violation of ``outcome`` as accepted, in ``path`` under the project."""
+    """Record every violation of ``outcome`` as accepted, in ``path`` under the project.
+
+    The path may come from the repository's own configuration, so the file is never written
+    through: an existing symbolic link, a file with other hard links (one of its names may lie
+    outside the project) or anything but a regular file is refused with a ``ConfigError``. The
+    text goes to a new file beside it (created exclusively, never following a link), which
+    then replaces the old one in one rename.
+    """
     root = target if target.is_dir() else target.parent
     tree = ProjectTree(root)
-    file = tree.root / path
     if tree.real(path) is None:
         raise ConfigError(f"the baseline {path} must be inside the project")
+    file = tree.root / path
     file.parent.mkdir(parents=True, exist_ok=True)
-    with file.open("w", encoding="utf-8", newline="\n") as handle:
-        handle.write(Baseline([], str(tree.root)).render(outcome.violations))
+    directory = tree.real(str(file.parent.relative_to(tree.root)))
+    if directory is None or not file.name or file.name in (".", ".."):
+        raise ConfigError(f"the baseline {path} must be a file inside the project")
+    final = directory / file.name
+    try:
+        existing = os.lstat(final)
+    except FileNotFoundError:
+        existing = None
+    refusal = ""
+    if existing is not None and stat.S_ISLNK(existing.st_mode):
+        refusal = "is a symbolic link"
+    elif existing is not None and not stat.S_ISREG(existing.st_mode):
+        refusal = "is not a regular file"
+    elif existing is not None and existing.st_nlink > 1:
+        refusal = "has other hard links"
+    if refusal:
+        raise ConfigError(
+            f"the baseline {path} {refusal}; --write-baseline never writes through one "
+            "(remove it, or name another file)"
+        )
+    text = Baseline([], str(tree.root)).render(outcome.violations).encode("utf-8")
+    temporary = directory / f".{file.name}.{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(text)
+        os.replace(temporary, final)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def _configured_baseline(target: Path, config: str | None) -> str:

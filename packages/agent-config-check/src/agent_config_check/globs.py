@@ -4,7 +4,9 @@ A ``.gitignore`` line is written by whoever wrote the repository; translated to 
 regex, ``*a*a*a*a*a*a*a*a*a*a*a*a*a*a!`` against a 120-character path backtracks for hours.
 Here a glob is a list of tokens and a path is matched by carrying the set of tokens reached
 after each character (a Thompson simulation of the glob), so a match costs at most
-(tokens) x (characters) steps, whatever the glob.
+(tokens) x (characters) steps, whatever the glob; those steps are charged to a
+:class:`~agent_config_check.budget.MatchBudget`, and matching past it stops with
+:class:`~agent_config_check.budget.BudgetSpentError`.
 
 Syntax (git's ``wildmatch`` with ``WM_PATHNAME``): ``*`` any run of characters but ``/``,
 ``?`` one character but ``/``, ``[...]`` one character of a class (``[!...]`` or ``[^...]``
@@ -15,6 +17,8 @@ negated, ``a-z`` ranges, never ``/``), ``**/`` zero or more whole directories, a
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from agent_config_check.budget import BudgetSpentError, MatchBudget
 
 # Token kinds: a literal character, one character but '/', a class, a run without '/',
 # zero or more directories ("**/"), any run at all.
@@ -48,14 +52,16 @@ class _Token:
 class Glob:
     """One compiled glob; :meth:`matches` tests a whole ``/``-separated path against it.
 
-    ``steps`` counts the work every call has done (tokens visited), for tests of the bound.
+    ``steps`` counts the work every call has done (tokens visited), for tests of the bound;
+    each call is charged to ``budget`` (default: one of its own).
     """
 
-    def __init__(self, glob: str) -> None:
+    def __init__(self, glob: str, budget: MatchBudget | None = None) -> None:
         """Compile ``glob`` (never fails: anything unparseable is taken literally, as git does)."""
         self.glob = glob
         self.tokens = tuple(_tokens(glob))
         self.steps = 0
+        self.budget = MatchBudget() if budget is None else budget
 
     def _closure(self, reached: set[int]) -> set[int]:
         """``reached`` plus every state reachable by matching nothing. A state is a token
@@ -72,10 +78,23 @@ class Glob:
         return reached
 
     def matches(self, path: str) -> bool:
-        """Whether the whole of ``path`` matches the glob."""
+        """Whether the whole of ``path`` matches the glob; raises
+        :class:`~agent_config_check.budget.BudgetSpentError` when the budget is spent."""
+        began = self.steps
+        remaining = self.budget.examine(len(path) + 1)
+        if remaining < 0:  # spent already: even the first character's work would pass it
+            raise BudgetSpentError(self.budget.limit)
+        try:
+            return self._matches(path, began + remaining)
+        finally:
+            self.budget.charge(self.steps - began)
+
+    def _matches(self, path: str, stop: int) -> bool:
         tokens = self.tokens
         current = self._closure({0})
         for char in path:
+            if self.steps > stop:
+                raise BudgetSpentError(self.budget.limit)
             following: set[int] = set()
             for state in current:
                 self.steps += 1

@@ -19,7 +19,14 @@ The syntax is ``re``'s, minus what needs backtracking; a pattern using any of it
 - refused: backreferences (``\\1``, ``(?P=name)``), lookaround (``(?=``, ``(?!``, ``(?<=``,
   ``(?<!``), conditionals, atomic groups and possessive quantifiers, ``\\N{...}``, and the flags
   ``a``, ``L``, ``u``, ``x``; also a pattern whose program exceeds :data:`MAX_PROGRAM`
-  instructions (large counted repeats such as ``a{5000}``).
+  instructions (large counted repeats such as ``a{5000}``) or that declares more than
+  :data:`MAX_GROUPS` capturing groups.
+
+Even a linear pass over a program of thousands of instructions is slow per character, so every
+step is charged to a :class:`~agent_config_check.budget.MatchBudget` (the run's, when given):
+past it, matching stops with :class:`~agent_config_check.budget.BudgetSpentError`. Only the groups
+a caller asks for (``captures``) are recorded; the others compile to nothing, so a pattern's
+groups cost no more per character than its ``(?:...)`` form.
 
 Where both accept a pattern the answers are ``re``'s: the same leftmost match, the same span,
 the same groups (for groups inside a loop that can match the empty string the two may record
@@ -28,13 +35,18 @@ different, equally valid, empty captures).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+from agent_config_check.budget import BudgetSpentError, MatchBudget
 
 MAX_PROGRAM = 5000
 """The most instructions a compiled pattern may hold (each is one step per character)."""
 MAX_REPEAT = 1000
 """The largest count a ``{n,m}`` quantifier may name."""
+MAX_GROUPS = 100
+"""The most capturing groups a pattern may declare."""
 _MAX_NESTING = 100
 _MAX_DFA_STATES = 4096
 _MAX_DFA_MOVES = 100_000
@@ -123,6 +135,7 @@ _DOT_ALL = _CharClass((), negated=True)
 # The parsed pattern, as tuples: ("char", class) ("cat", [nodes]) ("alt", [nodes])
 # ("repeat", node, low, high | None, greedy) ("group", index | None, node) ("assert", kind).
 _PatternNode = tuple[object, ...]
+_Result = TypeVar("_Result")
 
 
 class _PatternParser:
@@ -320,6 +333,12 @@ class _PatternParser:
         else:
             self.groups += 1
             index = self.groups
+        if self.groups > MAX_GROUPS:
+            raise self.fail(
+                f"more than {MAX_GROUPS} capturing groups are not supported by the linear-time "
+                "matcher (use (?:...) for grouping)",
+                opened,
+            )
         body = self.alternation(flags)
         if not self.peek(")"):
             raise self.fail("missing ), unterminated subpattern")
@@ -434,8 +453,9 @@ class _PatternParser:
 
 
 class _PatternCompiler:
-    def __init__(self) -> None:
+    def __init__(self, captures: int) -> None:
         self.program: list[tuple[int, object, object]] = []
+        self.captures = captures
 
     def emit(self, op: int, first: object = None, second: object = None) -> int:
         if len(self.program) >= MAX_PROGRAM:
@@ -461,7 +481,7 @@ class _PatternCompiler:
             self.alternatives(node[1])  # type: ignore[arg-type]
         elif kind == "group":
             index = node[1]
-            if index is None:
+            if index is None or index > self.captures:  # type: ignore[operator]
                 self.node(node[2])  # type: ignore[arg-type]
             else:
                 self.emit(_SAVE, 2 * index)  # type: ignore[operator]
@@ -562,14 +582,20 @@ class LinearPattern:
     """A compiled pattern (see the module docstring); build one with :func:`compile_pattern`.
 
     ``steps`` counts the instructions every call has run, for tests that measure the time
-    bound: it grows by at most the program size for each character examined.
+    bound: it grows by at most the program size for each character examined. Each call is
+    charged to ``budget`` and raises :class:`~agent_config_check.budget.BudgetSpentError` when it
+    is spent.
     """
 
-    def __init__(self, pattern: str) -> None:
-        """Parse and compile ``pattern``; raises :class:`PatternError`."""
+    def __init__(
+        self, pattern: str, captures: int | None = None, budget: MatchBudget | None = None
+    ) -> None:
+        """Parse and compile ``pattern``; raises :class:`PatternError`. Matches record the
+        first ``captures`` groups (all when ``None``); ``budget`` defaults to one of its own."""
         parser = _PatternParser(pattern)
         tree = parser.parse()
-        compiler = _PatternCompiler()
+        self.captures = parser.groups if captures is None else min(captures, parser.groups)
+        compiler = _PatternCompiler(self.captures)
         compiler.emit(_SAVE, 0)
         compiler.node(tree)
         compiler.emit(_SAVE, 1)
@@ -578,6 +604,8 @@ class LinearPattern:
         self.groups = parser.groups
         self.program = tuple(compiler.program)
         self.steps = 0
+        self.budget = MatchBudget() if budget is None else budget
+        self._stop = 0
         self._literal = _required_literal_class(tree)
         self._states: dict[tuple[frozenset[int], int], int] = {}
         self._state_list: list[tuple[frozenset[int], int]] = []
@@ -621,10 +649,26 @@ class LinearPattern:
                 threads.append((pc, spans))
         self.steps += steps
 
+    def _charged(self, characters: int, match: Callable[[], _Result]) -> _Result:
+        """Run ``match`` (which examines ``characters`` characters) on the budget."""
+        began = self.steps
+        remaining = self.budget.examine(characters)
+        if remaining < 0:  # spent already: even the first position's work would pass it
+            raise BudgetSpentError(self.budget.limit)
+        self._stop = began + remaining
+        try:
+            return match()
+        finally:
+            self.budget.charge(self.steps - began)
+
+    def _within_budget(self) -> None:
+        if self.steps > self._stop:
+            raise BudgetSpentError(self.budget.limit)
+
     def _run(self, text: str, start: int, anchored: bool, full: bool) -> LinearMatch | None:
         program = self.program
         size = len(text)
-        empty: tuple[int | None, ...] = (None,) * (2 * self.groups + 2)
+        empty: tuple[int | None, ...] = (None,) * (2 * self.captures + 2)
         found: tuple[int | None, ...] | None = None
         # Threads waiting to be followed at the next position, highest priority first.
         waiting: list[tuple[int, tuple[int | None, ...]]] = []
@@ -653,30 +697,23 @@ class LinearPattern:
                     waiting.append((pc + 1, spans))
             if after is None:
                 break
+            self._within_budget()
             position += 1
             before = _preceding_kind(after)
         return None if found is None else LinearMatch(text, found)
 
     def search(self, text: str, start: int = 0) -> LinearMatch | None:
-        """The leftmost match at or after ``start``, as ``re.search`` finds it."""
+        """The leftmost match at or after ``start``, as ``re.search`` finds it (groups past
+        ``captures`` are not recorded)."""
         if self._literal and self._literal not in text:
             return None
-        return self._run(text, start, anchored=False, full=False)
+        return self._charged(
+            len(text) - start + 1, lambda: self._run(text, start, anchored=False, full=False)
+        )
 
     def fullmatch(self, text: str) -> LinearMatch | None:
         """The match of the whole ``text``, as ``re.fullmatch``."""
-        return self._run(text, 0, anchored=True, full=True)
-
-    def finditer(self, text: str) -> Iterator[LinearMatch]:
-        """Every non-overlapping match, left to right (after an empty match, the next search
-        starts one character later)."""
-        position = 0
-        while position <= len(text):
-            found = self.search(text, position)
-            if found is None:
-                return
-            yield found
-            position = found.end if found.end > found.start else found.end + 1
+        return self._charged(len(text) + 1, lambda: self._run(text, 0, anchored=True, full=True))
 
     # -------------------------------------------------------------- lazy DFA
 
@@ -685,6 +722,9 @@ class LinearPattern:
         lookup per character once the states it needs are built)."""
         if self._literal and self._literal not in text:
             return False
+        return self._charged(len(text) + 1, lambda: self._contains(text))
+
+    def _contains(self, text: str) -> bool:
         moves = self._moves
         state = self._state(frozenset(), _AT_START)
         final = len(text) - 1
@@ -701,6 +741,7 @@ class LinearPattern:
                     key = (state, char, key[2])
                 following = self._move(state, char, key[2])
                 moves[key] = following
+                self._within_budget()
             else:
                 self.steps += 1
             if following == _MATCHED:
@@ -785,7 +826,10 @@ def _required_literal_class(node: _PatternNode) -> str:
     return best
 
 
-def compile_pattern(pattern: str) -> LinearPattern:
-    """Compile ``pattern`` for linear-time matching; raises :class:`PatternError` (a
-    ``ValueError``) naming what is wrong or unsupported, and where."""
-    return LinearPattern(pattern)
+def compile_pattern(
+    pattern: str, captures: int | None = None, budget: MatchBudget | None = None
+) -> LinearPattern:
+    """Compile ``pattern`` for linear-time matching, recording its first ``captures`` groups
+    (all when ``None``) and charging ``budget`` (see :class:`LinearPattern`); raises
+    :class:`PatternError` (a ``ValueError``) naming what is wrong or unsupported, and where."""
+    return LinearPattern(pattern, captures, budget)

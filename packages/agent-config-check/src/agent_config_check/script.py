@@ -27,6 +27,7 @@ BUNDLED_MODULES = (
     "rule_sets",
     "document_format",
     "reshape",
+    "budget",
     "tree",
     "front_matter",
     "findings",

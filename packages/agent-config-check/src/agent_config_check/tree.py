@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_config_check.budget import MatchBudget
 from agent_config_check.markdown import BOM
 
 MAX_READ_BYTES = 1024 * 1024
@@ -38,6 +39,8 @@ class ProjectTree:
         self._reals: dict[str, Path | None] = {}
         self.derived: dict[tuple[str, str], object] = {}
         """What rules compute from a file (parsed front matter, imports), kept for the run."""
+        self.budget = MatchBudget()
+        """The steps the run's matching of repository-written patterns and globs may take."""
 
     def real(self, relative: str) -> Path | None:
         """The real location of ``relative``, or ``None`` when it lies outside the project."""

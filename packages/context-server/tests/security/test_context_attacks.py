@@ -8,16 +8,14 @@ name the rule, and the server keeps answering.
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_common.testing import result_text
+from mcp_common.testing import everything_in, result_text, stdio_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -27,26 +25,15 @@ FORMATS = ("markdown", "text", "json", "dot", "mermaid")
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Path:
+def world(tmp_path: Path, java_beside_outside: Callable[[str], Path]) -> Path:
     """``allowed/proj`` (a small Java project) next to ``outside/`` holding secrets.
 
     The outside ignore file would hide every Java file, and its last line is an invalid
     pattern whose error message would quote it: either effect proves it was read.
     """
+    project = java_beside_outside(f"{SECRET}-source")
     outside = tmp_path / "outside"
-    outside.mkdir()
     (outside / "ignore").write_text(f"*.java\n{SECRET}-ignore\\\n", encoding="utf-8")
-    (outside / "Secret.java").write_text(
-        f'package app; class Leak {{ String s = "{SECRET}-source"; }}\n', encoding="utf-8"
-    )
-    project = tmp_path / "allowed" / "proj"
-    (project / "src" / "app").mkdir(parents=True)
-    (project / "src" / "app" / "Main.java").write_text(
-        "package app; class Main { Util util; Leak leak; }\n", encoding="utf-8"
-    )
-    (project / "src" / "app" / "Util.java").write_text(
-        "package app; class Util {}\n", encoding="utf-8"
-    )
     (project / "src" / "app" / "Leak.java").symlink_to(outside / "Secret.java")
     (project / ".gitignore").symlink_to(outside / "ignore")
     (project / "nested").mkdir()
@@ -59,22 +46,14 @@ def world(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@asynccontextmanager
-async def server(world: Path) -> AsyncIterator[Client]:
-    assert COMMAND.is_file(), f"{COMMAND} is not installed; run uv sync"
-    params = StdioServerParameters(
-        command=str(COMMAND),
-        args=["--allowed-dir", str(world / "allowed"), "--log-file", str(world / "server.log")],
-        cwd=str(world),
+def server(world: Path) -> AbstractAsyncContextManager[Client]:
+    return stdio_client(
+        COMMAND,
+        *("--allowed-dir", str(world / "allowed")),
+        *("--log-file", str(world / "server.log")),
+        cwd=world,
+        drop_prefix="CONTEXT_SERVER_",
     )
-    async with Client(params) as client:
-        yield client
-
-
-def everything(result: object) -> str:
-    """The text and structured content of an answer, as one string to search."""
-    structured = getattr(result, "structured_content", None)
-    return result_text(result) + json.dumps(structured)  # type: ignore[arg-type]
 
 
 async def test_symlinked_gitignore_files_are_never_read(world: Path) -> None:
@@ -85,7 +64,7 @@ async def test_symlinked_gitignore_files_are_never_read(world: Path) -> None:
                     "project_tree", {"path": path, "format": fmt, "depth": 10}
                 )
                 assert not tree.is_error, result_text(tree)
-                text = everything(tree)
+                text = everything_in(tree)
                 assert SECRET not in text, f"outside content in project_tree {path} {fmt}"
                 assert "Main.java" in text or path == "proj/nested", "outside rules applied"
                 assert "Nested.java" in text, "the outside ignore file hid a file"
@@ -108,7 +87,7 @@ async def test_no_tool_returns_a_byte_of_a_symlinked_outside_source(world: Path)
         ]
         for name, arguments in calls:
             answer = await client.call_tool(name, arguments)
-            assert SECRET not in everything(answer), f"outside content in {name} {arguments}"
+            assert SECRET not in everything_in(answer), f"outside content in {name} {arguments}"
         refused = await client.call_tool("project_tree", {"path": "proj/escape"})
         assert refused.is_error
         assert "symlink leads outside the allowed directories" in result_text(refused)

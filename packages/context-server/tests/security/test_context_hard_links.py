@@ -5,68 +5,39 @@ but never read: the walk reports it skipped with the rule, no tool returns a byt
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_common.testing import result_text
+from mcp_common.testing import HARD_LINK_RULE, everything_in, result_text, stdio_client
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 COMMAND = Path(sys.executable).with_name("context-server")
 SECRET = "HARDLINKED-SECRET-5150"
-SKIPPED = (
-    "skipped: the file has 2 hard links, and another name of it may lie outside the allowed "
-    "directories (refused unless the server runs with --allow-hard-links)"
-)
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Path:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "Secret.java").write_text(
-        f'package app; class Leak {{ String s = "{SECRET}"; }}\n', encoding="utf-8"
-    )
-    project = tmp_path / "allowed" / "proj"
-    (project / "src" / "app").mkdir(parents=True)
-    (project / "src" / "app" / "Main.java").write_text(
-        "package app; class Main { Util util; Leak leak; }\n", encoding="utf-8"
-    )
-    (project / "src" / "app" / "Util.java").write_text(
-        "package app; class Util {}\n", encoding="utf-8"
-    )
-    os.link(outside / "Secret.java", project / "src" / "app" / "Leak.java")
+def world(tmp_path: Path, java_beside_outside: Callable[[str], Path]) -> Path:
+    project = java_beside_outside(SECRET)
+    os.link(tmp_path / "outside" / "Secret.java", project / "src" / "app" / "Leak.java")
     return tmp_path
 
 
-@asynccontextmanager
-async def server(world: Path, *flags: str) -> AsyncIterator[Client]:
-    assert COMMAND.is_file(), f"{COMMAND} is not installed; run uv sync"
-    params = StdioServerParameters(
-        command=str(COMMAND),
-        args=[
-            *("--allowed-dir", str(world / "allowed")),
-            *("--log-file", str(world / "server.log")),
-            "--no-index-store",
-            *flags,
-        ],
-        env={k: v for k, v in os.environ.items() if not k.startswith("CONTEXT_SERVER_")},
-        cwd=str(world),
+def server(world: Path, *flags: str) -> AbstractAsyncContextManager[Client]:
+    return stdio_client(
+        COMMAND,
+        *("--allowed-dir", str(world / "allowed")),
+        *("--log-file", str(world / "server.log")),
+        "--no-index-store",
+        *flags,
+        cwd=world,
+        drop_prefix="CONTEXT_SERVER_",
     )
-    async with Client(params) as client:
-        yield client
-
-
-def everything(result: object) -> str:
-    structured = getattr(result, "structured_content", None)
-    return result_text(result) + json.dumps(structured)  # type: ignore[arg-type]
 
 
 CALLS = [
@@ -84,11 +55,11 @@ async def test_the_walk_skips_a_hard_linked_source_and_no_tool_reads_it(world: P
     async with server(world) as client:
         for name, arguments in CALLS:
             answer = await client.call_tool(name, arguments)
-            assert SECRET not in everything(answer), f"outside content in {name} {arguments}"
+            assert SECRET not in everything_in(answer), f"outside content in {name} {arguments}"
         tree = await client.call_tool("project_tree", {"path": "proj", "format": "json"})
         assert tree.structured_content is not None
         problems = {(p["path"], p["reason"]) for p in tree.structured_content["problems"]}
-        assert ("src/app/Leak.java", SKIPPED) in problems
+        assert ("src/app/Leak.java", f"skipped: {HARD_LINK_RULE}") in problems
         good = await client.call_tool(
             "find_context", {"path": "proj", "className": "Main", "includeSource": True}
         )

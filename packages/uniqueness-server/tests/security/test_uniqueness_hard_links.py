@@ -4,51 +4,35 @@ flag, nothing of the file comes back, and ``--allow-hard-links`` reads it."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from mcp.client.client import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import HARD_LINK_RULE, everything_in, plant_hard_link, stdio_client
 from uniqueness_testkit import text_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 SERVER = Path(sys.executable).parent / "uniqueness-server"
 SECRET = "Outside-Secret-7731"
-RULE = (
-    "the file has 2 hard links, and another name of it may lie outside the allowed directories "
-    "(refused unless the server runs with --allow-hard-links)"
-)
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Path:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.csv").write_text(f"id,name\n1,{SECRET}\n2,{SECRET}\n", encoding="utf-8")
-    allowed = tmp_path / "allowed"
-    allowed.mkdir()
-    os.link(outside / "secret.csv", allowed / "link.csv")
-    (allowed / "plain.csv").write_text("id,name\n1,a\n2,b\n", encoding="utf-8")
+    plant_hard_link(tmp_path, "secret.csv", "link.csv", f"id,name\n1,{SECRET}\n2,{SECRET}\n")
+    (tmp_path / "allowed" / "plain.csv").write_text("id,name\n1,a\n2,b\n", encoding="utf-8")
     return tmp_path
 
 
-@asynccontextmanager
-async def server(world: Path, *flags: str) -> AsyncIterator[Client]:
-    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
-    params = StdioServerParameters(
-        command=str(SERVER),
-        args=["--allowed-dir", str(world / "allowed"), "--log-file", str(world / "log"), *flags],
-        env={k: v for k, v in os.environ.items() if not k.startswith("UNIQUENESS_SERVER_")},
-        cwd=str(world),
+def server(world: Path, *flags: str) -> AbstractAsyncContextManager[Client]:
+    return stdio_client(
+        SERVER,
+        *("--allowed-dir", str(world / "allowed"), "--log-file", str(world / "log"), *flags),
+        cwd=world,
+        drop_prefix="UNIQUENESS_SERVER_",
     )
-    async with Client(params) as client:
-        yield client
 
 
 CALLS = [
@@ -63,8 +47,8 @@ async def test_every_tool_refuses_a_hard_link_to_an_outside_file(world: Path) ->
         for tool, arguments in CALLS:
             answer = await client.call_tool(tool, arguments)
             assert answer.is_error, text_of(answer)
-            assert text_of(answer) == f"{tool} failed: link.csv: {RULE}"
-            assert SECRET not in text_of(answer) + json.dumps(answer.structured_content)
+            assert text_of(answer) == f"{tool} failed: link.csv: {HARD_LINK_RULE}"
+            assert SECRET not in everything_in(answer)
         still = await client.call_tool("uniqueness_check", {"path": "plain.csv", "columns": ["id"]})
         assert not still.is_error, text_of(still)
     assert SECRET not in (world / "log").read_text(encoding="utf-8")

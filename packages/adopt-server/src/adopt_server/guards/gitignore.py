@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_config_check.families.gitignore import LOCAL_SETTINGS, gitignore_covers
+from agent_config_check.budget import BudgetSpentError
+from agent_config_check.families.gitignore import LOCAL_SETTINGS, Gitignore
 
 from adopt_server.checkout_files import CheckoutFiles
 
@@ -21,8 +22,11 @@ def ensure_local_settings_ignored(checkout: Path) -> list[str]:
     if not files.is_file(GITIGNORE):
         return []
     text = files.read_text(GITIGNORE, errors="replace")
-    if gitignore_covers(text, LOCAL_SETTINGS):
-        return []
+    try:
+        if Gitignore(text).covers(LOCAL_SETTINGS):
+            return []
+    except BudgetSpentError:
+        pass  # globs too heavy to match: the appended line (the last one wins) settles it
     newline = "\r\n" if "\r\n" in text else "\n"
     lead = "" if not text or text.endswith("\n") else newline
     addition = f"{lead}# {MARKER}: personal Claude Code settings{newline}/{LOCAL_SETTINGS}{newline}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from agent_config_check.budget import BudgetSpentError, over_budget
 from agent_config_check.families.imports import IMPORT_DEFAULTS, import_hops
 from agent_config_check.family import (
     AGENTS_MD,
@@ -41,13 +42,19 @@ def _consistency(
         return unreadable
     found: list[Found] = []
     for pattern in options["consistentPatterns"]:
-        # From the repository's configuration: linear-time matching only.
-        compiled = compile_pattern(pattern)
+        # From the repository's configuration: linear-time matching only, on the run's
+        # budget, recording the one group the rule compares.
+        compiled = compile_pattern(pattern, 1, tree.budget)
         values = []
-        for text in texts:
-            body = text.text or ""
-            match = compiled.search(body) if compiled.contains(body) else None
-            values.append(match.group(1) if match else None)
+        try:
+            for text in texts:
+                body = text.text or ""
+                match = compiled.search(body) if compiled.contains(body) else None
+                values.append(match.group(1) if match else None)
+        except BudgetSpentError as error:
+            where = f"{first} and {second}"
+            found.append(Found(first, 0, over_budget(f"pattern '{pattern}'", where, error)))
+            continue
         if values[0] == values[1] or (not require_in_both and None in values):
             continue
         shown = [

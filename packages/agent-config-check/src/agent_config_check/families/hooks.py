@@ -178,6 +178,18 @@ def hook_commands_valid(tree: ProjectTree, options: Options) -> list[Found]:
     return found
 
 
+def _stripped_text(
+    entry: dict[str, Any], key: str, hook: str, when_empty: str
+) -> tuple[str, str | None]:
+    """``entry[key]`` stripped (an absent key reads as empty) and the problem with it, if any:
+    not a string, or empty (``when_empty`` says how, after ``has {hook}``)."""
+    value = entry.get(key, "")
+    if not isinstance(value, str):
+        return "", f"has {hook} whose '{key}' is not a string"
+    value = value.strip()
+    return value, None if value else f"has {hook} {when_empty}"
+
+
 def _hook_findings(
     tree: ProjectTree,
     path: str,
@@ -210,21 +222,17 @@ def _hook_findings(
                 if not isinstance(entry, dict):
                     add(event, "has a hook that is not a JSON object")
                     continue
-                if "type" in entry and not isinstance(entry["type"], str):
-                    add(event, "has a hook whose 'type' is not a string")
-                    continue
-                kind = str(entry.get("type", "")).strip()
-                if not kind:
-                    add(event, "has a hook missing 'type'")
+                kind, problem = _stripped_text(entry, "type", "a hook", "missing 'type'")
+                if problem is not None:
+                    add(event, problem)
                     continue
                 if kind != "command":
                     continue
-                if "command" in entry and not isinstance(entry["command"], str):
-                    add(event, "has a command hook whose 'command' is not a string")
-                    continue
-                command = str(entry.get("command", "")).strip()
-                if not command:
-                    add(event, "has a command hook with an empty 'command'")
+                command, problem = _stripped_text(
+                    entry, "command", "a command hook", "with an empty 'command'"
+                )
+                if problem is not None:
+                    add(event, problem)
                     continue
                 if not options["validateScriptReferences"]:
                     continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agent_config_check.budget import BudgetSpentError, over_budget
 from agent_config_check.family import (
     AGENTS_MD,
     CLAUDE_MD,
@@ -65,8 +66,9 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
     patterns: list[tuple[str, re.Pattern[str] | LinearPattern, tuple[str, ...]]] = (
         list(CREDENTIAL_PATTERNS) if options["useDefaultPatterns"] else []
     )
-    # The configuration's own patterns come from the repository: linear-time matching only.
-    patterns += [(p, compile_pattern(p), ()) for p in options["secretPatterns"]]
+    # The configuration's own patterns come from the repository: linear-time matching only,
+    # on the run's budget (the masked match is all a finding shows: no group is recorded).
+    patterns += [(p, compile_pattern(p, 0, tree.budget), ()) for p in options["secretPatterns"]]
     paths = [p for p in options["files"] if tree.is_file(p) or tree.escapes(p)]
     for directory in options["directories"]:
         paths += tree.walk(directory, "")
@@ -77,32 +79,47 @@ def no_secrets(tree: ProjectTree, options: Options) -> list[Found]:
             if read.problem and "binary" not in read.problem:
                 found.append(Found(path, 0, f"{read.problem}, so it was not scanned for secrets"))
             continue
-        # Most files hold no secret: one search over the whole text rules a pattern out.
-        text = read.text
-        present = [
-            (label, pattern)
-            for label, pattern, literals in patterns
-            if (not literals or any(literal in text for literal in literals))
-            and _anywhere(pattern, text)
-        ]
-        if not present:
-            continue
-        lines = read.text.splitlines()
-        for number, line in enumerate(lines, start=1):
-            for label, pattern in present:
-                # One finding per line and pattern: listing every match searches the rest of
-                # the line again after each one ('a*b|a' on a long line of a's: quadratic).
-                match = pattern.search(line) if _anywhere(pattern, line) else None
-                if match is None:
-                    continue
-                if label == PRIVATE_KEY and not _key_material_follows(
-                    line.partition("PRIVATE KEY-----")[2], lines[number : number + 1]
-                ):
-                    continue  # a header alone is a sample, such as a list of patterns
-                shown = (match.group() or "")[:8]
-                found.append(
-                    Found(path, number, f"{path} contains what looks like a {label}: {shown}...")
+        in_file: list[Found] = []
+        for label, pattern, literals in patterns:
+            try:
+                in_file += _secrets(path, read.text, label, pattern, literals)
+            except BudgetSpentError as error:
+                in_file.append(
+                    Found(path, 0, over_budget(f"secret pattern '{label}'", path, error))
                 )
+                # The budget is the run's: the next files would stop at once.
+                patterns = [entry for entry in patterns if entry[0] != label]
+        found += sorted(in_file, key=lambda item: item.line)  # line by line, as a reader goes
+    return found
+
+
+def _secrets(
+    path: str,
+    text: str,
+    label: str,
+    pattern: re.Pattern[str] | LinearPattern,
+    literals: tuple[str, ...],
+) -> list[Found]:
+    """The lines of ``text`` where ``pattern`` matches, one finding each."""
+    # Most files hold no secret: one search over the whole text rules a pattern out.
+    if (literals and not any(literal in text for literal in literals)) or not _anywhere(
+        pattern, text
+    ):
+        return []
+    found: list[Found] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        # One finding per line and pattern: listing every match searches the rest of the
+        # line again after each one ('a*b|a' on a long line of a's: quadratic).
+        match = pattern.search(line) if _anywhere(pattern, line) else None
+        if match is None:
+            continue
+        if label == PRIVATE_KEY and not _key_material_follows(
+            line.partition("PRIVATE KEY-----")[2], lines[number : number + 1]
+        ):
+            continue  # a header alone is a sample, such as a list of patterns
+        shown = (match.group() or "")[:8]
+        found.append(Found(path, number, f"{path} contains what looks like a {label}: {shown}..."))
     return found
 
 

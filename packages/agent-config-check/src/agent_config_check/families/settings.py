@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent_config_check.budget import BudgetSpentError, over_budget
 from agent_config_check.family import (
     SETTINGS_JSON,
     Found,
@@ -140,10 +141,15 @@ def permissions_format(tree: ProjectTree, options: Options) -> list[Found]:
         if entry in denied
     ]
     for pattern in options["forbiddenEntryPatterns"]:
-        compiled = compile_pattern(pattern)  # from the repository: linear-time matching only
-        for entry in _permission_entries(permissions, "allow"):
-            if compiled.fullmatch(entry):
-                add("allow", f"entry '{entry}' matches forbidden pattern '{pattern}'", entry)
+        # From the repository: linear-time matching only, on the run's budget.
+        compiled = compile_pattern(pattern, 0, tree.budget)
+        try:
+            for entry in _permission_entries(permissions, "allow"):
+                if compiled.fullmatch(entry):
+                    add("allow", f"entry '{entry}' matches forbidden pattern '{pattern}'", entry)
+        except BudgetSpentError as error:
+            what = f"forbidden pattern '{pattern}'"
+            found.append(Found(path, 0, over_budget(what, f"the allow entries of {path}", error)))
     return found
 
 

@@ -13,8 +13,10 @@ range and every name's text before anything is made of it.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -131,6 +133,24 @@ class PackedGraph(Mapping[str, FileDependencies]):
             return ()
         start, end = int(self.offsets[n]), int(self.offsets[n + 1])
         return tuple(map(self.paths.__getitem__, self.targets[start:end].tolist()))
+
+    def every_files(self, key: Callable[[str], Any]) -> dict[str, list[str]]:
+        """The dependency files of every source file that has some, each list sorted by
+        ``key`` of the path (made in one pass over the arrays, not file by file)."""
+        paths = self.paths
+        if not len(self.targets):
+            return {}
+        order = sorted(range(len(paths)), key=lambda n: key(paths[n]))
+        rank = np.empty(len(paths), dtype=_INDEX)
+        rank[order] = np.arange(len(paths), dtype=_INDEX)
+        edges = np.lexsort((rank[self.targets], self.sources()))
+        targets = self.targets[edges].tolist()
+        offsets = self.offsets.tolist()
+        return {
+            paths[n]: [paths[t] for t in targets[start:end]]
+            for n, (start, end) in enumerate(itertools.pairwise(offsets))
+            if end > start
+        }
 
     def sources(self) -> npt.NDArray[np.int32]:
         """The file number each edge starts from (in edge order)."""

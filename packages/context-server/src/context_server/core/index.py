@@ -3,6 +3,7 @@ in memory and (with an :class:`~context_server.core.store.IndexStore`) on disk."
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import multiprocessing
@@ -23,6 +24,7 @@ import msgspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
 
+from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
@@ -31,7 +33,7 @@ from context_server.core.languages import (
     family_of,
     language_of,
 )
-from context_server.core.packed import PackedFacts, pack
+from context_server.core.packed import PackedFacts, pack, unpack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -107,7 +109,9 @@ class ProjectIndex:
         ``key`` and kept as long as the index is current."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
-            found = self._derived[key] = compute()
+            # tables of many small acyclic objects: no collector passes while they are made
+            with collector_paused():
+                found = self._derived[key] = compute()
         return cast(_T, found)
 
 
@@ -117,6 +121,8 @@ walk (and never more often than :data:`VERIFY_SHARE` of the time allows), to cat
 event reports (a file changed through ``mmap``, a network file system)."""
 VERIFY_SHARE = 0.05
 """At most this share of the time goes to verification walks."""
+FREEZE_FROM = 4000
+"""Files of a root from which the objects of its first build are frozen (``gc.freeze``)."""
 LISTING_SAVE_SECONDS = 60.0
 """A listing that changed is written to the store at most this often (it is written on the
 first build of a root in a process, restored or walked, whenever it differs from the
@@ -143,6 +149,8 @@ class _RootCache:
     # held while the listing is brought up to date and indexed: one build per root at once
     build_lock: threading.Lock = field(default_factory=threading.Lock)
     opened: bool = False
+    # whether the objects of the first build were moved out of the collector's reach
+    frozen: bool = False
     disk: RootStore | None = None
     # whether the store's file rows were read (on the first build)
     rows_read: bool = False
@@ -208,7 +216,9 @@ class IndexCache:
         with self._lock:
             cache = self._roots.setdefault(root, _RootCache())
         key = tuple(language.name for language in languages)
-        with cache.build_lock:
+        # a build makes hundreds of thousands of acyclic objects (listing entries, records):
+        # the collector's passes over them would cost a third of a restart
+        with cache.build_lock, collector_paused():
             with cache.lock:
                 if not cache.opened:
                     cache.opened = True
@@ -228,6 +238,11 @@ class IndexCache:
             index.statistics.listing_restored = restored
             cache.indexes[key] = index
             self._save_listing(cache, listing, boundary)
+            if not cache.frozen and len(listing.files) >= FREEZE_FROM:
+                # what the first build of a large root made lives as long as the process:
+                # the collector never scans it again (each full pass would walk all of it)
+                cache.frozen = True
+                gc.freeze()
             return index
 
     def _save_listing(self, cache: _RootCache, listing: Listing, boundary: Path | None) -> None:
@@ -467,7 +482,8 @@ class IndexCache:
                 problems.append(Problem(item.relative, record.problem))
         if progress is not None and selected:
             progress(len(selected), len(selected))
-        sources = PackedFacts(packed, dialects)
+        repair = _Repair(cache, listing, dialects, modules, allowed, stats)
+        sources = PackedFacts(packed, dialects, modules, repair)
         wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
@@ -510,7 +526,78 @@ class IndexCache:
                 disk.save_graph(",".join(key), content, resolver.graph)
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
+        repair.built()
         return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
+
+
+class _Repair:
+    """Parses again a file whose stored facts failed their checks when first decoded (see
+    :class:`~context_server.core.packed.PackedFacts`), keeps and stores the new record, and
+    counts it as parsed. Those found while the index is built are reported in one warning,
+    later ones each in its own."""
+
+    def __init__(
+        self,
+        cache: _RootCache,
+        listing: Listing,
+        dialects: dict[str, str],
+        modules: dict[str, str],
+        allowed: AllowedPaths,
+        stats: IndexStatistics,
+    ) -> None:
+        self._cache = cache
+        self._listing = listing
+        self._dialects = dialects
+        self._modules = modules
+        self._allowed = allowed
+        self._stats = stats
+        self._lock = threading.Lock()
+        self._building = True
+        self._found = 0
+
+    def __call__(self, path: str) -> SourceFacts:
+        item = self._listing.entry(path)
+        language = dialect(self._dialects[path])
+        module = self._modules[path]
+        record = None
+        if item is not None:
+            record, _ = _parse(item, language, module, self._allowed)
+        cache = self._cache
+        with cache.lock:
+            if record is not None:
+                cache.files[path] = record
+            else:
+                cache.files.pop(path, None)
+            cache.from_disk.discard(path)
+        if cache.disk is not None and record is not None:
+            cache.disk.save({path: record}, ())
+        with self._lock:
+            self._stats.parsed += 1
+            self._stats.restored -= 1
+            self._found += 1
+            building = self._building
+        if not building:
+            _log.warning(
+                "index store %s: malformed row of %s ignored (re-parsed)", self._where(), path
+            )
+        if record is None or record.facts is None:
+            # the file is no source any more (unreadable, binary): it declares nothing
+            return SourceFacts(language.name, "", (), (), frozenset(), (), module)
+        return unpack(record.facts, frozenset({language.name}), module)
+
+    def built(self) -> None:
+        """The index is built: report what was found so far, each later one on its own."""
+        with self._lock:
+            self._building = False
+            found = self._found
+        if found:
+            _log.warning(
+                "index store %s: %d malformed rows ignored (re-parsed)", self._where(), found
+            )
+
+    def _where(self) -> str:
+        disk = self._cache.disk
+        return str(disk.path) if disk is not None else "(none)"
 
 
 _SHARED: list[Watcher] = []

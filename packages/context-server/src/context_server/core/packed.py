@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import msgspec
 
@@ -27,6 +27,8 @@ KEPT_DECODED = 2048
 
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(SourceFacts)
+# What decoding malformed facts may raise (msgspec's errors are ValueErrors).
+_MALFORMED = (ValueError, TypeError, IndexError)
 
 
 def pack(facts: SourceFacts) -> bytes:
@@ -54,19 +56,61 @@ def unpack(data: bytes, languages: frozenset[str], module: str | None = None) ->
     return facts
 
 
+Repair = Callable[[str], SourceFacts]
+"""Called with the path of packed facts that failed their checks (a poisoned or corrupt
+store row): parses the file again and returns its facts."""
+
+
 class PackedFacts(Mapping[str, SourceFacts]):
     """Every source file's facts by root-relative path, packed (see the module), in the
     order given. Reading one decodes it (the last :data:`KEPT_DECODED` read stay decoded);
     iterating :meth:`items` decodes each in turn and keeps none. Safe to share between
-    threads."""
+    threads.
 
-    def __init__(self, packed: dict[str, bytes], languages: Mapping[str, str]) -> None:
+    Facts read back from the index store are checked when they are first decoded, not when
+    the store is read (a restart that answers from the stored graph decodes none of them):
+    facts that fail their checks (see :func:`unpack`) are never used, ``repair`` gives the
+    file's facts parsed again, and those replace them."""
+
+    def __init__(
+        self,
+        packed: dict[str, bytes],
+        languages: Mapping[str, str],
+        modules: Mapping[str, str],
+        repair: Repair,
+    ) -> None:
         """``packed``: path -> packed facts; ``languages``: path -> dialect name (known
-        without decoding)."""
+        without decoding); ``modules``: path -> the module name the file is parsed under;
+        ``repair``: see the class."""
         self._packed = packed
         self._languages = languages
+        self._modules = modules
+        self._repair = repair
         self._decoded: OrderedDict[str, SourceFacts] = OrderedDict()
         self._lock = threading.Lock()
+        self._names = frozenset(languages.values())
+        # paths whose packed facts passed their checks (they are not checked again)
+        self._checked: set[str] = set()
+
+    def _decode(self, path: str, data: bytes) -> SourceFacts:
+        if path in self._checked:
+            # these very bytes passed their checks before: decoding them cannot fail
+            return _DECODER.decode(data)
+        try:
+            facts = unpack(data, self._names, self._modules[path])
+            if facts.language == self._languages[path]:
+                with self._lock:
+                    if self._packed.get(path) is data:
+                        self._checked.add(path)
+                return facts
+        except _MALFORMED:
+            pass
+        facts = self._repair(path)
+        with self._lock:
+            if self._packed.get(path) is data:
+                self._packed[path] = pack(facts)
+                self._checked.add(path)
+        return facts
 
     def __getitem__(self, path: str) -> SourceFacts:
         with self._lock:
@@ -74,7 +118,8 @@ class PackedFacts(Mapping[str, SourceFacts]):
             if found is not None:
                 self._decoded.move_to_end(path)
                 return found
-        facts = _DECODER.decode(self._packed[path])
+            data = self._packed[path]
+        facts = self._decode(path, data)
         with self._lock:
             self._decoded[path] = facts
             if len(self._decoded) > KEPT_DECODED:
@@ -95,7 +140,7 @@ class PackedFacts(Mapping[str, SourceFacts]):
         for path, data in self._packed.items():
             with self._lock:
                 found = self._decoded.get(path)
-            yield path, found if found is not None else _DECODER.decode(data)
+            yield path, found if found is not None else self._decode(path, data)
 
     def values(self) -> Iterator[SourceFacts]:  # type: ignore[override]
         """Every file's facts, in order (see :meth:`items`)."""
@@ -108,4 +153,5 @@ class PackedFacts(Mapping[str, SourceFacts]):
 
     def packed(self, path: str) -> bytes:
         """The packed facts of ``path``."""
-        return self._packed[path]
+        with self._lock:
+            return self._packed[path]

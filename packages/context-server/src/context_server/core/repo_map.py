@@ -7,6 +7,8 @@ ties in rank are broken by path, and nothing depends on hash order.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +25,9 @@ from context_server.core.resolution import Resolver
 from context_server.core.tokens import TokenCounter
 from context_server.core.walk import Problem, is_test_source, sort_key
 
+KEPT_RANKINGS = 32
+"""Rankings kept (per root and focus, the most recently used): each holds one entry per
+source file, so a client asking for many focuses cannot make the server grow unbounded."""
 DAMPING = 0.85
 TOLERANCE = 1e-12
 MAX_ITERATIONS = 200
@@ -294,29 +299,38 @@ def focused_files(index: ProjectIndex, focus: Sequence[str]) -> list[str]:
 class RepoMapper:
     """Builds budgeted repository maps.
 
-    Keeps, per root, the latest ranking of each focus and each file's entry for its current
-    size and mtime, with its token cost per tokenizer: a warm map reads and counts nothing
-    again. The ranking is computed again only when what it is made of changed: an edit that
-    leaves the dependency graph (and the focused files) as they were keeps it.
+    Keeps, per root, the latest ranking of each focus (the :data:`KEPT_RANKINGS` used last)
+    and each file's entry for its current size and mtime, with its token cost per tokenizer:
+    a warm map reads and counts nothing again. The ranking is computed again only when what
+    it is made of changed: an edit that leaves the dependency graph (and the focused files)
+    as they were keeps it.
     """
 
     def __init__(self, allowed: AllowedPaths) -> None:
         self._allowed = allowed
         self._entries: dict[tuple[str, str, str], _CachedEntry] = {}
-        self._ranks: dict[tuple[str, tuple[str, ...]], _Ranking] = {}
+        self._ranks: OrderedDict[tuple[str, tuple[str, ...]], _Ranking] = OrderedDict()
+        self._lock = threading.Lock()
 
     def ranked(self, index: ProjectIndex, focus: tuple[str, ...]) -> list[tuple[str, float]]:
         """:func:`rank_files` of ``index`` towards ``focus``, from the cache when nothing
         it depends on changed."""
         key = (str(index.root), focus)
-        known = self._ranks.get(key)
+        with self._lock:
+            known = self._ranks.get(key)
+            if known is not None:
+                self._ranks.move_to_end(key)
         if known is not None and known.resolver is index.resolver:
             return known.ranked
         graph = index.resolver.graph
         focused = tuple(focused_files(index, focus)) if focus else ()
         if known is None or known.focused != focused or not same_ranking_input(known.graph, graph):
             known = _Ranking(index.resolver, graph, focused, _ranking(graph, focused))
-        self._ranks[key] = _Ranking(index.resolver, graph, focused, known.ranked)
+        with self._lock:
+            self._ranks[key] = _Ranking(index.resolver, graph, focused, known.ranked)
+            self._ranks.move_to_end(key)
+            while len(self._ranks) > KEPT_RANKINGS:
+                self._ranks.popitem(last=False)
         return known.ranked
 
     def build(

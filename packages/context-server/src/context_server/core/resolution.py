@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from context_server.core.facts import NO_DEPENDENCIES, Edge, FileDependencies, Linked, SourceFacts
 from context_server.core.graph import PackedGraph
 from context_server.core.languages import Language, Linker, family_of
+from context_server.core.packed import PackedFacts
 from context_server.core.walk import sort_key
 
 
@@ -23,7 +24,7 @@ class Resolver:
 
     def __init__(
         self,
-        sources: Mapping[str, SourceFacts],
+        sources: PackedFacts,
         configs: Mapping[str, bytes] | None = None,
         direct: PackedGraph | None = None,
     ) -> None:
@@ -52,16 +53,15 @@ class Resolver:
         on the first call)."""
         with self._lock:
             if self._plugins is None:
-                grouped: dict[str, dict[str, SourceFacts]] = {}
+                grouped: dict[str, list[str]] = {}
                 plugins: dict[str, Language] = {}
                 for relative in sorted(self._sources, key=sort_key):
-                    facts = self._sources[relative]
-                    family = family_of(facts.language)
+                    family = family_of(self._sources.language(relative))
                     plugins[family.name] = family
-                    grouped.setdefault(family.name, {})[relative] = facts
+                    grouped.setdefault(family.name, []).append(relative)
                 linkers = {
-                    name: plugins[name].linker(group, self._configs)
-                    for name, group in grouped.items()
+                    name: plugins[name].linker(_Family(self._sources, paths), self._configs)
+                    for name, paths in grouped.items()
                 }
                 by_dialect = {
                     dialect.name: linkers[name]
@@ -98,8 +98,9 @@ class Resolver:
         return relative in self._graph.internal
 
     def _internal(self, relative: str) -> bool:
-        facts = self._sources.get(relative)
-        linker = self._linked()[1].get(facts.language) if facts is not None else None
+        if relative not in self._sources:
+            return False
+        linker = self._linked()[1].get(self._sources.language(relative))
         return linker is not None and linker.internal(relative)
 
     def direct(self, relative: str) -> FileDependencies:
@@ -161,3 +162,28 @@ class Resolver:
         keeps only the edges: this links the one file again)."""
         facts = self._sources.get(relative)
         return self.link(relative, facts) if facts is not None else Linked(NO_DEPENDENCIES, {})
+
+
+class _Family(Mapping[str, SourceFacts]):
+    """The sources of one language family, in sorted path order, read through to the
+    project's packed facts: a linker reading them all decodes each in turn and holds none
+    (on 100,000 files, every file's facts decoded at once cost about half a gigabyte)."""
+
+    def __init__(self, sources: PackedFacts, paths: list[str]) -> None:
+        self._sources = sources
+        self._paths = paths
+        self._members = frozenset(paths)
+
+    def __getitem__(self, path: str) -> SourceFacts:
+        if path not in self._members:
+            raise KeyError(path)
+        return self._sources[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._members

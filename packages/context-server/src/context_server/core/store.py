@@ -12,8 +12,9 @@ The cache directory may be reachable by others, so its contents are untrusted in
 directory must be a real directory (not a symlink) owned by this user and writable by no
 one else (it is created 0700), a store file must be a regular file owned by this user, and
 every row is MessagePack decoded by msgspec into declared types (never pickle), its lengths
-and ranges checked. Anything unexpected (a foreign or corrupt file, another format or
-version, a bad row) is reported with a warning and ignored or rebuilt; the answer never
+and ranges checked (a file's facts when they are first decoded, see
+:mod:`context_server.core.packed`). Anything unexpected (a foreign or corrupt file, another
+format or version, a bad row) is reported with a warning and ignored or rebuilt; the answer never
 depends on the store being sound. Writes are SQLite transactions, so a crash leaves the
 previous state.
 """
@@ -41,7 +42,6 @@ import platformdirs
 
 from context_server.core.graph import PackedGraph, pack_graph, unpack_graph
 from context_server.core.languages import LANGUAGES
-from context_server.core.packed import unpack
 
 FORMAT = 3
 """The layout of a store file; another number in a file means it is rebuilt."""
@@ -544,7 +544,8 @@ def _remove(path: Path) -> None:
 # and checked for what a type cannot say by their own modules (packed, graph,
 # stored_listing); a file row's columns are checked here.
 def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
-    """A stored file row, its facts decoded once to be checked (and kept packed)."""
+    """A stored file row, its columns checked; its facts are kept packed and checked when
+    first decoded (see :class:`context_server.core.packed.PackedFacts`)."""
     path, size, mtime_ns, ctime_ns, digest, module, language, facts = row
     texts = (path, digest, module, language)
     numbers = (size, mtime_ns, ctime_ns)
@@ -552,6 +553,6 @@ def _record(row: tuple[Any, ...]) -> tuple[str, FileRecord]:
         raise ValueError("bad file row")
     if type(facts) is not bytes:
         raise ValueError("a file row without facts (or facts over the size limit)")
-    if unpack(facts, _LANGUAGE_NAMES, module).language != language:
-        raise ValueError("facts of another language")
+    if language not in _LANGUAGE_NAMES:
+        raise ValueError("facts of an unknown language")
     return path, FileRecord(size, mtime_ns, ctime_ns, digest, module, language, facts, None)

@@ -27,18 +27,22 @@ class TreeNode:
 def build_tree(index: ProjectIndex, depth: int) -> TreeNode:
     """The tree of ``index``; each source file lists the files within ``depth`` hops."""
 
+    # depth 1: every file's direct dependencies, sorted, in one pass over the graph
+    direct = index.resolver.graph.every_files(sort_key) if depth == 1 else {}
+
+    def dependencies(relative: str) -> list[str]:
+        if depth == 1:
+            return direct.get(relative, [])
+        reached = [path for path, _ in index.resolver.dependencies(relative, depth)]
+        return sorted(reached, key=sort_key)
+
     def directory(entry: DirectoryEntry) -> TreeNode:
         node = TreeNode(entry.name, entry.relative, "directory")
         node.children.extend(directory(sub) for sub in entry.directories)
-        for item in entry.files:
-            if depth == 1:
-                reached = index.resolver.files(item.relative)
-            else:
-                reached = tuple(
-                    path for path, _ in index.resolver.dependencies(item.relative, depth)
-                )
-            dependencies = sorted(reached, key=sort_key) if len(reached) > 1 else list(reached)
-            node.children.append(TreeNode(item.name, item.relative, "file", dependencies))
+        node.children.extend(
+            TreeNode(item.name, item.relative, "file", dependencies(item.relative))
+            for item in entry.files
+        )
         return node
 
     return directory(index.listing.root)

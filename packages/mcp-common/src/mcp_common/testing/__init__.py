@@ -4,12 +4,15 @@
 This package (with :mod:`mcp_common.adapter`) may import the ``mcp`` SDK; server code may not.
 """
 
+from mcp_common.testing.attacks import HARD_LINK_RULE, plant_hard_link
 from mcp_common.testing.client import (
     call_tool_raw,
+    everything_in,
     fetch_tools_list,
     http_client,
     in_process_client,
     result_text,
+    stdio_client,
     wire_tools_list,
 )
 from mcp_common.testing.contract import (
@@ -39,6 +42,7 @@ from mcp_common.testing.golden import (
 
 __all__ = [
     "CANARY_SECRET",
+    "HARD_LINK_RULE",
     "STATIC_CHECKS",
     "UPDATE_VARIABLE",
     "SampleCall",
@@ -58,13 +62,16 @@ __all__ = [
     "check_parameter_names",
     "check_read_parity",
     "contract_violations",
+    "everything_in",
     "fetch_tools_list",
     "fuzz_tools",
     "golden_path",
     "http_client",
     "in_process_client",
     "payloads",
+    "plant_hard_link",
     "result_text",
     "run_contract_checks",
+    "stdio_client",
     "wire_tools_list",
 ]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_common.adapter import ServerApp, build_server, build_server_for
@@ -64,6 +68,23 @@ async def http_client(
         yield client
 
 
+@asynccontextmanager
+async def stdio_client(
+    command: Path, *args: str, cwd: Path, drop_prefix: str | None = None
+) -> AsyncIterator[Client]:
+    """An SDK :class:`~mcp.client.client.Client` talking over stdio to the installed server
+    ``command``, started with ``args`` in ``cwd``. With ``drop_prefix`` (a server's variable
+    prefix, such as ``CONTEXT_SERVER_``) no variable of that prefix is passed on, so the shell
+    running the tests cannot change what the server under test does."""
+    assert command.is_file(), f"{command} is not installed; run uv sync"
+    env = None
+    if drop_prefix is not None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(drop_prefix)}
+    params = StdioServerParameters(command=str(command), args=list(args), env=env, cwd=str(cwd))
+    async with Client(params) as client:
+        yield client
+
+
 async def wire_tools_list(client: Client) -> list[dict[str, Any]]:
     """The ``tools`` array of ``tools/list`` as wire JSON (camelCase keys, no null fields)."""
     listing = await client.list_tools()
@@ -97,3 +118,9 @@ async def call_tool_raw(client: Client, name: str, arguments: object) -> types.C
 def result_text(result: types.CallToolResult) -> str:
     """Every text part of a call result, joined by newlines."""
     return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+
+
+def everything_in(result: types.CallToolResult) -> str:
+    """The text parts and the structured content of a call result as one string, to search
+    for what must not be in an answer anywhere."""
+    return result_text(result) + json.dumps(result.structured_content)

@@ -85,22 +85,8 @@ GOARCHES = frozenset(
         "wasm",
     ]
 )
-_UNIX = frozenset(
-    [
-        "aix",
-        "android",
-        "darwin",
-        "dragonfly",
-        "freebsd",
-        "hurd",
-        "illumos",
-        "ios",
-        "linux",
-        "netbsd",
-        "openbsd",
-        "solaris",
-    ]
-)
+# The systems the "unix" build constraint matches: every known GOOS but these six.
+_UNIX = GOOSES - {"js", "nacl", "plan9", "wasip1", "windows", "zos"}
 # The build a project is read as: linux/amd64 with cgo and no custom tags.
 _DEFAULT_GOOS, _DEFAULT_GOARCH = "linux", "amd64"
 _DEFAULT_TAGS = frozenset({"cgo", "gc"})

@@ -65,7 +65,12 @@ class NameTables:
         nested: dict[str, set[str]] = {}
         packages: set[str] = set()
         spread: set[str] = set()
+        internal: set[str] = set()
+        # one pass: reading a file's facts may mean decoding them
         for relative, facts in sources.items():
+            top = [d for d in facts.declarations if not d.nested]
+            if top and not any(d.exported for d in top):
+                internal.add(relative)
             packages.add(facts.package)
             if modules and facts.module:
                 by_name.setdefault(facts.module, []).append(relative)
@@ -94,12 +99,7 @@ class NameTables:
         self.nested = nested
         self.packages = frozenset(packages)
         self.spread = frozenset(spread)
-        self.internal = frozenset(
-            relative
-            for relative, facts in sources.items()
-            if (top := [d for d in facts.declarations if not d.nested])
-            and not any(d.exported for d in top)
-        )
+        self.internal = frozenset(internal)
 
     def longest(self, segments: list[str], minimum: int, members: bool = True) -> str | None:
         """The longest declared prefix of ``segments`` (at least ``minimum`` long); a
