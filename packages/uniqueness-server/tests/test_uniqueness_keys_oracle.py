@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
-from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, lattice, open_file
-from uniqueness_server.engine.lattice import SAMPLE_ROWS
+from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, keys, open_file
+from uniqueness_server.engine.check import SUBSET_SAMPLE_ROWS
 from uniqueness_server.engine.model import KeySearch
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
@@ -130,7 +130,7 @@ def copy_range(path: Path, rows: int, columns: str) -> None:
 
 
 def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
-    rows = 3 * SAMPLE_ROWS[0]
+    rows = 3 * SUBSET_SAMPLE_ROWS
     path = tmp_path / "big.csv"
     # a: unique; (b, c): unique together; d: unique but for one late duplicate (rows 1 and
     # last) that a sample is unlikely to hold, told apart by b or c; e: constant
@@ -142,11 +142,11 @@ def test_large_table_uses_the_sample_and_stays_exact(tmp_path: Path) -> None:
         table.close()
     assert {k.columns for k in search.keys} == {("a",), ("b", "c"), ("b", "d"), ("c", "d")}
     # sampled row pairs ruled out most of the 25 combinations before any check
-    assert search.full_checks < lattice.count_candidates(5, 3) // 2
+    assert search.full_checks < (5 + 10 + 10) // 2  # sets of 1, 2 and 3 of 5 columns
 
 
 def test_better_options_on_a_large_file_stay_exact(tmp_path: Path) -> None:
-    rows = 3 * SAMPLE_ROWS[0]
+    rows = 3 * SUBSET_SAMPLE_ROWS
     path = tmp_path / "big.csv"
     copy_range(path, rows, f"i % 1000 AS b, i // 1000 AS c, {_LATE_REPEAT} AS d, i % 7 AS e")
     table = open_file(path, label="big.csv")
@@ -235,7 +235,7 @@ def test_wide_source_too_large_to_code_whole_still_decides_single_columns(
     path.write_text(csv_text(width, rows), encoding="utf-8")
     limit = count * (near_unique + 5)  # the open columns fit, the whole source does not
     monkeypatch.setattr(codes, "MAX_CELLS", limit)
-    monkeypatch.setattr(lattice, "MAX_CELLS", limit)
+    monkeypatch.setattr(keys, "MAX_CELLS", limit)
     table = open_file(path, label="wide.csv")
     try:
         search = find_keys(table, max_columns=1)

@@ -140,7 +140,7 @@ def test_a_huge_answer_is_paged_whole(tmp_path: Path) -> None:
 def test_an_answer_too_large_to_hold_is_refused_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 200 columns of 25 values over 30 rows: past the lattice's limit for keys of 3, and
+    # 200 columns of 25 values over 30 rows: 1,333,500 combinations of up to 3 columns, and
     # thousands of keys, more candidates than this test lets the search hold (a real file
     # gets there with millions: 64 rows of 6,832 gene expression columns)
     monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)

@@ -31,7 +31,7 @@ from uniqueness_server.engine import (
     check_uniqueness,
     codes,
     find_keys,
-    lattice,
+    keys,
     open_file,
     stats,
 )
@@ -119,7 +119,7 @@ def test_columns_coded_in_separate_passes_are_decided_exactly(
     width = low + near
     limit = count * (near + 5)  # either group of columns fits, both together do not
     monkeypatch.setattr(codes, "MAX_CELLS", limit)
-    monkeypatch.setattr(lattice, "MAX_CELLS", limit)
+    monkeypatch.setattr(keys, "MAX_CELLS", limit)
     _, got = search_rows(tmp_path / "wide.csv", width, rows, max_columns=2)
     assert got == reference_keys(rows, range(width), 2, Nulls.EQUAL)
     assert frozenset({low, low + 1}) in got  # one repeats row 0, the other row 1

@@ -2,7 +2,7 @@
 
 A *backend* is the engine that runs one opened source's queries: embedded DuckDB for files,
 a SQL database (PostgreSQL, SQLite) or a Spark Connect cluster. The algorithm modules
-(:mod:`.check`, :mod:`.keys`, :mod:`.lattice`, :mod:`.codes`, :mod:`.stats`, :mod:`.profile`,
+(:mod:`.check`, :mod:`.keys`, :mod:`.keysearch`, :mod:`.codes`, :mod:`.stats`, :mod:`.profile`,
 :mod:`.approximate`, :mod:`.metadata`) talk to a source only through :class:`Backend` (and the
 :class:`SearchSource`, :class:`Catalog` and sketch function it hands out); they never import a
 backend module, so they cannot switch on a backend's type or dialect (an import-linter
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mcp_common import ToolContext
 
 if TYPE_CHECKING:
+    from uniqueness_server.engine.codes import CodeMatrix
     from uniqueness_server.engine.metadata import Catalog
     from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
     from uniqueness_server.engine.stats import ColumnStats
@@ -287,6 +288,15 @@ class Backend(Protocol):
 
     def profile(self, table: Table) -> Profile:
         """Every column's type, missing and distinct counts and sample values."""
+        ...
+
+    def codes(
+        self, table: Table, positions: Sequence[int], source: str, max_cells: int
+    ) -> CodeMatrix:
+        """Exact integer codes of ``positions`` for every row of ``source`` (a relation of
+        :meth:`SearchSource.relation` or :meth:`SearchSource.samples`): equal codes exactly
+        where this backend's grouping finds values equal. Raises
+        :class:`~uniqueness_server.engine.codes.TooManyCellsError` past ``max_cells``."""
         ...
 
     def search_source(

@@ -11,7 +11,7 @@ from mcp_common import ToolContext
 
 from uniqueness_server.engine.backend import GroupCounts
 from uniqueness_server.engine.columns import resolve_columns
-from uniqueness_server.engine.lattice import UniquenessOracle, minimal_unique_sets
+from uniqueness_server.engine.keys import search_keys
 from uniqueness_server.engine.metadata import declared_claim
 from uniqueness_server.engine.model import (
     MAX_BETTER_OPTION_COLUMNS,
@@ -24,6 +24,7 @@ from uniqueness_server.engine.sql import examples_query, summary_query
 from uniqueness_server.engine.table import Table
 
 ROWS_PER_GROUP = 10
+SUBSET_SAMPLE_ROWS = 20_000  # rows coded to rule out the subsets of a unique key
 
 
 def shorten(value: object) -> str | None:
@@ -71,7 +72,7 @@ def check_uniqueness(
 
     Duplicate groups come in first-occurrence order (files) or by size (databases), paged by
     ``limit``/``offset``. When the columns are unique and ``better_options`` is set, the
-    minimal unique subsets of ``columns`` are listed (exact lattice search).
+    minimal unique subsets of ``columns`` are listed (the exact key search).
 
     When the columns hold a key the database declares and that key proves them unique under
     ``nulls``, the verdict comes from the declaration (``basis`` "declared") after one counting
@@ -97,12 +98,20 @@ def check_uniqueness(
         table.backend.progress.report(50.0, "searching smaller keys inside the columns")
         table.backend.progress.scan_reports = False
         # no statistics pass up front: most subsets of a key already repeat within the first
-        # rows, and the data is copied into memory only if a subset needs a full check
-        oracle = UniquenessOracle(table, nulls, context, rows=int(rows), columns=positions)
-        oracle.record(positions, True)
+        # rows, so only those rows are coded, and the backend checks the subsets they leave
+        known = [tuple(positions)]
         if claim is not None and claim.proven and claim.key is not None:
-            oracle.record(claim.key.positions or positions, True)  # a declared key inside
-        subsets = minimal_unique_sets(oracle, positions, len(positions) - 1, context)
+            known.append(tuple(sorted(claim.key.positions or positions)))  # a declared key
+        subsets = search_keys(
+            table,
+            positions,
+            len(positions) - 1,
+            nulls,
+            context,
+            rows=int(rows),
+            known=known,
+            sample_rows=SUBSET_SAMPLE_ROWS,
+        ).keys
         rank = {p: i for i, p in enumerate(positions)}
         better = [tuple(table.names[p] for p in sorted(s, key=rank.__getitem__)) for s in subsets]
         minimal = not better

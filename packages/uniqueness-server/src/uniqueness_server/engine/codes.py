@@ -438,6 +438,102 @@ def _by_pivot(pivots: Ints, selected: Flags) -> Iterator[Ints]:
     yield from np.split(chosen, cuts)
 
 
+class ValueCoder:
+    """Codes rows of Python values as a remote backend's driver returns them, batch by batch.
+
+    Values are coded by Python equality, which is what the databases' grouping sees for the
+    types their drivers return (``1`` and ``1.0`` equal, a text never equal to a number or
+    to bytes), with two corrections: every NaN is one value (the databases group NaNs
+    together) and lists, dictionaries and bytearrays (arrays, JSON, structs) are coded by
+    their contents.
+    """
+
+    def __init__(self, positions: Sequence[int]) -> None:
+        self._positions = list(positions)
+        self._seen: list[dict[Any, int]] = [{} for _ in self._positions]
+        self._parts: list[npt.NDArray[np.int64]] = []
+        self.rows = 0
+
+    def add(self, batch: Sequence[Sequence[Any]]) -> None:
+        """Code one batch of rows (one value per position each)."""
+        if not batch:
+            return
+        part = np.empty((len(self._positions), len(batch)), dtype=np.int64)
+        for i, column in enumerate(zip(*batch, strict=True)):
+            seen = self._seen[i]
+            try:
+                part[i] = [seen.setdefault(v, len(seen)) for v in column]
+            except TypeError:  # an unhashable value: the column by contents from now on
+                part[i] = [seen.setdefault(_frozen(v), len(seen)) for v in column]
+        self._parts.append(part)
+        self.rows += len(batch)
+
+    def matrix(self) -> CodeMatrix:
+        """The codes of every row added (missing values coded last, as everywhere)."""
+        rows = self.rows
+        distinct: dict[int, int] = {}
+        columns: list[npt.NDArray[np.int64]] = []
+        for i, p in enumerate(self._positions):
+            seen = self._seen[i]
+            codes = (
+                np.concatenate([part[i] for part in self._parts])
+                if self._parts
+                else np.zeros(0, np.int64)
+            )
+            # every NaN is one value (NaN objects are distinct keys of a dictionary), and a
+            # value first seen before the column turned to contents has two codes
+            alias = np.arange(max(1, len(seen)), dtype=np.int64)
+            first: dict[Any, int] = {}
+            for value, code in seen.items():
+                alias[code] = first.setdefault(_frozen(value), code)
+            values, codes = np.unique(alias[codes], return_inverse=True)
+            codes = codes.reshape(-1).astype(np.int64)
+            missing = first.get(None)
+            if missing is not None and (hit := np.flatnonzero(values == missing)).size:
+                at = int(hit[0])
+                distinct[p] = len(values) - 1
+                lost = codes == at
+                codes[codes > at] -= 1
+                codes[lost] = distinct[p]
+            else:
+                distinct[p] = len(values)
+            columns.append(codes)
+        narrow = [i for i, p in enumerate(self._positions) if distinct[p] < 2**16]
+        wide = [i for i, p in enumerate(self._positions) if distinct[p] >= 2**16]
+        blocks = (
+            np.array([columns[i] for i in narrow], dtype=np.uint16).reshape(len(narrow), rows),
+            np.array([columns[i] for i in wide], dtype=np.uint32).reshape(len(wide), rows),
+        )
+        where = {self._positions[i]: (0, k) for k, i in enumerate(narrow)}
+        where.update({self._positions[i]: (1, k) for k, i in enumerate(wide)})
+        return CodeMatrix(rows, distinct, blocks, where)
+
+
+_NAN = object()  # every NaN's code
+
+
+@dataclass(frozen=True, slots=True)
+class _Contents:
+    """A container's values, hashable (what :func:`_frozen` makes of a list or a dict)."""
+
+    kind: str
+    items: Any
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in equal exactly when the values are (contents for containers);
+    a stand-in is its own."""
+    if isinstance(value, float) and value != value:
+        return _NAN
+    if isinstance(value, (list, tuple)):
+        return _Contents(type(value).__name__, tuple(map(_frozen, value)))
+    if isinstance(value, dict):
+        return _Contents("dict", frozenset((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return value
+
+
 def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
     """Record batches gathered into groups of at least :data:`BATCH_ROWS` rows (the last
     may be smaller), so per-column work is not repeated for DuckDB's small scan chunks; a

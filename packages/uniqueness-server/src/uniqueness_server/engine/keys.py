@@ -7,17 +7,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import replace
 
+import numpy as np
+import numpy.typing as npt
 from mcp_common import ErrorCode, ToolContext, ToolError
 
+from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
-from uniqueness_server.engine.keysearch import TooManyCandidatesError, minimal_keys
-from uniqueness_server.engine.lattice import (
-    MAX_CANDIDATES,
-    UniquenessOracle,
-    count_candidates,
-    minimal_unique_sets,
+from uniqueness_server.engine.keysearch import (
+    KeysFound,
+    Progress,
+    TooManyCandidatesError,
+    minimal_keys,
 )
 from uniqueness_server.engine.metadata import (
     metadata_scope_note,
@@ -31,9 +35,13 @@ from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
-CANDIDATES = 200_000  # candidates the in-memory search holds before the lattice takes over
-MOST_CANDIDATES = 5_000_000  # and at all, where the lattice cannot (about 100 MB of sets)
+MOST_CANDIDATES = 5_000_000  # candidates a search holds at once, at most (about 100 MB of sets)
+REMOTE_CELLS = 20_000_000  # codes fetched from a database or cluster, at most
+SAMPLE_ROWS = 100_000  # rows coded as a sample when the codes of every row would not fit
 _KIND_SAMPLE = 200
+
+Ints = npt.NDArray[np.int64]
+Flags = npt.NDArray[np.bool_]
 
 
 def find_keys(
@@ -66,16 +74,25 @@ def find_keys(
     table.backend.progress.scan_reports = False
     with Heartbeat(table.backend.progress.report) as heartbeat:
         heartbeat.phase(0.0, 40.0, f"reading {table.label}")
-        # the in-memory search decides keys of three columns or more, and any search the
-        # lattice would refuse; pairs-only searches keep the lattice's bulk pair checks
-        combinations = count_candidates(len(positions), max_columns)
-        hybrid = max_columns >= 3 or combinations > MAX_CANDIDATES
-        stats = column_stats(table, positions, code=hybrid)
+        stats = column_stats(table, positions, code=True)
         declared = declared_keys(metadata, stats, positions, nulls)
         heartbeat.phase(40.0, 100.0, "searching keys")
-        found, checked = _search(
-            table, stats, positions, max_columns, nulls, context, heartbeat, notes, declared, hybrid
-        )
+        found, checked = [], (0, 0)
+        if stats.rows:
+            search = search_keys(
+                table,
+                positions,
+                max_columns,
+                nulls,
+                context,
+                rows=stats.rows,
+                codes=stats.codes,
+                known=declared,
+                hash_safe=stats.hash_safe,
+                progress=heartbeat.update,
+                notes=notes,
+            )
+            found, checked = search.keys, (search.checked, search.full_checks)
     if not stats.rows:
         notes.append(
             "the source has no rows, so every column is trivially unique; no key is reported"
@@ -150,69 +167,89 @@ def declared_keys(
     return found
 
 
-def _search(
+def search_keys(
     table: Table,
-    stats: ColumnStats,
     positions: Sequence[int],
     max_columns: int,
     nulls: Nulls,
     context: ToolContext,
-    heartbeat: Heartbeat,
-    notes: list[str],
-    declared: Sequence[tuple[int, ...]],
-    hybrid: bool,
-) -> tuple[list[tuple[int, ...]], tuple[int, int]]:
-    """The minimal keys, and how many candidates were decided and checked over every row.
+    *,
+    rows: int,
+    codes: CodeMatrix | None = None,
+    known: Sequence[tuple[int, ...]] = (),
+    hash_safe: frozenset[int] = frozenset(),
+    sample_rows: int | None = None,
+    progress: Progress | None = None,
+    notes: list[str] | None = None,
+) -> KeysFound:
+    """Every minimal unique set of at most ``max_columns`` of ``positions`` (``rows`` rows).
 
-    With ``hybrid``, coded sources (every searched column held as codes) are searched in
-    memory by :mod:`.keysearch`; others walk the lattice, each check asking the source (or
-    the codes)."""
-    if not stats.rows:
-        return [], (0, 0)
-    wide = len(positions) > EXACT_DISTINCT_COLUMNS
-    if hybrid and stats.codes is not None:
-        if not wide and not stats.codes.unique(positions, nulls):
-            notes.append("all searched columns together hold duplicate rows, so no key exists")
-        records = stats.codes.records(positions, nulls)
-        fits = count_candidates(len(positions), max_columns) <= MAX_CANDIDATES
-        try:
-            search = minimal_keys(
-                records,
-                max_columns,
-                context.check_cancelled,
-                heartbeat.update,
-                CANDIDATES if fits else MOST_CANDIDATES,
-            )
-            return search.keys, (search.checked, search.checked)
-        except TooManyCandidatesError:
-            if not fits:
-                # past the lattice's own limit there is no other way: the answer (tens of
-                # millions of keys) is refused whole rather than exhausting the memory
-                raise ToolError(
-                    f"{len(positions)} columns over {stats.rows} rows leave more than "
-                    f"{MOST_CANDIDATES:,} candidate keys of up to {max_columns} columns open "
-                    "at once, too many to check and list; name fewer columns or lower "
-                    "maxColumns",
-                    ErrorCode.INVALID_ARGUMENT,
-                ) from None
-            # sampled row pairs left most combinations open: the lattice decides them in
-            # bulk over the same codes (column pairs as array work)
-            heartbeat.update(0.0, "deciding combinations in bulk")
-    oracle = UniquenessOracle(
-        table, nulls, context, rows=stats.rows, columns=positions, stats=stats
+    The one key search (:mod:`.keysearch`), on any backend: it reads integer codes of the
+    searched columns, from ``codes`` when given, else from the backend (see
+    :meth:`~uniqueness_server.engine.backend.Backend.codes`): of every row when they fit the
+    memory budget (:data:`MAX_CELLS` cells in this process, :data:`REMOTE_CELLS` from a
+    database or cluster) and ``sample_rows`` is not set, else of a sample of at most
+    ``sample_rows`` (default :data:`SAMPLE_ROWS`) rows, whose surviving candidates the backend
+    then checks over every row. ``known`` sets are unique already (declared, or checked):
+    candidates holding one need no check. ``notes`` gets a note when all the columns
+    together hold duplicate rows.
+    """
+    backend = table.backend
+    source = backend.search_source(table, positions, nulls, context, rows=rows, hash_safe=hash_safe)
+    budget = MAX_CELLS if backend.local else REMOTE_CELLS
+    width = max(1, len(positions))
+    whole = codes is not None
+    if codes is None and sample_rows is None and rows * width <= budget:
+        with suppress(TooManyCellsError):
+            codes = backend.codes(table, positions, source.relation(positions), budget)
+            whole = True
+    if codes is None:
+        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // width))
+        relation = source.relation(positions) if take >= rows else source.samples([take])[0]
+        # a sample holds about ``take`` rows (a random one may hold a few more)
+        codes = backend.codes(table, positions, relation, max(budget, 2 * take * width))
+        whole = codes.rows >= rows
+    complete = tuple(sorted(positions))
+    # the whole set's check says when no key can exist (worth it while the set is narrow); a
+    # known key inside it proves it unique without one
+    whole_checked = (
+        notes is not None
+        and len(positions) <= EXACT_DISTINCT_COLUMNS
+        and not any(set(k) <= set(complete) for k in known)
     )
-    for key in declared:
-        # a declared key is unique without a scan: the search never checks it nor, by
-        # monotonicity, any set holding it
-        oracle.record(key, True)
-    if not wide and stats.codes is None:
-        oracle.search_relation()  # copy once now, so the samples are random ones
-        if not oracle.decide([tuple(sorted(positions))])[0]:
+    if whole_checked:
+        if whole:
+            repeated = not codes.unique(complete, nulls)
+        else:
+            repeated = bool(source.duplicated([complete], source.relation(complete)))
+        if repeated and notes is not None:
             notes.append("all searched columns together hold duplicate rows, so no key exists")
-    levels = min(max_columns, len(positions))
 
-    def progress(size: int, candidates: int) -> None:
-        heartbeat.update((size - 1) / levels, f"checking {candidates} sets of {size} columns")
+    def verify(candidates: list[tuple[int, ...]]) -> set[tuple[int, ...]]:
+        needed = sorted({p for c in candidates for p in c})
+        return source.duplicated(candidates, source.relation(needed))
 
-    found = minimal_unique_sets(oracle, positions, max_columns, context, progress)
-    return found, (oracle.decided, oracle.full_checks)
+    def pairs(a: Ints, b: Ints) -> Flags:
+        return matrix.unique_pairs(a, b, nulls, context.check_cancelled)
+
+    matrix = codes
+    try:
+        found = minimal_keys(
+            codes.records(positions, nulls),
+            max_columns,
+            context.check_cancelled,
+            progress,
+            MOST_CANDIDATES,
+            None if whole else verify,
+            pairs,
+            known,
+        )
+    except TooManyCandidatesError:
+        # the answer (millions of keys) is refused whole rather than exhausting the memory
+        raise ToolError(
+            f"{len(positions)} columns over {rows} rows leave more than "
+            f"{MOST_CANDIDATES:,} candidate keys of up to {max_columns} columns open at once, "
+            "too many to check and list; name fewer columns or lower maxColumns",
+            ErrorCode.INVALID_ARGUMENT,
+        ) from None
+    return replace(found, full_checks=found.full_checks + whole_checked)

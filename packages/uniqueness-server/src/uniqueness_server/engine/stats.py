@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.model import Nulls
@@ -29,6 +30,7 @@ from uniqueness_server.engine.table import Table
 
 EXACT_DISTINCT_COLUMNS = 32  # up to this many searched columns, distinct counts are exact
 HEAD_ROWS = 20_000
+_AGGREGATED_COLUMNS = 300  # columns one aggregate query counts (5 values each, at most)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,17 +109,21 @@ def aggregate_stats(
     position). ``head``: copy the first rows to ``head`` and count them exactly
     (:class:`HeadFacts`), for a source whose distinct counts are only estimated.
     """
-    parts = ["COUNT(*)"]
-    for p in positions:
-        c = table.column(p)
-        parts += [f"COUNT({c})", f"SUM(LENGTH({table.backend.as_text(c)}))"]
-        parts.append(f"approx_count_distinct({c})" if estimate else f"COUNT(DISTINCT {c})")
-        if hashes:
-            parts += [
-                f"COUNT(DISTINCT {c})",
-                f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)",
-            ]
-    row = table.query(f"SELECT {', '.join(parts)} FROM {source}")[0]
+    row: list[Any] = []
+    # a query per chunk of columns: a result row of SQLite holds at most 2,000 values
+    for start in range(0, max(1, len(positions)), _AGGREGATED_COLUMNS):
+        parts = ["COUNT(*)"]
+        for p in positions[start : start + _AGGREGATED_COLUMNS]:
+            c = table.column(p)
+            parts += [f"COUNT({c})", f"SUM(LENGTH({table.backend.as_text(c)}))"]
+            parts.append(f"approx_count_distinct({c})" if estimate else f"COUNT(DISTINCT {c})")
+            if hashes:
+                parts += [
+                    f"COUNT(DISTINCT {c})",
+                    f"COUNT(DISTINCT hash({c})) FILTER (WHERE {c} IS NOT NULL)",
+                ]
+        chunk = table.query(f"SELECT {', '.join(parts)} FROM {source}")[0]
+        row += chunk if not row else chunk[1:]
     counted = counted or {}
     rows = int(row[0])
     count = len(table.names)

@@ -43,6 +43,7 @@ from uniqueness_server.engine.backend import (
     watching,
 )
 from uniqueness_server.engine.check import ROWS_PER_GROUP, counted_groups, shorten
+from uniqueness_server.engine.codes import CodeMatrix
 from uniqueness_server.engine.limits import overlong_line
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
@@ -545,6 +546,12 @@ class DuckDbBackend:
         if cached.profile is None:
             cached.profile = text_profile(table, self.registered)
         return dataclasses.replace(cached.profile, source=table.label)
+
+    def codes(
+        self, table: Table, positions: Sequence[int], source: str, max_cells: int
+    ) -> CodeMatrix:
+        """Streamed out as Arrow and coded by value here (see :meth:`CodeMatrix.encode`)."""
+        return CodeMatrix.encode(table, source, positions, max_cells=max_cells)
 
     def search_source(
         self,

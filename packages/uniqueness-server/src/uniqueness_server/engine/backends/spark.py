@@ -40,6 +40,7 @@ from uniqueness_server.engine.backend import (
     watching,
 )
 from uniqueness_server.engine.check import counted_groups
+from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError, ValueCoder
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
 from uniqueness_server.engine.profile import typed_profile
@@ -336,6 +337,18 @@ class SparkBackend:
     def profile(self, table: Table) -> Profile:
         """Spark's value types, exact distinct counts."""
         return typed_profile(table)
+
+    def codes(
+        self, table: Table, positions: Sequence[int], source: str, max_cells: int
+    ) -> CodeMatrix:
+        """The rows collected from the cluster (counted first, so no more than ``max_cells``
+        come out) and coded by value here (see :class:`ValueCoder`)."""
+        rows = int(table.query(f"SELECT COUNT(*) FROM {source}")[0][0])
+        if rows * len(positions) > max_cells:
+            raise TooManyCellsError
+        coder = ValueCoder(positions)
+        coder.add(table.query(f"SELECT {column_list(table, positions)} FROM {source}"))
+        return coder.matrix()
 
     def search_source(
         self,

@@ -54,6 +54,7 @@ from uniqueness_server.engine.backend import (
 from uniqueness_server.engine.backends.catalog_postgres import PostgresCatalog
 from uniqueness_server.engine.backends.catalog_sqlite import SqliteCatalog
 from uniqueness_server.engine.check import counted_groups
+from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError, ValueCoder
 from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
@@ -484,6 +485,20 @@ class SqlBackend:
     def profile(self, table: Table) -> Profile:
         """The driver's types, exact distinct counts."""
         return typed_profile(table)
+
+    def codes(
+        self, table: Table, positions: Sequence[int], source: str, max_cells: int
+    ) -> CodeMatrix:
+        """The rows streamed out in batches and coded by value here (see :class:`ValueCoder`)."""
+        coder = ValueCoder(positions)
+
+        def consume(batch: list[tuple[Any, ...]]) -> None:
+            if (coder.rows + len(batch)) * len(positions) > max_cells:
+                raise TooManyCellsError
+            coder.add(batch)
+
+        self.stream(f"{table.prefix}SELECT {column_list(table, positions)} FROM {source}", consume)
+        return coder.matrix()
 
     def search_source(
         self,

@@ -3,7 +3,7 @@
 
 from uniqueness_server.engine.keysearch.cover import TooManyCandidatesError
 from uniqueness_server.engine.keysearch.records import CodeBlock, Records
-from uniqueness_server.engine.keysearch.search import KeysFound, Progress, minimal_keys
+from uniqueness_server.engine.keysearch.search import KeysFound, Progress, Verify, minimal_keys
 
 __all__ = [
     "CodeBlock",
@@ -11,5 +11,6 @@ __all__ = [
     "Progress",
     "Records",
     "TooManyCandidatesError",
+    "Verify",
     "minimal_keys",
 ]

@@ -75,12 +75,18 @@ class Partitions:
         unique = np.ones(len(partners), dtype=np.bool_)
         witnesses: list[tuple[int, int]] = []
         if not prefix:
+            # a single column: a value counted twice (a count, no sort), then two of its rows
             for i, q in enumerate(partners.tolist()):
-                rows, _ = self._records.clustered(q)
-                if len(rows):
+                codes = self._records.column(q)
+                counts = np.bincount(codes, minlength=self._records.missing(q) + 1)
+                if self._records.nulls is Nulls.DISTINCT:
+                    counts[self._records.missing(q)] = 0
+                repeated = int(counts.argmax())
+                if counts[repeated] > 1:
                     unique[i] = False
                     if witness:
-                        witnesses.append((int(rows[0]), int(rows[1])))
+                        first, second = np.flatnonzero(codes == repeated)[:2].tolist()
+                        witnesses.append((first, second))
             return unique, witnesses
         rows, labels = self.index(prefix)
         if not len(rows):

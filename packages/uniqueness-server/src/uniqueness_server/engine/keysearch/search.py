@@ -9,9 +9,15 @@
    ruling out this candidate and, usually, many others. When many candidates of a level fail,
    another round of sampling runs before the next level.
 
-The answer is exact: a candidate is reported only after its check, and a set is ruled out
-only by the agree set of two real rows. No limit applies to the number of columns; the cost
-follows the number of candidates the agree sets leave, not the number of combinations.
+The records may be a sample of the source's rows: a duplicate in a sample is a duplicate of
+the source, so sampled agree sets still rule out soundly, but a candidate the sample cannot
+reject is then decided by ``verify`` (the backend's check over every row); one it finds
+duplicated rules out itself, as an agree set would.
+
+The answer is exact: a candidate is reported only after a check over every row, and a set is
+ruled out only by the agree set of two real rows (or its own failed check). No limit applies
+to the number of columns; the cost follows the number of candidates the agree sets leave,
+not the number of combinations.
 (HyUCC: T. Papenbrock, F. Naumann, "A Hybrid Approach for Efficient Unique Column Combination
 Discovery", BTW 2017.)
 """
@@ -19,7 +25,7 @@ Discovery", BTW 2017.)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +33,7 @@ import numpy.typing as npt
 
 from uniqueness_server.engine.keysearch.cover import Cover
 from uniqueness_server.engine.keysearch.partitions import Partitions, group_by_prefix
-from uniqueness_server.engine.keysearch.records import Records
+from uniqueness_server.engine.keysearch.records import Records, unique_rows
 from uniqueness_server.engine.keysearch.sampling import Sampler, pairs_agree
 
 Progress = Callable[[float, str], None]
@@ -40,13 +46,23 @@ PAIRS_PER_ROUND_CELLS = 20_000_000  # and cells
 FAILURE_RATIO = 0.01  # more failed checks than this per passed one: sample again
 
 
+Pairs = Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
+"""Given column pairs (source positions ``a[i]``, ``b[i]``), whether each is unique over every
+row: a bulk check of many pairs at once (counting bounds, row samples, pivot comparisons)."""
+
+Verify = Callable[[list[tuple[int, ...]]], set[tuple[int, ...]]]
+"""Given candidates (sorted source positions) no sampled row pair rules out, the ones holding
+a duplicate among all rows of the source."""
+
+
 @dataclass(frozen=True, slots=True)
 class KeysFound:
-    """The minimal keys (sorted source positions, smallest keys first) and how many
-    candidates were checked against every row."""
+    """The minimal keys (sorted source positions, smallest keys first), how many candidates
+    were decided and how many of them were checked against every row."""
 
     keys: list[tuple[int, ...]]
     checked: int
+    full_checks: int
 
 
 def minimal_keys(
@@ -55,16 +71,30 @@ def minimal_keys(
     check_cancelled: Callable[[], None],
     progress: Progress | None = None,
     capacity: int | None = None,
+    verify: Verify | None = None,
+    pairs: Pairs | None = None,
+    known: Sequence[tuple[int, ...]] = (),
 ) -> KeysFound:
     """Every minimal key of at most ``limit`` columns of ``records`` (one row or more).
 
-    Raises :class:`TooManyCandidatesError` when the sampled agree sets leave more than
-    ``capacity`` candidates at once (the caller then decides combinations another way)."""
+    ``verify``: the records are a sample, and candidates they cannot reject are decided by it
+    (see :data:`Verify`); without it they hold every row of the source. ``known``: sets of
+    source positions unique already (declared by the database): a candidate holding one is
+    a key without a check. ``pairs``: a last
+    level of pairs is decided by it in bulk (see :data:`Pairs`), and a search of keys of at
+    most two columns then samples no row pairs: witnesses of the single columns rule out
+    what pairs they can, the bulk check decides the rest without needing witnesses.
+    Raises :class:`TooManyCandidatesError` when the agree sets leave more than ``capacity``
+    candidates at once (the answer would not fit the memory a search may take)."""
     report = _Reporter(progress)
     width = records.width
     limit = min(limit, width)
     if not width or limit < 1:
-        return KeysFound([], 0)
+        return KeysFound([], 0, 0)
+    index = {p: c for c, p in enumerate(records.positions)}
+    held = [[index[p] for p in k] for k in known if set(k) <= index.keys()]
+    if pairs is not None and verify is None and limit <= 2:
+        return _pairs_in_bulk(records, pairs, check_cancelled, report, limit, held)
     cover = Cover(width, limit, capacity)
     # with two rows or more the empty set is no key: start from the single columns
     cover.exclude_all(np.zeros((1, width), dtype=np.bool_), check_cancelled)
@@ -73,7 +103,7 @@ def minimal_keys(
     _exclude_all(cover, sampler.round(), check_cancelled)
     partitions = Partitions(records)
     keys: list[tuple[int, ...]] = []
-    checks = 0
+    checks = full = 0
     for size in range(1, limit + 1):
         check_cancelled()
         candidates = cover.level(size)
@@ -81,10 +111,14 @@ def minimal_keys(
             if not any(len(cover.level(k)) for k in range(size + 1, limit + 1)):
                 break
             continue
+        settled = _holding(candidates.astype(np.int64), held)
+        keys += [tuple(c) for c in candidates[settled].tolist()]
+        candidates = candidates[~settled]
         groups = group_by_prefix(candidates)
         checked = failed = 0
         witnesses: list[tuple[int, int]] = []
-        total = len(candidates)
+        passed: list[tuple[int, ...]] = []
+        total = max(1, len(candidates))
         for prefix, partners in groups:
             check_cancelled()
             report(
@@ -94,20 +128,103 @@ def minimal_keys(
             )
             # the last level's failures extend to nothing searched: no witness needed
             unique, found = partitions.check(prefix, partners, witness=size < limit)
-            keys += [(*prefix, int(q)) for q in partners[unique].tolist()]
+            passed += [(*prefix, int(q)) for q in partners[unique].tolist()]
             witnesses += found
             checked += len(partners)
-            failed += len(found)
+            failed += len(partners) - int(unique.sum())
+        duplicated: list[tuple[int, ...]] = []
+        if verify is not None and passed:
+            report(
+                (size - 1 + checked / total) / limit, f"checking {len(passed)} keys on every row"
+            )
+            full += len(passed)
+            passed, duplicated = _verified(records, passed, verify)
+            failed += len(duplicated)
+        elif verify is None:
+            full += checked
+        keys += passed
         checks += checked
         if size == limit:
             break  # the failed candidates of the last level extend to nothing searched
-        _exclude_all(cover, pairs_agree(records, witnesses), check_cancelled)
+        ruled_out = pairs_agree(records, witnesses)
+        if duplicated:
+            ruled_out = unique_rows(np.concatenate([ruled_out, _as_agree(records, duplicated)]))
+        _exclude_all(cover, ruled_out, check_cancelled)
         if failed > FAILURE_RATIO * (checked - failed) and not sampler.exhausted:
             report(size / limit, "sampling more row pairs")
             _exclude_all(cover, sampler.round(), check_cancelled)
     report(1.0, f"found {len(keys)} keys", force=True)
     found_keys = [tuple(sorted(records.positions[c] for c in key)) for key in keys]
-    return KeysFound(sorted(found_keys, key=lambda k: (len(k), k)), checks)
+    return KeysFound(sorted(found_keys, key=lambda k: (len(k), k)), checks, full)
+
+
+def _pairs_in_bulk(
+    records: Records,
+    pairs: Pairs,
+    check_cancelled: Callable[[], None],
+    report: _Reporter,
+    limit: int,
+    held: list[list[int]],
+) -> KeysFound:
+    """Keys of at most ``limit`` (1 or 2) columns: the single columns checked, then every
+    pair of two non-unique ones decided by ``pairs`` in bulk. No agree set is needed: a
+    pair's witness would only rule out the pair itself, which the bulk check decides as
+    cheaply."""
+    report(0.0, f"checking {records.width} candidate keys of 1 column", force=True)
+    columns = np.arange(records.width, dtype=np.int64)
+    unique = _holding(columns[:, None], held)
+    checked = int((~unique).sum())
+    unique[~unique], _ = Partitions(records).check((), columns[~unique], witness=False)
+    check_cancelled()
+    others = columns[~unique]
+    first, second = np.triu_indices(len(others) if limit == 2 else 0, k=1)
+    report(0.5, f"checking {len(first)} candidate keys of 2 columns", force=True)
+    where = np.asarray(records.positions, dtype=np.int64)
+    decided = _holding(np.stack([others[first], others[second]], axis=1), held)
+    checked += int((~decided).sum())
+    decided[~decided] = pairs(where[others[first][~decided]], where[others[second][~decided]])
+    keys = [(p,) for p in where[columns[unique]].tolist()]
+    keys += [
+        tuple(sorted(pair))
+        for pair in zip(
+            where[others[first][decided]].tolist(),
+            where[others[second][decided]].tolist(),
+            strict=True,
+        )
+    ]
+    report(1.0, f"found {len(keys)} keys", force=True)
+    return KeysFound(sorted(keys, key=lambda k: (len(k), k)), checked, checked)
+
+
+def _holding(candidates: npt.NDArray[np.int64], held: list[list[int]]) -> npt.NDArray[np.bool_]:
+    """For each candidate (a row of search columns): does it hold one of the ``held`` sets?"""
+    found = np.zeros(len(candidates), dtype=np.bool_)
+    for columns in held:
+        inside = np.ones(len(candidates), dtype=np.bool_)
+        for c in columns:
+            inside &= (candidates == c).any(axis=1)
+        found |= inside
+    return found
+
+
+def _verified(
+    records: Records, passed: list[tuple[int, ...]], verify: Verify
+) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """``passed`` (search columns) split into the keys and the sets ``verify`` finds
+    duplicated among every row."""
+    source = [tuple(sorted(records.positions[c] for c in key)) for key in passed]
+    duplicated = verify(source)
+    keys = [k for k, s in zip(passed, source, strict=True) if s not in duplicated]
+    failed = [k for k, s in zip(passed, source, strict=True) if s in duplicated]
+    return keys, failed
+
+
+def _as_agree(records: Records, sets: list[tuple[int, ...]]) -> npt.NDArray[np.uint8]:
+    """Non-keys (search columns) as packed agree sets: each rules out what it holds."""
+    flags = np.zeros((len(sets), records.width), dtype=np.bool_)
+    for i, key in enumerate(sets):
+        flags[i, list(key)] = True
+    return np.packbits(flags, axis=1)
 
 
 def _exclude_all(
