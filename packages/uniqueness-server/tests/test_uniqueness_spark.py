@@ -214,7 +214,9 @@ def test_the_sample_path_stays_exact_on_spark(
     names = ("id", "a", "b", "c", "d", "e", "s")
     expected = _brute_keys(rows, len(names), 2, nulls)
     assert {frozenset(names.index(n) for n in k.columns) for k in search.keys} == expected
-    assert search.full_checks < search.candidates_checked
+    # most of the 28 sets of one or two columns are ruled out by the sample alone (its row
+    # pairs' agree sets, its own checks); only the rest are checked by the cluster
+    assert search.full_checks < (7 + 21) // 2
     assert check.unique
     assert check.better_options == (("a", "b"),)
 
