@@ -28,6 +28,7 @@ from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
+    TooComplexError,
     dialect,
     families,
     family_of,
@@ -769,7 +770,10 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    try:
+        facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    except TooComplexError as exc:
+        return problem(f"skipped: {exc}", digest)
     record = FileRecord(
         item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
     )
