@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -480,3 +482,17 @@ def test_a_nested_claude_md_is_set_aside_while_claude_runs_and_put_back(
     checkout = adopt_env.workspace / "nested"
     assert (checkout / ".claude" / "CLAUDE.md").read_bytes() == nested.encode(), "not edited"
     assert (checkout / "CLAUDE.md").read_text().startswith("# CLAUDE.md\n"), "claude wrote it"
+
+
+def test_a_content_check_starts_without_the_build_guards() -> None:
+    # every adoption runs its content checks (conform, guidance, verify) in fresh interpreters
+    # that import adopt_server.checks; the guards of every build system (with pydantic and the
+    # XML reader) tripled each one's start-up
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, adopt_server.checks; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    heavy = ("adopt_server.guards", "pydantic", "xml.")
+    assert [name for name in done.stdout.split() if name.startswith(heavy)] == []
