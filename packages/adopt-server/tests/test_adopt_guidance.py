@@ -312,9 +312,7 @@ def adopted(
     return adopted
 
 
-def adopted_clone(
-    env: AdoptEnv, kind: str, adopted: Callable[[str], Path]
-) -> tuple[Path, Path]:
+def adopted_clone(env: AdoptEnv, kind: str, adopted: Callable[[str], Path]) -> tuple[Path, Path]:
     """A copy of an adopted repository whose adoption is merged, and a clone of its default
     branch."""
     remote = env.remotes / f"{kind}.git"
