@@ -33,7 +33,7 @@ from context_server.core.languages import (
     family_of,
     language_of,
 )
-from context_server.core.packed import PackedFacts, pack, unpack
+from context_server.core.packed import PackedFacts, Unchecked, pack, unpack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -166,6 +166,8 @@ class _RootCache:
     saved_at: float = 0.0
     # paths whose record came from the store and has not been used by a build yet
     from_disk: set[str] = field(default_factory=set)
+    # the stored facts not checked yet (each is, when first decoded, by whichever index)
+    unchecked: Unchecked = field(default_factory=Unchecked)
     tree: _Tree | None = None
     # the last index per language selection, with the listing it was built from
     indexes: dict[tuple[str, ...], ProjectIndex] = field(default_factory=dict)
@@ -424,6 +426,13 @@ class IndexCache:
                     stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unchecked.add(
+                        {
+                            p: record.facts
+                            for p, record in stored.items()
+                            if record.facts is not None
+                        }
+                    )
                     cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
@@ -490,7 +499,7 @@ class IndexCache:
         if progress is not None and selected:
             progress(len(selected), len(selected))
         repair = _Repair(cache, listing, dialects, modules, allowed, stats)
-        sources = PackedFacts(packed, dialects, modules, repair)
+        sources = PackedFacts(packed, dialects, modules, repair, cache.unchecked)
         wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
