@@ -66,6 +66,7 @@ def test_help_in_a_value_slot_is_refused_not_help() -> None:
         (["--section", "Build", "x/r"], "is not a Markdown heading"),
         (["--branch", "--draft", "x/r"], "argument --branch: expected one argument"),
         (["--branch", "a..b", "x/r"], "not a valid branch name"),
+        (["--branch=refs/heads/main", "x/r"], "'refs/heads/main' (a name starting with refs/"),
         (["--rule-version", "1.0-SNAPSHOT", "x/r"], "released version"),
         (["--repos", "/no/such/file.txt"], "Could not read the repository URL list"),
         (["--dry-run"], "name at least one repository"),

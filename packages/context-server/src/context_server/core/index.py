@@ -28,6 +28,7 @@ from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
+    TooComplexError,
     dialect,
     families,
     family_of,
@@ -759,7 +760,9 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        kept = msgspec.structs.replace(
+            previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns
+        )
         return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
@@ -767,7 +770,10 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    try:
+        facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    except TooComplexError as exc:
+        return problem(f"skipped: {exc}", digest)
     record = FileRecord(
         item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
     )
@@ -848,7 +854,7 @@ def _parse_in_workers(
         record, parsed = done[item.relative]
         if not parsed and previous is not None:
             done[item.relative] = (
-                replace(
+                msgspec.structs.replace(
                     previous, size=record.size, mtime_ns=record.mtime_ns, ctime_ns=record.ctime_ns
                 ),
                 False,
@@ -886,7 +892,9 @@ def _parse_batch(
     for item, language, module, previous in batch:
         record, parsed = _parse(item, dialect(language), module, allowed, previous)
         if not parsed and previous is not None:
-            record = replace(record, facts=None, problem=None)  # the parent keeps its own
+            record = msgspec.structs.replace(
+                record, facts=None, problem=None
+            )  # the parent keeps its own
         out.append((item.relative, _ENCODE.encode(record), parsed))
     return out
 
