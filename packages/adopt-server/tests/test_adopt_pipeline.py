@@ -198,6 +198,31 @@ def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:
     assert len(log_lines(adopt_env.log, "mvn")) == builds, "verification runs no build tool"
 
 
+def test_verification_reusing_its_checkout_checks_the_newest_default_branch(
+    adopt_env: AdoptEnv,
+) -> None:
+    remote = adopt_env.remote("plain")
+    assert adopt_one(adopt_env, remote).succeeded
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" the PR
+    assert adopt_one(adopt_env, remote, verify_only=True).failure is None
+    assert (adopt_env.workspace / "plain").is_dir(), "verification keeps its checkout"
+    # a new commit on the default branch undoes the adoption
+    work = adopt_env.root / "work"
+    git(adopt_env.root, "clone", "-q", str(remote), str(work))
+    git(work, "rm", "-q", "CLAUDE.md")
+    git(work, "commit", "-q", "-m", "drop CLAUDE.md")
+    git(work, "push", "-q", "origin", "HEAD:refs/heads/main")
+
+    again = adopt_one(adopt_env, remote, verify_only=True)
+    assert again.failure is not None, "the kept checkout's stale files were verified"
+    assert "no CLAUDE.md at its root" in again.failure
+    # uncommitted files in the kept checkout are not what the remote holds: refused
+    (adopt_env.workspace / "plain" / "CLAUDE.md").write_text("# local\n", encoding="utf-8")
+    local = adopt_one(adopt_env, remote, verify_only=True)
+    assert local.failure is not None
+    assert "has uncommitted changes (CLAUDE.md)" in local.failure
+
+
 def test_verification_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> None:
     report = adopt_one(adopt_env, adopt_env.remote("plain"), verify_only=True)
     assert report.completed_steps == ["toolchain", "clone"]
