@@ -26,9 +26,9 @@ from pathlib import Path
 import anyio
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_common.testing import process_logging_to, until_idle
 
 SERVER = shutil.which("uniqueness-server") or str(Path(sys.executable).parent / "uniqueness-server")
-POLL = 0.02
 QUIET = 1.0
 # seconds after the search starts (progress past reading) at which the call is cancelled;
 # None: while the file is still being read
@@ -41,34 +41,6 @@ def _write_files(root: Path) -> None:
     lines += [",".join(str(rng.randrange(6)) for _ in range(100)) for _ in range(3_000)]
     (root / "wide.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (root / "small.csv").write_text("id,k\n1,a\n2,a\n", encoding="utf-8")
-
-
-def _server_pid(log_file: Path) -> int:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                arguments = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if str(log_file).encode() in arguments:
-                return int(entry.name)
-    raise RuntimeError("server process not found")
-
-
-def _cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def _last_busy(pid: int, since: float) -> float:
-    """Seconds from ``since`` to the last CPU tick of the process before a quiet second."""
-    last, used = time.monotonic(), _cpu(pid)
-    while time.monotonic() - last < QUIET:
-        await anyio.sleep(POLL)
-        now = _cpu(pid)
-        if now > used:
-            last, used = time.monotonic(), now
-    return max(0.0, last - since)
 
 
 async def _one(client: Client, pid: int, moment: float | None) -> tuple[float, float, str]:
@@ -96,7 +68,7 @@ async def _one(client: Client, pid: int, moment: float | None) -> tuple[float, f
         cancelled = time.monotonic()
         where = stage[0]
         group.cancel_scope.cancel()
-    stopped = await _last_busy(pid, cancelled)
+    stopped = max(0.0, await until_idle(pid, quiet=QUIET) - cancelled)
     started = time.monotonic()
     answer = await client.call_tool("list_columns", {"path": "small.csv"})
     assert not answer.is_error
@@ -114,7 +86,7 @@ async def _main(repeat: int) -> None:
         )
         results: dict[float | None, list[tuple[float, float, str]]] = {m: [] for m in MOMENTS}
         async with Client(params) as client:
-            pid = _server_pid(log_file)
+            pid = process_logging_to(log_file)
             await client.call_tool("list_columns", {"path": "small.csv"})  # warm
             for _ in range(repeat):
                 for moment in MOMENTS:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from mcp_common.workspace import workspace_packages
+from test_wheels import PIP_SKIP_BYTECODE
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = {p.folder: p for p in workspace_packages(ROOT) if p.server_command}
@@ -118,7 +119,7 @@ def test_the_build_commands_run_in_a_plain_shell(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(python)], check=True, timeout=300)
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     environment["PATH"] = f"{python / 'bin'}{os.pathsep}{environment['PATH']}"
-    environment |= {"SERVER": "context-server", "EXTRAS": ""}
+    environment |= {"SERVER": "context-server", "EXTRAS": "", **PIP_SKIP_BYTECODE}
     ran = []
     for instruction in instructions():
         if instruction.keyword != "RUN":

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 FAKES = Path(__file__).parent / "fakes"
@@ -115,3 +120,41 @@ def branch_files(bare: Path, branch: str) -> list[str]:
 def commit_subjects(bare: Path, branch: str) -> list[str]:
     """Commit subjects on ``branch``, newest first."""
     return git(bare, "log", "--format=%s", branch).splitlines()
+
+
+def run_in_process(
+    program: str, main: Callable[[], object], *args: str, cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """The console script ``program``'s entry point ``main`` run in this process as the script
+    runs it (``sys.argv``, working directory ``cwd``, exit status from its ``SystemExit``), its
+    stdout and stderr, log lines included, captured; the logging set-up it makes is undone
+    afterwards. For refusals checked case after case, where an interpreter start per case
+    costs far more than the case: each command keeps tests through its real console script."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    stdout, stderr = io.StringIO(), io.StringIO()
+    previous, argv = Path.cwd(), sys.argv
+    status: object = 0
+    root.handlers.clear()  # so the command's logging.basicConfig writes to its stderr, as alone
+    root.setLevel(logging.WARNING)
+    try:
+        os.chdir(cwd)
+        sys.argv = [program, *args]
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                main()
+            except SystemExit as exit_:
+                status = exit_.code
+    finally:
+        os.chdir(previous)
+        sys.argv = argv
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    if status is None:
+        status = 0
+    elif not isinstance(status, int):  # sys.exit("message"): printed, exit status 1
+        stderr.write(f"{status}\n")
+        status = 1
+    return subprocess.CompletedProcess(
+        [program, *args], status, stdout.getvalue(), stderr.getvalue()
+    )

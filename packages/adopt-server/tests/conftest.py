@@ -49,19 +49,19 @@ class AdoptEnv:
             handle.write(text)
 
 
-@pytest.fixture
-def adopt_env(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository_templates: dict[str, Path]
+def isolated_env(
+    root: Path, monkeypatch: pytest.MonkeyPatch, templates: dict[str, Path]
 ) -> AdoptEnv:
-    """Temporary HOME and git config, fakes first on the PATH, log and state files."""
-    home = tmp_path / "home"
-    remotes = tmp_path / "remotes"
-    workspace = tmp_path / "ws"
-    state = tmp_path / "state"
+    """An :class:`AdoptEnv` under ``root``: HOME and git configuration of its own, fakes first
+    on the PATH, log and state files, every variable a fake or GitHub reads cleared."""
+    home = root / "home"
+    remotes = root / "remotes"
+    workspace = root / "ws"
+    state = root / "state"
     for folder in (home, remotes, workspace, state):
         folder.mkdir()
     (home / ".gitconfig").write_text("", encoding="utf-8")
-    log = tmp_path / "fake.log"
+    log = root / "fake.log"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -72,12 +72,20 @@ def adopt_env(
         if name.startswith(("FAKE_CLAUDE", "FAKE_GH", "FAKE_GIT", "GH_", "GITHUB_TOKEN")):
             monkeypatch.delenv(name)
     return AdoptEnv(
-        root=tmp_path,
+        root=root,
         home=home,
         remotes=remotes,
         workspace=workspace,
         log=log,
         state=state,
-        templates=repository_templates,
+        templates=templates,
         monkeypatch=monkeypatch,
     )
+
+
+@pytest.fixture
+def adopt_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository_templates: dict[str, Path]
+) -> AdoptEnv:
+    """Temporary HOME and git config, fakes first on the PATH, log and state files."""
+    return isolated_env(tmp_path, monkeypatch, repository_templates)

@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from adopt_server.cli import main
 from adopt_server.pipeline.campaign import CampaignError, PullRequestRateLimit
-from adopt_testkit import git, log_lines
+from adopt_testkit import git, log_lines, run_in_process
 from conftest import AdoptEnv
 
 SCRIPT = Path(sys.executable).parent / "claude-adopt"
@@ -23,6 +24,11 @@ def claude_adopt(*args: str, cwd: Path | None = None) -> subprocess.CompletedPro
     return subprocess.run(
         [str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, check=False, timeout=300
     )
+
+
+def refused_here(env: AdoptEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    """claude-adopt's entry point in this process, for input it refuses before anything runs."""
+    return run_in_process("claude-adopt", main, *args, cwd=env.root)
 
 
 def github(env: AdoptEnv) -> None:
@@ -64,11 +70,11 @@ def test_every_positional_url_is_adopted_and_no_workspace_is_made_of_one(
 def test_a_mix_of_urls_and_other_words_is_refused(adopt_env: AdoptEnv) -> None:
     github(adopt_env)
     adopt_env.remote("plain", "alpha")
-    done = claude_adopt(
+    done = refused_here(
+        adopt_env,
         "https://github.com/owner/alpha.git",
         "https://github.com/owner/beta.git",
         "my-branch",
-        cwd=adopt_env.root,
     )
     assert done.returncode == 2
     assert "unrecognized arguments: my-branch" in done.stderr
@@ -107,7 +113,7 @@ def test_bad_campaign_input_is_refused_before_anything_runs(
     adopt_env: AdoptEnv, args: list[str], message: str
 ) -> None:
     (adopt_env.state / "orgs").mkdir()
-    done = claude_adopt(*args, "--workspace", str(adopt_env.workspace / "new"))
+    done = refused_here(adopt_env, *args, "--workspace", str(adopt_env.workspace / "new"))
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -118,7 +124,7 @@ def test_a_malformed_url_list_names_its_line(adopt_env: AdoptEnv) -> None:
     good = adopt_env.remote("plain", "good")
     repos = adopt_env.root / "repos.txt"
     repos.write_text(f"# fleet\n{good}\n\nhttp://example.com/o/r.git\n")
-    done = claude_adopt("--repos", str(repos), "--workspace", str(adopt_env.workspace))
+    done = refused_here(adopt_env, "--repos", str(repos), "--workspace", str(adopt_env.workspace))
     assert done.returncode == 2
     assert f"{repos} line 4: repositoryUrl scheme 'http' is not accepted" in done.stderr
     assert not pushed(good)
@@ -130,12 +136,16 @@ def test_a_corrupt_state_file_names_line_and_column_and_nothing_is_pushed(
     good = adopt_env.remote("plain", "good")
     state = adopt_env.root / "campaign.json"
     state.write_text('{"version": 1,\n "repositories": [\n')
-    done = claude_adopt(str(good), "--state", str(state), "--workspace", str(adopt_env.workspace))
+    done = refused_here(
+        adopt_env, str(good), "--state", str(state), "--workspace", str(adopt_env.workspace)
+    )
     assert done.returncode == 2
     assert f"The campaign state {state} is not JSON (line 3, column 1" in done.stderr
     assert not pushed(good)
     state.write_text('{"version": 1, "repositories": [{"repositoryUrl": "x"}]}')
-    done = claude_adopt(str(good), "--state", str(state), "--workspace", str(adopt_env.workspace))
+    done = refused_here(
+        adopt_env, str(good), "--state", str(state), "--workspace", str(adopt_env.workspace)
+    )
     assert done.returncode == 2
     assert "is not a claude-adopt state file: repositories.0.status: Field required" in (
         done.stderr

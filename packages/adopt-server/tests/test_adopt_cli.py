@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from adopt_testkit import git
+from adopt_server.cli import main
+from adopt_testkit import git, run_in_process
 from conftest import AdoptEnv
 
 SCRIPT = Path(sys.executable).parent / "claude-adopt"
@@ -65,6 +66,7 @@ def test_help_in_a_value_slot_is_refused_not_help() -> None:
         (["--section", "Build", "x/r"], "is not a Markdown heading"),
         (["--branch", "--draft", "x/r"], "argument --branch: expected one argument"),
         (["--branch", "a..b", "x/r"], "not a valid branch name"),
+        (["--branch=refs/heads/main", "x/r"], "'refs/heads/main' (a name starting with refs/"),
         (["--rule-version", "1.0-SNAPSHOT", "x/r"], "released version"),
         (["--repos", "/no/such/file.txt"], "Could not read the repository URL list"),
         (["--dry-run"], "name at least one repository"),
@@ -81,7 +83,11 @@ def test_help_in_a_value_slot_is_refused_not_help() -> None:
 def test_bad_input_is_one_line_exit_2_before_anything_runs(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    done = claude_adopt(*args, "--workspace", str(tmp_path / "ws"), cwd=tmp_path)
+    # in this process: the refusals are the entry point's; the tests above and below run the
+    # real console script
+    done = run_in_process(
+        "claude-adopt", main, *args, "--workspace", str(tmp_path / "ws"), cwd=tmp_path
+    )
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from adopt_server.pipeline import AdoptionOptions, RepositoryReport, adopt_repos
 from adopt_testkit import FAKES, GOOD_AGENTS_MD, git, log_lines, make_bare_repository
 from agent_config_check.document_format import section_lines, unwritten_sections
 from agent_config_check.rule_sets import AGENTS_MD_SECTIONS
-from conftest import AdoptEnv
+from conftest import AdoptEnv, isolated_env
 
 BRANCH = "claude/adopt-claude-code"
 CHECKER = Path(sys.executable).parent / "claude-md-check"
@@ -287,10 +289,34 @@ REAL = (
 )
 
 
-def adopted_clone(env: AdoptEnv, kind: str) -> tuple[Path, Path]:
-    """An adopted repository whose adoption is merged, and a clone of its default branch."""
-    remote = env.remote(kind)
-    assert adopt(env, remote).succeeded
+@pytest.fixture(scope="session")
+def adopted(
+    tmp_path_factory: pytest.TempPathFactory, repository_templates: dict[str, Path]
+) -> Callable[[str], Path]:
+    """``adopted(kind)``: a bare repository of ``kind`` with its adoption pushed, made once per
+    test process when first asked for (each test below would otherwise adopt the same
+    repository again before changing its copy)."""
+    made: dict[str, Path] = {}
+
+    def adopted(kind: str) -> Path:
+        if kind not in made:
+            root = tmp_path_factory.mktemp(f"adopted-{kind}")
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                env = isolated_env(root, monkeypatch, repository_templates)
+                remote = env.remote(kind)
+                report = adopt(env, remote)
+            assert report.succeeded, report.failure
+            made[kind] = remote
+        return made[kind]
+
+    return adopted
+
+
+def adopted_clone(env: AdoptEnv, kind: str, adopted: Callable[[str], Path]) -> tuple[Path, Path]:
+    """A copy of an adopted repository whose adoption is merged, and a clone of its default
+    branch."""
+    remote = env.remotes / f"{kind}.git"
+    shutil.copytree(adopted(kind), remote)
     git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" it
     clone = env.root / "clone"
     git(env.root, "clone", "-q", str(remote), str(clone))
@@ -312,9 +338,9 @@ def with_releasing(clone: Path, text: str) -> None:
 @pytest.mark.parametrize("placeholder", list(PLACEHOLDERS))
 @pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
 def test_one_rule_for_every_guard_a_placeholder_fails_maven_too(
-    adopt_env: AdoptEnv, kind: str, placeholder: str
+    adopt_env: AdoptEnv, adopted: Callable[[str], Path], kind: str, placeholder: str
 ) -> None:
-    remote, clone = adopted_clone(adopt_env, kind)
+    remote, clone = adopted_clone(adopt_env, kind, adopted)
     guard = run_guard(kind, clone)
     assert guard.returncode == 0, guard.stdout + guard.stderr
     with_releasing(clone, PLACEHOLDERS[placeholder])
@@ -337,9 +363,9 @@ def test_one_rule_for_every_guard_a_placeholder_fails_maven_too(
 
 @pytest.mark.parametrize("kind", ["maven", "gradle", "python", "plain"])
 def test_real_guidance_that_mentions_placeholder_words_passes_every_guard(
-    adopt_env: AdoptEnv, kind: str
+    adopt_env: AdoptEnv, adopted: Callable[[str], Path], kind: str
 ) -> None:
-    _, clone = adopted_clone(adopt_env, kind)
+    _, clone = adopted_clone(adopt_env, kind, adopted)
     with_releasing(clone, REAL)
     checker = subprocess.run([str(CHECKER)], cwd=clone, capture_output=True, text=True, check=False)
     assert checker.returncode == 0, checker.stdout

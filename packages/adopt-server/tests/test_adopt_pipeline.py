@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +196,31 @@ def test_verification_of_an_adopted_repository(adopt_env: AdoptEnv) -> None:
     assert report.completed_steps == VERIFY_STEPS
     assert (adopt_env.workspace / "maven").is_dir(), "verification keeps its checkout"
     assert len(log_lines(adopt_env.log, "mvn")) == builds, "verification runs no build tool"
+
+
+def test_verification_reusing_its_checkout_checks_the_newest_default_branch(
+    adopt_env: AdoptEnv,
+) -> None:
+    remote = adopt_env.remote("plain")
+    assert adopt_one(adopt_env, remote).succeeded
+    git(remote, "update-ref", "refs/heads/main", f"refs/heads/{BRANCH}")  # "merge" the PR
+    assert adopt_one(adopt_env, remote, verify_only=True).failure is None
+    assert (adopt_env.workspace / "plain").is_dir(), "verification keeps its checkout"
+    # a new commit on the default branch undoes the adoption
+    work = adopt_env.root / "work"
+    git(adopt_env.root, "clone", "-q", str(remote), str(work))
+    git(work, "rm", "-q", "CLAUDE.md")
+    git(work, "commit", "-q", "-m", "drop CLAUDE.md")
+    git(work, "push", "-q", "origin", "HEAD:refs/heads/main")
+
+    again = adopt_one(adopt_env, remote, verify_only=True)
+    assert again.failure is not None, "the kept checkout's stale files were verified"
+    assert "no CLAUDE.md at its root" in again.failure
+    # uncommitted files in the kept checkout are not what the remote holds: refused
+    (adopt_env.workspace / "plain" / "CLAUDE.md").write_text("# local\n", encoding="utf-8")
+    local = adopt_one(adopt_env, remote, verify_only=True)
+    assert local.failure is not None
+    assert "has uncommitted changes (CLAUDE.md)" in local.failure
 
 
 def test_verification_of_a_never_adopted_repository(adopt_env: AdoptEnv) -> None:
@@ -480,3 +507,17 @@ def test_a_nested_claude_md_is_set_aside_while_claude_runs_and_put_back(
     checkout = adopt_env.workspace / "nested"
     assert (checkout / ".claude" / "CLAUDE.md").read_bytes() == nested.encode(), "not edited"
     assert (checkout / "CLAUDE.md").read_text().startswith("# CLAUDE.md\n"), "claude wrote it"
+
+
+def test_a_content_check_starts_without_the_build_guards() -> None:
+    # every adoption runs its content checks (conform, guidance, verify) in fresh interpreters
+    # that import adopt_server.checks; the guards of every build system (with pydantic and the
+    # XML reader) tripled each one's start-up
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, adopt_server.checks; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    heavy = ("adopt_server.guards", "pydantic", "xml.")
+    assert [name for name in done.stdout.split() if name.startswith(heavy)] == []

@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import write_project
+from context_server.core import packed
 from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.languages import LANGUAGES
 from context_server.core.store import STORE_SUFFIX, IndexStore
@@ -216,6 +217,48 @@ def test_poisoned_facts_behind_a_sound_graph_are_parsed_again_when_first_read(
         again = build(root, store_dir)
         assert {path: again.sources[path] for path in again.sources} == expected
     assert "malformed" not in caplog.text
+
+
+def test_a_rebuild_checks_only_stored_facts_never_checked(
+    root: Path, store_dir: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an edit, the indexes of a process check each stored file's facts once, when
+    first read (a poisoned one is still caught, by every index holding it), and never facts
+    already checked or parsed by the process itself."""
+    build(root, store_dir)
+    with sqlite3.connect(store_file(store_dir)) as connection:
+        connection.execute(
+            "UPDATE files SET facts = ? WHERE path = 'lib/util.py'", (b"\xdc\xff\xff" * 9,)
+        )
+    checked: list[str] = []
+    unpack = packed.unpack
+
+    def counted(data: bytes, languages: frozenset[str], module: str | None = None) -> object:
+        checked.append("poisoned" if data.startswith(b"\xdc\xff") else "sound")
+        return unpack(data, languages, module)
+
+    monkeypatch.setattr(packed, "unpack", counted)
+    cache = IndexCache(IndexStore(store_dir, outside=[root]))
+    first = cache.build(root, LANGUAGES, AllowedPaths([root]))
+    assert first.sources["src/app/Service.java"].declarations[0].simple_name == "Service"
+    assert checked == ["sound"]
+    checked.clear()
+    (root / "src/app/Helper.java").write_text(
+        "package app;\nclass Helper { Service service; }\n", encoding="utf-8"
+    )
+    with caplog.at_level(logging.WARNING):
+        second = cache.build(root, LANGUAGES, AllowedPaths([root]))
+        facts = {path: second.sources[path] for path in second.sources}
+        assert len([first.sources[path] for path in first.sources]) == SOURCES
+    assert second.statistics.parsed >= 1
+    # every stored file but Service.java once; the poisoned lib/util.py once more, in the
+    # second index (still holding the bytes that failed)
+    assert sorted(checked) == ["poisoned"] * 2 + ["sound"] * (SOURCES - 2)
+    assert facts["lib/util.py"].declarations[0].simple_name == "make"
+    assert "malformed row of lib/util.py ignored (re-parsed)" in caplog.text
+    checked.clear()
+    assert {path: second.sources[path] for path in second.sources} == facts
+    assert checked == []
 
 
 def test_a_store_of_another_version_or_root_is_rebuilt(

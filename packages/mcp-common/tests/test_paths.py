@@ -127,7 +127,9 @@ def test_construction_needs_existing_directories(
 
 
 @given(st.text(alphabet=st.sampled_from("ab/.~-\\ \x00"), max_size=16))
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200, deadline=None
+)
 def test_whatever_the_text_a_resolved_path_never_leaves_the_roots(tree: Path, text: str) -> None:
     (tree / "code" / "a").mkdir(exist_ok=True)
     if not (tree / "code" / "b").exists():
@@ -280,7 +282,9 @@ _PARTS = st.sampled_from(["src", "main.py", "in_dir", "in_file", "out_dir", "out
 
 
 @given(st.lists(_PARTS, min_size=1, max_size=4), st.booleans())
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150)
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150, deadline=None
+)
 def test_whatever_the_path_reads_and_writes_stay_inside(
     tree: Path, parts: list[str], write: bool
 ) -> None:

@@ -7,13 +7,13 @@ answer the next call. How soon it stops is measured by ``benchmarks/uniqueness_c
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
 import anyio
 import mcp_types as types
 import pytest
+from mcp_common.testing import cpu_seconds, process_logging_to, until_idle
 from uniqueness_testkit import stdio_server, text_of
 
 pytestmark = [pytest.mark.e2e]
@@ -29,34 +29,6 @@ def long_search_csv(path: Path) -> None:
     lines = [",".join(f"c{i}" for i in range(100))]
     lines += [",".join(str(rng.randrange(6)) for _ in range(100)) for _ in range(3_000)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def server_pid(log_file: Path) -> int:
-    """The server process started with ``--log-file log_file``."""
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                arguments = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if str(log_file).encode() in arguments:
-                return int(entry.name)
-    raise AssertionError(f"no server process logs to {log_file}")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU the process has used, every thread of it."""
-    fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def until_idle(pid: int) -> None:
-    """Return once the process uses (almost) no CPU over a whole window."""
-    while True:
-        before = cpu_seconds(pid)
-        await anyio.sleep(IDLE_WINDOW)
-        if cpu_seconds(pid) - before <= IDLE_CPU:
-            return
 
 
 @pytest.mark.anyio
@@ -75,7 +47,7 @@ async def test_a_cancelled_find_keys_stops_and_the_server_answers_the_next_call(
             searching.set()
 
     async with stdio_server(root, log_file) as client:
-        pid = server_pid(log_file)
+        pid = process_logging_to(log_file)
         outcome: list[types.CallToolResult] = []
 
         async def search() -> None:
@@ -97,7 +69,7 @@ async def test_a_cancelled_find_keys_stops_and_the_server_answers_the_next_call(
         assert not outcome, "the search finished before it could be cancelled"
         # a search left running would keep a core busy for minutes
         with anyio.fail_after(60):
-            await until_idle(pid)
+            await until_idle(pid, quiet=IDLE_WINDOW, allowance=IDLE_CPU)
         listed = await client.call_tool("list_columns", {"path": "small.csv"})
         assert not listed.is_error, text_of(listed)
         assert listed.structured_content is not None

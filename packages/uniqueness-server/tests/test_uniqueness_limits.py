@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from mcp_common import ToolError
 from uniqueness_server.engine import CheckResult, check_uniqueness, open_file
+from uniqueness_server.engine.backends.embedded import duckdb_error
+from uniqueness_server.engine.csv_layout import PREFIX_BYTES
 from uniqueness_testkit import call, tools_for, write
 
 LIMIT = 1_000
@@ -61,11 +64,14 @@ def test_an_overlong_line_in_a_file_with_comments_is_an_error_too(tmp_path: Path
 
 
 def test_a_header_line_longer_than_the_limit_is_described_as_such(tmp_path: Path) -> None:
-    header = ",".join(f"column_{i}" for i in range(60_000))  # ~700 KB, no data rows
+    # ~310 KB, no data rows: longer than the PREFIX_BYTES the layout is first read from
+    # (a header was once cut there), not much longer: opening a file this wide costs seconds
+    header = ",".join(f"column_{i}" for i in range(25_000))
+    assert len(header) > PREFIX_BYTES
     path = write(tmp_path / "header.csv", header + "\n")
     table = open_file(path, label="header.csv")
     try:
-        assert len(table.names) == 60_000
+        assert len(table.names) == 25_000
     finally:
         table.close()
     wider = write(tmp_path / "wider.csv", header + "\n")
@@ -96,3 +102,16 @@ def test_the_tools_take_max_line_bytes_and_refuse_it_for_databases(tmp_path: Pat
         )
     with pytest.raises(ToolError, match="maxLineBytes applies to files"):
         call(tools["find_keys"], {"database": "db", "table": "t", "maxLineBytes": LIMIT})
+
+
+def test_running_out_of_engine_memory_names_the_flag() -> None:
+    # a small file may decode to far more than the engine's memory (a 228 KB Parquet file of
+    # 50 million rows); DuckDB's own error said how much, never which flag raises it
+    connection = duckdb.connect(config={"memory_limit": "2MB", "threads": 1})
+    with pytest.raises(duckdb.OutOfMemoryException) as caught:
+        connection.execute("SELECT list(range) FROM range(3000000)").fetchall()
+    error = duckdb_error(caught.value, "rows.parquet")
+    assert str(error).startswith(
+        "reading rows.parquet needs more memory than the server's file engine may use, its "
+        "limit (--max-engine-memory); raise --max-engine-memory to read it (Out of Memory Error"
+    )

@@ -14,12 +14,12 @@ from typing import Any
 
 from agent_config_check.document_format import section_lines, unwritten_sections
 from agent_config_check.reshape import reshape
+from agent_config_check.rule_sets import RuleSet
 
 from adopt_server.conformance import (
     agents_md_draft,
     agents_md_from_guidance,
     claude_md_importing_agents_md,
-    rules_for,
     with_agents_md_import,
 )
 
@@ -88,8 +88,10 @@ def conformed_guidance(
     (only the files that change). Without AGENTS.md and without sections CLAUDE.md must keep,
     the guidance moves into AGENTS.md and CLAUDE.md becomes the import; otherwise CLAUDE.md is
     reshaped in place (importing AGENTS.md unless it keeps sections of its own), beside a
-    drafted AGENTS.md when there is none. CRLF line endings are kept."""
-    rules = rules_for(rule_set, build, sections)
+    drafted AGENTS.md when there is none. CRLF line endings are kept. ``rule_set``,
+    ``build`` and ``sections`` are those of a rule set :func:`~adopt_server.conformance.rules_for`
+    chose (it needs the guards, which this module does not import)."""
+    rules = RuleSet(rule_set, build, tuple(sections))
     crlf = "\r\n" in claude_md
     if not has_agents_md and not rules.sections:
         stub = claude_md_importing_agents_md()

@@ -1,6 +1,8 @@
 """``claude-adopt --org`` and ``--state`` with hostile names and files (issue 23, item 8).
 
-Run through the real console script with the fake ``gh``/``claude`` on the PATH. Each case is
+Run through the real console script with the fake ``gh``/``claude`` on the PATH (the cases
+refused before anything runs, through its entry point in this process: the same code and
+output, without an interpreter start per case). Each case is
 what an attacker could hand the command: an owner name that reads as an option, walks a path,
 or carries shell metacharacters or a newline; a ``gh`` answer listing repositories of someone
 else or outside GitHub; a state file planted or edited to hang, exhaust or forge output. Each
@@ -18,7 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from adopt_testkit import git, log_lines
+from adopt_server.cli import main
+from adopt_testkit import git, log_lines, run_in_process
 from conftest import AdoptEnv
 
 SCRIPT = Path(sys.executable).parent / "claude-adopt"
@@ -29,6 +32,10 @@ def claude_adopt(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Comp
     return subprocess.run(
         [str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd, check=False, timeout=timeout
     )
+
+
+def claude_adopt_here(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_in_process("claude-adopt", main, *args, cwd=cwd)
 
 
 def refused(done: subprocess.CompletedProcess[str], message: str) -> None:
@@ -59,7 +66,7 @@ def refused(done: subprocess.CompletedProcess[str], message: str) -> None:
 )
 def test_a_hostile_org_name_never_reaches_gh(adopt_env: AdoptEnv, owner: str) -> None:
     (adopt_env.state / "orgs").mkdir()
-    done = claude_adopt(f"--org={owner}", "--workspace", "new-ws", cwd=adopt_env.root)
+    done = claude_adopt_here(f"--org={owner}", "--workspace", "new-ws", cwd=adopt_env.root)
     refused(done, "--org takes a GitHub user or organisation name, not ")
     assert "\nINFO forged line" not in done.stderr, "the name is quoted on one line"
     assert "\x1b" not in done.stderr
@@ -83,7 +90,7 @@ def test_gh_listing_other_repositories_adopts_none(adopt_env: AdoptEnv, listed: 
     (adopt_env.state / "orgs").mkdir()
     (adopt_env.state / "orgs" / "owner").write_text(f"good\n{listed}\n")
     adopt_env.remote("plain", "good")
-    done = claude_adopt("--org", "owner", "--workspace", "new-ws", cwd=adopt_env.root)
+    done = claude_adopt_here("--org", "owner", "--workspace", "new-ws", cwd=adopt_env.root)
     refused(done, "--org owner: gh listed repositories that are not https URLs of owner's")
     assert "\nINFO forged" not in done.stderr
     assert not (adopt_env.root / "new-ws").exists(), "nothing was cloned"
@@ -156,7 +163,7 @@ def test_a_hostile_state_file_is_refused_before_anything_runs(
     before = state.read_bytes()
     repo = adopt_env.remote("plain", "repo")
     for mode in ([], ["--status"]):
-        done = claude_adopt(
+        done = claude_adopt_here(
             *mode, "--state", str(state), str(repo), "--workspace", "new-ws", cwd=adopt_env.root
         )
         refused(done, f"The campaign state {state} is not a claude-adopt state file: ")

@@ -310,6 +310,40 @@ async def test_parts_held_whole_merges_and_uninterruptible_functions_are_refused
     assert peak < GIB, f"the server's peak resident memory was {peak / GIB:.2f} GiB"
 
 
+@pytest.mark.anyio
+async def test_no_query_shows_where_the_database_lies(tmp_path: Path) -> None:
+    # the path policy never shows a client the server's absolute paths; SQLite's
+    # pragma_database_list does, in its file column
+    root = tmp_path / "data"
+    root.mkdir()
+    database = root / "shop.db"
+    with sqlite3.connect(database) as shop:
+        shop.execute("CREATE TABLE orders (id INTEGER)")
+        shop.execute("CREATE VIEW where_am_i AS SELECT file FROM pragma_database_list")
+    shop.close()
+    async with stdio_server(
+        root, tmp_path / "server.log", [f"shop=sqlite:///{database}"]
+    ) as client:
+        for arguments in (
+            {"query": "SELECT file FROM pragma_database_list"},
+            {"query": "SELECT * FROM pragma_database_list()"},
+            {"query": "SELECT upper(d.file) AS f FROM pragma_database_list AS d"},
+            {"table": "where_am_i"},
+        ):
+            for tool in ("list_columns", "find_keys"):
+                text = await _refused(
+                    client, tool, {"database": "shop", **arguments},
+                    "reads pragma_database_list.file, which is refused",
+                )  # fmt: skip
+                assert str(tmp_path) not in text, text
+                assert str(tmp_path).upper() not in text, text
+        names = await client.call_tool(
+            "list_columns", {"database": "shop", "query": "SELECT name FROM pragma_database_list"}
+        )
+        assert not names.is_error, text_of(names)
+        await _served(client)
+
+
 def test_every_limit_has_a_flag_and_a_documented_default() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     guide = (Path(__file__).parents[4] / "docs" / "uniqueness-server.md").read_text("utf-8")

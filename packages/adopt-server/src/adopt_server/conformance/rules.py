@@ -7,8 +7,6 @@ from collections.abc import Sequence
 
 from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet, canonical_sections
 
-from adopt_server.guards import fallback_guard, guard_for
-
 
 def rules_for(
     name: str = "project",
@@ -26,6 +24,10 @@ def rules_for(
     chosen = name.strip().lower() or "project"
     if chosen not in RULE_SET_NAMES:
         raise ValueError(f"Unknown rule set '{name}'. Use one of {', '.join(RULE_SET_NAMES)}")
+    # imported here: the guards (every build system's, with pydantic and XML) are much of an
+    # isolated check's start-up, and the checks that import this package never choose a rule set
+    from adopt_server.guards import fallback_guard, guard_for
+
     guard = fallback_guard() if build is None else guard_for(build)
     if sections is None:
         return RuleSet(chosen, guard.name, guard.sections)

@@ -21,6 +21,8 @@ def clone(ctx: RepoContext) -> None:
         _confirm_origin(ctx)
         _confirm_only_adoption_changes(ctx)
         ctx.git_or_fail("clone", "fetch", "--no-write-fetch-head", "--", "origin", remote=True)
+        if ctx.options.verify_only:
+            _to_fetched_default(ctx)
         return
     argv = ["git", "clone", "--", ctx.url.credential_free, str(ctx.checkout)]
     if ctx.git_env:
@@ -44,6 +46,23 @@ def _confirm_origin(ctx: RepoContext) -> None:
             f"{where} already holds a checkout of {found}, not of {ctx.url.masked}. Adopt this "
             "repository into its own workspace, or remove that directory first."
         )
+
+
+def _to_fetched_default(ctx: RepoContext) -> None:
+    """Move a kept checkout to the default branch's tip just fetched (detached: its branches
+    stay as they are), so that verification checks what the remote holds now, as a fresh
+    clone would, never files of an earlier run."""
+    result = ctx.git("status", "--porcelain", "--untracked-files=all")
+    changed = changed_paths(result.transcript) if result.ok else ["(status unreadable)"]
+    if changed:
+        raise StepError(
+            f"{ctx.checkout} has uncommitted changes ({', '.join(sorted(set(changed)))}); "
+            "verification checks the default branch as the remote holds it, not a checkout's "
+            "own work. Commit or remove them, or verify into a fresh workspace."
+        )
+    target = default_branch(ctx)
+    ref = f"refs/remotes/origin/{target}" if target else "refs/remotes/origin/HEAD"
+    ctx.git_or_fail("clone", "checkout", "--quiet", "--detach", ref, "--")
 
 
 def changed_paths(porcelain: str) -> list[str]:

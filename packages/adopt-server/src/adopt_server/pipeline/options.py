@@ -122,7 +122,21 @@ def validate_branch(branch: str) -> str:
     )
     if result.returncode != 0:
         raise OptionsError(f"branch is not a valid branch name: '{branch}'")
+    if branch.split("/", 1)[0] in _OTHER_REFS:
+        # git resolves a short name by trying refs/<name>, refs/heads/<name>,
+        # refs/remotes/<name>...: ``refs/heads/main`` or ``origin/main`` as a branch would
+        # also name the default branch or its remote copy, and the push fails late (or
+        # worse, picks the other ref).
+        raise OptionsError(
+            f"branch is not a valid branch name: '{branch}' (a name starting with "
+            f"{', '.join(f'{prefix}/' for prefix in _OTHER_REFS)} also names "
+            f"another ref to git; give the branch's own name, e.g. '{DEFAULT_BRANCH}')"
+        )
     return branch
+
+
+_OTHER_REFS = ("refs", "heads", "tags", "remotes", "origin")
+"""First components of a branch name that make it spell another ref too."""
 
 
 def prepare_workspace(directory: Path) -> Path:

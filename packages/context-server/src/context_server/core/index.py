@@ -28,12 +28,13 @@ from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
+    TooComplexError,
     dialect,
     families,
     family_of,
     language_of,
 )
-from context_server.core.packed import PackedFacts, pack, unpack
+from context_server.core.packed import PackedFacts, Unchecked, pack, unpack
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -166,6 +167,8 @@ class _RootCache:
     saved_at: float = 0.0
     # paths whose record came from the store and has not been used by a build yet
     from_disk: set[str] = field(default_factory=set)
+    # the stored facts not checked yet (each is, when first decoded, by whichever index)
+    unchecked: Unchecked = field(default_factory=Unchecked)
     tree: _Tree | None = None
     # the last index per language selection, with the listing it was built from
     indexes: dict[tuple[str, ...], ProjectIndex] = field(default_factory=dict)
@@ -424,6 +427,13 @@ class IndexCache:
                     stored, unlisted = cache.disk.files({item.relative for item in listing.files})
                     cache.files.update(stored)
                     cache.from_disk.update(stored)
+                    cache.unchecked.add(
+                        {
+                            p: record.facts
+                            for p, record in stored.items()
+                            if record.facts is not None
+                        }
+                    )
                     cache.unlisted = unlisted
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
@@ -490,7 +500,7 @@ class IndexCache:
         if progress is not None and selected:
             progress(len(selected), len(selected))
         repair = _Repair(cache, listing, dialects, modules, allowed, stats)
-        sources = PackedFacts(packed, dialects, modules, repair)
+        sources = PackedFacts(packed, dialects, modules, repair, cache.unchecked)
         wanted = {name for family in families(languages) for name in family.config_files}
         config_files = [item for item in listing.files if item.name in wanted]
         # what the graph depends on: each source's content (a change its stat does not show
@@ -750,7 +760,9 @@ def _parse(
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.digest == digest:
-        kept = replace(previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns)
+        kept = msgspec.structs.replace(
+            previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns
+        )
         return kept, False
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
@@ -758,7 +770,10 @@ def _parse(
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    try:
+        facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+    except TooComplexError as exc:
+        return problem(f"skipped: {exc}", digest)
     record = FileRecord(
         item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
     )
@@ -839,7 +854,7 @@ def _parse_in_workers(
         record, parsed = done[item.relative]
         if not parsed and previous is not None:
             done[item.relative] = (
-                replace(
+                msgspec.structs.replace(
                     previous, size=record.size, mtime_ns=record.mtime_ns, ctime_ns=record.ctime_ns
                 ),
                 False,
@@ -877,7 +892,9 @@ def _parse_batch(
     for item, language, module, previous in batch:
         record, parsed = _parse(item, dialect(language), module, allowed, previous)
         if not parsed and previous is not None:
-            record = replace(record, facts=None, problem=None)  # the parent keeps its own
+            record = msgspec.structs.replace(
+                record, facts=None, problem=None
+            )  # the parent keeps its own
         out.append((item.relative, _ENCODE.encode(record), parsed))
     return out
 

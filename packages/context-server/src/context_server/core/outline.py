@@ -108,7 +108,7 @@ class Outline:
 def outline(language: SourceLanguage, text: str) -> Outline:
     """The outline of ``text`` written in ``language``."""
     source = text.encode("utf-8")
-    root = language.parser().parse(source).root_node
+    root = language.parse(source).root
     package = ""
     imports: list[str] = []
     items: list[OutlineItem] = []

@@ -61,6 +61,37 @@ Repair = Callable[[str], SourceFacts]
 store row): parses the file again and returns its facts."""
 
 
+class Unchecked:
+    """The packed facts of a project read from the index store that have not passed their
+    checks yet (see :func:`unpack`), known by path and by the very bytes read: kept by the
+    project's cache across its indexes, so that a rebuild after an edit checks only what
+    was never checked (facts parsed by this process need no check). Bytes that failed
+    their checks stay here: any index still holding them checks them again. Safe to share
+    between threads."""
+
+    def __init__(self, stored: Mapping[str, bytes] | None = None) -> None:
+        self._stored: dict[str, bytes] = dict(stored or {})
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def add(self, stored: Mapping[str, bytes]) -> None:
+        """``stored`` (path -> packed facts) was read from the store: check each first."""
+        with self._lock:
+            self._stored.update(stored)
+
+    def needs(self, path: str, data: bytes) -> bool:
+        """Whether ``data``, the packed facts of ``path``, must be checked before use."""
+        return self._stored.get(path) is data
+
+    def passed(self, path: str, data: bytes) -> None:
+        """The packed facts ``data`` of ``path`` passed their checks."""
+        with self._lock:
+            if self._stored.get(path) is data:
+                del self._stored[path]
+
+
 class PackedFacts(Mapping[str, SourceFacts]):
     """Every source file's facts by root-relative path, packed (see the module), in the
     order given. Reading one decodes it (the last :data:`KEPT_DECODED` read stay decoded);
@@ -78,10 +109,13 @@ class PackedFacts(Mapping[str, SourceFacts]):
         languages: Mapping[str, str],
         modules: Mapping[str, str],
         repair: Repair,
+        unchecked: Unchecked | None = None,
     ) -> None:
         """``packed``: path -> packed facts; ``languages``: path -> dialect name (known
         without decoding); ``modules``: path -> the module name the file is parsed under;
-        ``repair``: see the class."""
+        ``repair``: see the class; ``unchecked``: the packed facts read from the store
+        that have not passed their checks yet, shared by every index of the project (None:
+        all of ``packed``)."""
         self._packed = packed
         self._languages = languages
         self._modules = modules
@@ -89,27 +123,25 @@ class PackedFacts(Mapping[str, SourceFacts]):
         self._decoded: OrderedDict[str, SourceFacts] = OrderedDict()
         self._lock = threading.Lock()
         self._names = frozenset(languages.values())
-        # paths whose packed facts passed their checks (they are not checked again)
-        self._checked: set[str] = set()
+        self._unchecked = unchecked if unchecked is not None else Unchecked(packed)
 
     def _decode(self, path: str, data: bytes) -> SourceFacts:
-        if path in self._checked:
-            # these very bytes passed their checks before: decoding them cannot fail
+        if not self._unchecked.needs(path, data):
+            # parsed by this process, or these very bytes passed their checks before:
+            # decoding them cannot fail
             return _DECODER.decode(data)
         try:
             facts = unpack(data, self._names, self._modules[path])
             if facts.language == self._languages[path]:
-                with self._lock:
-                    if self._packed.get(path) is data:
-                        self._checked.add(path)
+                self._unchecked.passed(path, data)
                 return facts
         except _MALFORMED:
             pass
         facts = self._repair(path)
+        repaired = pack(facts)
         with self._lock:
             if self._packed.get(path) is data:
-                self._packed[path] = pack(facts)
-                self._checked.add(path)
+                self._packed[path] = repaired
         return facts
 
     def __getitem__(self, path: str) -> SourceFacts:

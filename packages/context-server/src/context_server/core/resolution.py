@@ -42,12 +42,12 @@ class Resolver:
         if direct is not None:
             self._graph = direct
             return
-        resolved: dict[str, FileDependencies] = {}
-        for relative, facts in sources.items():
-            resolved[relative] = self.resolve(relative, facts)
         internal = frozenset(relative for relative in sources if self._internal(relative))
-        # packed: a project's edges as arrays, not a million objects
-        self._graph = PackedGraph.of(resolved, internal)
+        # packed file by file: a project's edges as arrays, never a million objects
+        self._graph = PackedGraph.of(
+            ((relative, self.resolve(relative, facts)) for relative, facts in sources.items()),
+            internal,
+        )
 
     def relinked(self, sources: PackedFacts, changed: Sequence[str]) -> Resolver | None:
         """The resolver of ``sources``, the same files as this one's in the same order

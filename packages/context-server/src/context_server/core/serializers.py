@@ -54,22 +54,40 @@ def to_markdown(lines: Lines) -> str:
 def to_json(root: TreeNode, lines: Lines) -> str:
     """The nested tree as compact JSON: ``name, type, dependencies, children`` per node.
 
-    Only the given nodes and their ancestors appear, so a page stays a valid tree.
-    """
-    wanted = {node.relative for _, node in lines}
-    for relative in list(wanted):
-        parts = relative.split("/") if relative else []
-        wanted.update("/".join(parts[:size]) for size in range(len(parts)))
+    Only the given nodes and their ancestors appear, so a page stays a valid tree (``lines``
+    are a pre-order run of the tree under ``root``; only the root's own fields are read)."""
 
     def render(node: TreeNode) -> dict[str, Any]:
         return {
             "name": node.name,
             "type": node.kind,
             "dependencies": list(node.dependencies),
-            "children": [render(c) for c in node.children if c.relative in wanted],
+            "children": [],
         }
 
-    return json.dumps(render(root), ensure_ascii=False, separators=(",", ":"))
+    top = render(root)
+    made = {root.relative: top}
+    for _, node in lines:
+        if node.relative in made:
+            continue
+        parts = node.relative.split("/")
+        parent = top
+        for size in range(1, len(parts)):
+            # an ancestor the page starts below: a directory, named by its path
+            above = "/".join(parts[:size])
+            found = made.get(above)
+            if found is None:
+                found = made[above] = {
+                    "name": parts[size - 1],
+                    "type": "directory",
+                    "dependencies": [],
+                    "children": [],
+                }
+                parent["children"].append(found)
+            parent = found
+        made[node.relative] = render(node)
+        parent["children"].append(made[node.relative])
+    return json.dumps(top, ensure_ascii=False, separators=(",", ":"))
 
 
 def _edges(lines: Lines) -> list[tuple[str, str]]:

@@ -27,6 +27,7 @@ index can: the store's directory is the user's own (see :mod:`context_server.cor
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import re
 import stat
@@ -62,6 +63,7 @@ RACY_NS = 2_000_000_000
 """How close to its listing a change leaves a directory's or file's stat in doubt (file
 system clocks tick coarsely, some by seconds)."""
 _NAME = re.compile(r"[^/\x00-\x1f\x7f]{1,255}")
+_FORBIDDEN = bytes([*range(0x20), 0x7F, ord("/")])
 
 
 class _Directory(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
@@ -289,7 +291,21 @@ def _as_stored(listing: Listing, relative: str, entry: _Directory | None) -> boo
 def _names_ok(names: list[str]) -> bool:
     """Whether ``names`` are names a walk lists in one directory: each one path segment,
     without control characters, in the walk's order, each once."""
-    if not all(_NAME.fullmatch(name) and name not in {".", ".."} for name in names):
+    if not names or "." in names or ".." in names:
+        return not names
+    joined = "\n".join(names)
+    if joined.isascii():
+        # the common case, checked for the whole directory at once: no forbidden byte (a
+        # line break is one, but only between names), each name 1-255 long, and ASCII
+        # orders the same by code point as by UTF-16 code unit (sort_key)
+        data = joined.encode("ascii")
+        return (
+            len(data.translate(None, _FORBIDDEN)) == len(data) - len(names) + 1
+            and min(map(len, names)) >= 1
+            and max(map(len, names)) <= 255
+            and all(map(operator.lt, names, itertools.islice(names, 1, None)))
+        )
+    if not all(_NAME.fullmatch(name) for name in names):
         return False
     keys = [sort_key(name) for name in names]
-    return all(a < b for a, b in itertools.pairwise(keys))
+    return all(map(operator.lt, keys, itertools.islice(keys, 1, None)))

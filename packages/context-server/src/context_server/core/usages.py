@@ -124,7 +124,7 @@ def _occurrences(index: ProjectIndex, path: str, names: Iterable[str], text: str
     wanted = {name.encode("utf-8") for name in names}
     language = dialect(index.sources[path].language)
     source = text.encode("utf-8")
-    tree = language.parser().parse(source)
+    tree = language.parse(source).tree
     lines: list[int] = []
     cursor: tree_sitter.TreeCursor = tree.walk()
     visited_children = False

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import pathspec
 from mcp_common import AllowedPaths
 from mcp_common.paths import PathRefusedError
@@ -65,11 +66,13 @@ BUILD_FILES = frozenset(
 MAX_IGNORE_FILE_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class FileEntry:
+class FileEntry(msgspec.Struct, frozen=True, gc=False):
     """A listed file: its root-relative POSIX path, real path and stat signature (the
     change time too, which no tool can set: a file rewritten with its old size and
     modification time, e.g. by an archive, still differs there)."""
+
+    # a msgspec struct outside the collector (it holds no container): made for each of
+    # 100,000 files on every walk or restart, where a frozen dataclass costs ten times more
 
     relative: str
     name: str

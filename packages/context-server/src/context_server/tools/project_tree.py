@@ -97,7 +97,7 @@ class ProjectTreeTool:
             arguments.path, arguments.language, context.check_cancelled, indexing_progress(context)
         )
         stored = stored_tree(index, depth)
-        tree, nodes, edges = stored.root, stored.nodes, stored.edges
+        tree, nodes, edges = stored.top, stored.nodes, stored.edges
         files = len(index.listing.files)
         summary = (
             f"# Project tree of `{tree.name}`\n\n"

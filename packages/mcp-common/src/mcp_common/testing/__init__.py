@@ -1,5 +1,6 @@
 """Test kit for servers built on mcp-common: contract checks over a real registry, the golden
-``tools/list``, an in-process SDK client and an argument fuzzer.
+``tools/list``, an in-process SDK client, an argument fuzzer, and a server process's CPU watched
+until it goes idle.
 
 This package (with :mod:`mcp_common.adapter`) may import the ``mcp`` SDK; server code may not.
 """
@@ -39,6 +40,7 @@ from mcp_common.testing.golden import (
     canonical_tools_list,
     golden_path,
 )
+from mcp_common.testing.processes import cpu_seconds, process_logging_to, until_idle
 
 __all__ = [
     "CANARY_SECRET",
@@ -62,6 +64,7 @@ __all__ = [
     "check_parameter_names",
     "check_read_parity",
     "contract_violations",
+    "cpu_seconds",
     "everything_in",
     "fetch_tools_list",
     "fuzz_tools",
@@ -70,8 +73,10 @@ __all__ = [
     "in_process_client",
     "payloads",
     "plant_hard_link",
+    "process_logging_to",
     "result_text",
     "run_contract_checks",
     "stdio_client",
+    "until_idle",
     "wire_tools_list",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from context_server.core.languages.base import Language, Linker, SourceLanguage
+from context_server.core.languages.base import Language, Linker, SourceLanguage, TooComplexError
 from context_server.core.languages.csharp import CSHARP_LANGUAGE
 from context_server.core.languages.go import GO_LANGUAGE
 from context_server.core.languages.jvm import JVM
@@ -129,6 +129,7 @@ __all__ = [
     "Language",
     "Linker",
     "SourceLanguage",
+    "TooComplexError",
     "dialect",
     "families",
     "family_of",

@@ -9,7 +9,8 @@ these two shapes only and never compare language names.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -45,6 +46,23 @@ class SourceLanguage:
             parsers[self.name] = parser
         return parser
 
+    def parse(self, source: bytes) -> Parsed:
+        """``source`` parsed, its reading budget started.
+
+        Raises :class:`TooComplexError` when the syntax tree nests deeper than
+        :data:`MAX_NESTING` levels: the language modules walk trees by recursion and by
+        parent look-ups whose cost grows with the depth, so a hostile file must be refused
+        before they start.
+        """
+        limit = Parsed.budget_for(len(source))
+        tree = self.parser().parse(source)
+        if _nests_deeper(tree, MAX_NESTING):
+            raise TooComplexError(
+                f"its syntax nests more than {MAX_NESTING} levels deep"
+                " (the limit for a source file)"
+            )
+        return Parsed(tree, limit)
+
     def grammar_language(self) -> tree_sitter.Language:
         """The tree-sitter language object of this grammar (shared, immutable)."""
         with _GRAMMAR_LOCK:
@@ -66,6 +84,74 @@ class SourceLanguage:
     def node_kind(self, kind: str) -> int:
         """The grammar's id of the named node kind ``kind`` (-1 when it has none)."""
         return self.grammar_language().id_for_node_kind(kind, True) or -1
+
+
+MAX_NESTING = 256
+"""How deep a source file's syntax tree may nest; real code stays under 70 (measured on
+15,000 files of Spring and of Python packages), a hostile file (20,000 nested generics) far
+over."""
+CPU_SECONDS_PER_FILE = 2.0
+"""The thread CPU time one file's reading may take, plus :data:`CPU_SECONDS_PER_MB`."""
+CPU_SECONDS_PER_MB = 1.0
+"""Further thread CPU time per MB of source (real code needs about a tenth of it)."""
+
+
+class TooComplexError(ValueError):
+    """A source file too deeply nested, or too costly, to read; the index lists it as
+    skipped with this reason."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed file and the thread CPU time by which its reading must be done."""
+
+    tree: tree_sitter.Tree
+    deadline: float
+
+    @staticmethod
+    def budget_for(size: int) -> float:
+        """The deadline (in this thread's CPU time) for reading ``size`` bytes from now."""
+        return time.thread_time() + CPU_SECONDS_PER_FILE + CPU_SECONDS_PER_MB * size / 1e6
+
+    @property
+    def root(self) -> tree_sitter.Node:
+        """The tree's root node."""
+        return self.tree.root_node
+
+    def each(self, nodes: Iterable[tree_sitter.Node]) -> Iterator[tree_sitter.Node]:
+        """``nodes``, refusing the file (:class:`TooComplexError`) once its budget is spent:
+        whatever a hostile shape makes superlinear in a language's reading stops there."""
+        for node in nodes:
+            if time.thread_time() > self.deadline:
+                raise TooComplexError(
+                    "reading it took more than its CPU time budget"
+                    f" ({CPU_SECONDS_PER_FILE:g} s + {CPU_SECONDS_PER_MB:g} s per MB)"
+                )
+            yield node
+
+
+def _nests_deeper(tree: tree_sitter.Tree, limit: int) -> bool:
+    """Whether some node of ``tree`` lies more than ``limit`` levels below the root.
+
+    A subtree of ``n`` nodes reaches at most ``n - 1`` levels below its root, so subtrees
+    too small to pass the limit are skipped unvisited: on real code this visits a few
+    hundred nodes, on a deep file about ``limit`` of them.
+    """
+    cursor = tree.walk()
+    while True:
+        depth = cursor.depth
+        if depth > limit:
+            return True
+        node = cursor.node
+        if (
+            node is not None
+            and depth + node.descendant_count - 1 > limit
+            and cursor.goto_first_child()
+        ):
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
 
 
 def in_order(captures: Mapping[str, Sequence[tree_sitter.Node]]) -> list[tree_sitter.Node]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import tree_sitter
 
 from context_server.core.facts import Declaration, Import, SourceFacts
-from context_server.core.languages.base import SourceLanguage
+from context_server.core.languages.base import Parsed, SourceLanguage
 
 _ANNOTATION = re.compile(r"@[\w$.]+")
 _SUPERTYPE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
@@ -173,9 +173,10 @@ def collect(
     alone needs (imports and declarations stay whole).
     """
     source = text.encode("utf-8")
-    tree = dialect.parser().parse(source)
+    parsed = dialect.parse(source)
+    tree = parsed.tree
     collector = _Collector(dialect, spec, module, is_package)
-    collector.walk(tree.root_node, source, span)
+    collector.walk(parsed, source, span)
     # The Kotlin grammar misreads some valid declarations without reporting an error.
     if spec.rescue == Rescue.ALWAYS or (
         tree.root_node.has_error and spec.rescue == Rescue.ON_ERROR
@@ -218,9 +219,8 @@ class _Collector:
         self.references: list[str] = []
         self.supertypes: list[str] = []
 
-    def walk(
-        self, root: tree_sitter.Node, source: bytes, span: tuple[int, int] | None = None
-    ) -> None:
+    def walk(self, parsed: Parsed, source: bytes, span: tuple[int, int] | None = None) -> None:
+        root = parsed.root
         header_end, spans = self._header(root)
         self._top_level_members(root)
         # The grammar's query engine finds the interesting nodes in C; Python only looks at
@@ -232,19 +232,19 @@ class _Collector:
         found = cursor.captures(root)
         imports = sorted(found.get("import", ()), key=_start)
         scoped: list[tuple[int, int, str, str]] = []
-        for node in imports:
+        for node in parsed.each(imports):
             self._import(node, scoped)
         # innermost scope first
         scoped.sort(key=lambda entry: entry[1] - entry[0])
         skipped = _Ranges([*spans, *((n.start_byte, n.end_byte) for n in imports)])
-        names = self._declarations(found.get("declaration", ()))
-        for node in found.get("parameters", ()):
+        names = self._declarations(parsed, found.get("declaration", ()))
+        for node in parsed.each(found.get("parameters", ())):
             self._type_parameter(node)
         events: list[tuple[int, str]] = []
         chains: set[int] = set()
         every = self.spec.every_identifier
         size = len(source)
-        for node in found.get("identifier", ()):
+        for node in parsed.each(found.get("identifier", ())):
             start = node.start_byte
             is_type_name = node.kind_id == type_kind
             # JVM value names start lower-case: the first byte rules out most identifiers
@@ -393,12 +393,12 @@ class _Collector:
             current = current.parent
         return False
 
-    def _declarations(self, nodes: Sequence[tree_sitter.Node]) -> set[int]:
+    def _declarations(self, parsed: Parsed, nodes: Sequence[tree_sitter.Node]) -> set[int]:
         """Record declarations (nesting by byte ranges); return their name nodes' starts."""
         scope = self._scope()
         open_scopes: list[tuple[int, str]] = []
         name_starts: set[int] = set()
-        for node in sorted(nodes, key=_start):
+        for node in parsed.each(sorted(nodes, key=_start)):
             name_node = node.child_by_field_name("name")
             if name_node is None and node.type == "type_alias":
                 name_node = node.child_by_field_name("type")

@@ -188,11 +188,12 @@ def _extract(
     notes: tuple[str, ...],
 ) -> SourceFacts:
     source = text.encode("utf-8")
-    root = language.parser().parse(source).root_node
+    parsed = language.parse(source)
+    root = parsed.root
     walk = _Walk()
     _visit(root, "", None, walk)
     names: list[str] = []
-    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+    for node in parsed.each(in_order(tree_sitter.QueryCursor(_query(language)).captures(root))):
         start = node.start_byte
         if span is not None and not span[0] <= start < span[1]:
             continue

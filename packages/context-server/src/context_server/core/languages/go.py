@@ -29,7 +29,7 @@ from context_server.core.facts import (
     Linked,
     SourceFacts,
 )
-from context_server.core.languages.base import Linker, SourceLanguage, in_order
+from context_server.core.languages.base import Linker, Parsed, SourceLanguage, in_order
 
 GO = SourceLanguage("go", "Go", (".go",), tree_sitter_go.language)
 
@@ -114,10 +114,11 @@ _LOCALS = """
 _FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 
 
-def _locals(language: SourceLanguage, root: tree_sitter.Node) -> dict[str, list[tuple[int, int]]]:
+def _locals(language: SourceLanguage, parsed: Parsed) -> dict[str, list[tuple[int, int]]]:
     """Every name declared inside a function, with the byte ranges of those functions."""
     found: dict[str, list[tuple[int, int]]] = {}
-    for node in tree_sitter.QueryCursor(language.query(_LOCALS)).captures(root).get("local", ()):
+    captures = tree_sitter.QueryCursor(language.query(_LOCALS)).captures(parsed.root)
+    for node in parsed.each(captures.get("local", ())):
         scope = node.parent
         while scope is not None and scope.type not in _FUNCTIONS:
             scope = scope.parent
@@ -145,7 +146,8 @@ def extract_go(
     is its ``condition``.
     """
     source = text.encode("utf-8")
-    root = language.parser().parse(source).root_node
+    parsed = language.parse(source)
+    root = parsed.root
     scope = posixpath.dirname(module)
     package = ""
     imports: list[Import] = []
@@ -171,8 +173,8 @@ def extract_go(
     names: list[str] = []
     cursor = tree_sitter.QueryCursor(_query(language))
     cursor.set_byte_range(header_end, len(source))
-    shadowing = _locals(language, root)
-    for node in in_order(cursor.captures(root)):
+    shadowing = _locals(language, parsed)
+    for node in parsed.each(in_order(cursor.captures(root))):
         start = node.start_byte
         if spans and not any(low <= start < high for low, high in spans):
             continue

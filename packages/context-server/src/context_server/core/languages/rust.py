@@ -85,7 +85,8 @@ def extract_rust(
     module's items ``crate::<module>::<inline>::<Name>``.
     """
     source = text.encode("utf-8")
-    root = language.parser().parse(source).root_node
+    parsed = language.parse(source)
+    root = parsed.root
     scope = module_path(module)
     imports: list[Import] = []
     declarations: list[Declaration] = []
@@ -98,7 +99,8 @@ def extract_rust(
             skipped.append((child.start_byte, child.end_byte))
         elif child.type != "use_declaration":
             declarations.extend(_declared(child, scope, ""))
-    for node in tree_sitter.QueryCursor(_uses_query(language)).captures(root).get("use", ()):
+    uses = tree_sitter.QueryCursor(_uses_query(language)).captures(root).get("use", ())
+    for node in parsed.each(uses):
         skipped.append((node.start_byte, node.end_byte))
         owner = _scope_of(node)
         exported = _is_pub(node)
@@ -121,14 +123,15 @@ def extract_rust(
             imports.append(Import(target, bound))
     scoped.sort(key=lambda entry: entry[1] - entry[0])  # innermost first
     names: list[str] = []
-    for node in tree_sitter.QueryCursor(_macros_query(language)).captures(root).get("macro", ()):
+    macros = tree_sitter.QueryCursor(_macros_query(language)).captures(root).get("macro", ())
+    for node in parsed.each(macros):
         # a macro's expansion names the crate's items as ``$crate::path``
         if span is None or span[0] <= node.start_byte < span[1]:
             names.extend(
                 "crate::" + "::".join(part.split())
                 for part in (m.group(1) for m in _CRATE_PATH.finditer(_text(node)))
             )
-    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+    for node in parsed.each(in_order(tree_sitter.QueryCursor(_query(language)).captures(root))):
         start = node.start_byte
         if span is not None and not span[0] <= start < span[1]:
             continue

@@ -119,7 +119,8 @@ def extract_script(
     count); with ``span``, only those inside it.
     """
     source = text.encode("utf-8")
-    root = language.parser().parse(source).root_node
+    parsed = language.parse(source)
+    root = parsed.root
     scope = module_name(module)
     imports: list[Import] = []
     declarations: list[Declaration] = []
@@ -140,7 +141,7 @@ def extract_script(
         else:
             declarations.extend(_declared(child, scope))
     names: list[str] = []
-    for node in in_order(tree_sitter.QueryCursor(_query(language)).captures(root)):
+    for node in parsed.each(in_order(tree_sitter.QueryCursor(_query(language)).captures(root))):
         start = node.start_byte
         if any(first <= start < last for first, last in skipped):
             continue

@@ -335,6 +335,14 @@ def duckdb_error(exc: duckdb.Error, label: str) -> ToolError:
             ErrorCode.FAILED,
         )
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        # a small file may decode to far more (a Parquet page of one value repeated
+        # 50 million times): the engine's memory bound stops it, and says which flag it is
+        return ToolError(
+            f"reading {label} needs more memory than the server's file engine may use, its "
+            f"limit (--max-engine-memory); raise --max-engine-memory to read it ({first})",
+            ErrorCode.INVALID_ARGUMENT,
+        )
     return ToolError(f"reading {label} failed: {first}", ErrorCode.FAILED)
 
 

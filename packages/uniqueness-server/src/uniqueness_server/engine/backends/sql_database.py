@@ -293,7 +293,7 @@ class SqlBackend:
     ) -> None:
         self._engine = engine
         self._limits = limits or ReadLimits()
-        self._refused: list[str] = []  # functions the session refused (see _Dialect.harden)
+        self._refused: list[str] = []  # what the session refused, why (see _Dialect.harden)
         self._context = context
         self._label = label
         self._timeout = timeout
@@ -347,11 +347,7 @@ class SqlBackend:
             else type(original).__name__
         )
         if self._refused:
-            return ToolError(
-                f"{self._label}: the query calls {self._refused[-1]}(), which is refused: "
-                f"{REFUSED_FUNCTIONS[self._refused[-1]]}",
-                ErrorCode.INVALID_ARGUMENT,
-            )
+            return ToolError(f"{self._label}: {self._refused[-1]}", ErrorCode.INVALID_ARGUMENT)
         if first == "out of memory" and self._dialect.harden is not None:
             return ToolError(
                 f"{self._label}: the query needs more than {self._limits.max_engine_memory:,} "
@@ -608,6 +604,11 @@ REFUSED_FUNCTIONS = {
 """SQLite functions no query may call, whatever calls them (a query, a view, a trigger): the
 bundled SQLite's function list (``pragma_function_list``) was reviewed for functions that
 return or take memory addresses, run native code or run uninterruptibly; these are the ones."""
+REFUSED_COLUMNS = {
+    ("pragma_database_list", "file"): "it shows where the database files lie on the server",
+}
+"""Columns of SQLite's built-in tables no query may read (the path policy never shows a
+client the server's absolute paths)."""
 _POSTGRES_REFUSED: tuple[tuple[str, str], ...] = (
     (r"pg_(try_)?advisory_\w*", "it takes or frees an advisory lock, which the database's own "
      "applications may rely on"),
@@ -637,15 +638,23 @@ def refusal(name: str, refused: tuple[tuple[str, str], ...]) -> str | None:
 def _harden_sqlite(raw: Any, limits: ReadLimits, refused: list[str]) -> None:
     """No value longer than ``max_value_bytes`` (``zeroblob``, ``replace`` or ``printf`` would
     build one in the server's memory), no more memory than ``max_engine_memory`` for SQLite
-    in all, and no call of :data:`REFUSED_FUNCTIONS`, checked by
-    SQLite itself as it prepares each statement (views included); ``refused`` records which."""
+    in all, no call of :data:`REFUSED_FUNCTIONS` and no read of :data:`REFUSED_COLUMNS`,
+    checked by SQLite itself as it prepares each statement (views included); ``refused``
+    records what was refused, and why."""
     raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.max_value_bytes)
     # SQLite runs inside the server: its memory (every connection's) has the engine's bound
     raw.execute(f"PRAGMA hard_heap_limit = {int(limits.max_engine_memory) * MIB}")
 
     def authorize(action: int, first: str | None, second: str | None, *_: object) -> int:
         if action == sqlite3.SQLITE_FUNCTION and (second or "").lower() in REFUSED_FUNCTIONS:
-            refused.append((second or "").lower())
+            name = (second or "").lower()
+            refused.append(f"the query calls {name}(), which is refused: {REFUSED_FUNCTIONS[name]}")
+            return sqlite3.SQLITE_DENY
+        column = ((first or "").lower(), (second or "").lower())
+        if action == sqlite3.SQLITE_READ and column in REFUSED_COLUMNS:
+            refused.append(
+                f"the query reads {'.'.join(column)}, which is refused: {REFUSED_COLUMNS[column]}"
+            )
             return sqlite3.SQLITE_DENY
         return sqlite3.SQLITE_OK
 
