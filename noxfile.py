@@ -28,6 +28,14 @@ from mcp_common.workspace import workspace_packages, write_import_contracts
 
 nox.options.default_venv_backend = "none"
 
+# Python reads compiled modules from __pycache__ but writes them only when allowed: with
+# PYTHONDONTWRITEBYTECODE set (some machines set it for every process) and a fresh environment
+# (uv installs without compiling), every interpreter the tests start - each server over stdio,
+# each isolated check, each command-line run - compiled everything it imported again: importing
+# a server's stack took 4.3 s of CPU against 2.1 s from the cache (under load). The sessions
+# let Python write the cache, into the project's .venv and checkout (both ignored by git).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 ROOT = Path(__file__).resolve().parent
 PACKAGES = workspace_packages(ROOT)
 POSTGRES_URL = "MCP_TOOLS_TEST_POSTGRES_URL"
