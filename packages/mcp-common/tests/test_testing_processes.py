@@ -46,4 +46,4 @@ async def test_a_busy_process_is_found_and_seen_going_idle(tmp_path: Path) -> No
 
 def test_no_process_with_the_file_is_a_lookup_error(tmp_path: Path) -> None:
     with pytest.raises(LookupError, match="no process has"):
-        process_logging_to(tmp_path / "nobody.log")
+        process_logging_to(tmp_path / "nobody.log", timeout=0.2)

@@ -15,19 +15,27 @@ from pathlib import Path
 import anyio
 
 
-def process_logging_to(log_file: Path) -> int:
+def process_logging_to(log_file: Path, *, timeout: float = 10.0) -> int:
     """The process id of the server started with ``log_file`` among its arguments (e.g.
-    ``--log-file log_file``): a file of the test's own, so no other process matches."""
+    ``--log-file log_file``): a file of the test's own, so no other process matches.
+
+    Looked for again until ``timeout`` seconds have passed: a process just started may not
+    show its arguments in ``/proc`` on the first look (seen once in a CI run).
+    """
     wanted = str(log_file).encode()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                arguments = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:  # it ended, or is not ours to read
-                continue
-            if wanted in arguments:
-                return int(entry.name)
-    raise LookupError(f"no process has {log_file} among its arguments")
+    deadline = time.monotonic() + timeout
+    while True:
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    arguments = (entry / "cmdline").read_bytes().split(b"\0")
+                except OSError:  # it ended, or is not ours to read
+                    continue
+                if wanted in arguments:
+                    return int(entry.name)
+        if time.monotonic() >= deadline:
+            raise LookupError(f"no process has {log_file} among its arguments")
+        time.sleep(0.05)
 
 
 def cpu_seconds(pid: int) -> float:
