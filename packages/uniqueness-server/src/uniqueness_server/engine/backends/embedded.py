@@ -156,9 +156,10 @@ class SourceCache:
     same tick keep the key of the first (git's "racily clean" entries).
 
     Bounded by :data:`MAX_ENTRIES` entries and :data:`MAX_CELLS` cells in all (least recently
-    used first out); an entry a call still reads is dropped once that call closes. A source of
-    more than :data:`MAX_COLUMNS` columns is never kept (copying a row of 60,000 columns
-    takes DuckDB hundreds of megabytes, however few rows there are).
+    used first out); an entry a call still reads is dropped once that call closes (with it its
+    codes, at most 4 bytes a cell, and its profile, both made by the first call needing them).
+    A source of more than :data:`MAX_COLUMNS` columns is never kept (copying a row of 60,000
+    columns takes DuckDB hundreds of megabytes, however few rows there are).
 
     The kept tables belong to the database, not to a call's connection: only the engine's own
     SQL names them, by the name in the entry a call took after its file passed confinement.
