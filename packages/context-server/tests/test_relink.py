@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,8 @@ from context_server.core.index import IndexCache, ProjectIndex
 from context_server.core.service import ContextService
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp.client.client import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp_common import AllowedPaths
 
 HERE = Path(__file__).parent
@@ -169,15 +172,7 @@ def test_a_file_moved_into_a_wildcard_imported_package_links_its_importers_again
     nothing is guessed for its file; once a project file declares that package, the unique
     simple name is linked: the importer is linked again although it names nothing the
     edited file declares."""
-    root = tmp_path / "project"
-    for path, text in {
-        "app/Main.java": "package app;\nimport lib.*;\nclass Main { Helper helper; }\n",
-        "util/Helper.java": "package util;\npublic class Helper {}\n",
-        "other/Thing.java": "package other;\npublic class Thing {}\n",
-        "other/Unrelated.java": "package other;\npublic class Unrelated { Thing thing; }\n",
-    }.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+    root = _write(tmp_path / "project", WILDCARD)
     service = ContextService(AllowedPaths([root]), IndexCache(watch=False))
     assert service.index(".").resolver.files("app/Main.java") == ()
     (root / "other/Thing.java").write_text("package lib;\npublic class Thing {}\n")
@@ -185,3 +180,52 @@ def test_a_file_moved_into_a_wildcard_imported_package_links_its_importers_again
     assert after.resolver.files("app/Main.java") == ("util/Helper.java",)
     assert graph(after) == graph(fresh(root))
     assert after.statistics.relinked == 3  # Thing, Main (reads lib), Unrelated (reads Thing)
+
+
+WILDCARD = {
+    "app/Main.java": "package app;\nimport lib.*;\nclass Main { Helper helper; }\n",
+    "util/Helper.java": "package util;\npublic class Helper {}\n",
+    "other/Thing.java": "package other;\npublic class Thing {}\n",
+    "other/Unrelated.java": "package other;\npublic class Unrelated { Thing thing; }\n",
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.mark.e2e
+@pytest.mark.anyio
+async def test_a_running_server_answers_each_declaration_edit_on_the_next_call(
+    tmp_path: Path,
+) -> None:
+    """Through the server over stdio, its watches on: each edit changing what other files
+    link against is in the next answer, and the server linked again, not whole."""
+    root = _write(tmp_path / "project", WILDCARD)
+    log_file = tmp_path / "server.log"
+    command = Path(sys.executable).with_name("context-server")
+    params = StdioServerParameters(
+        command=str(command),
+        args=["--allowed-dir", str(root), "--log-file", str(log_file), "--no-index-store"],
+        cwd=str(root),
+    )
+    steps: list[Callable[[], None]] = [
+        lambda: None,
+        lambda: (root / "other/Thing.java").write_text("package lib;\npublic class Thing {}\n"),
+        lambda: (root / "util/Helper.java").write_text("package util;\npublic class Aid {}\n"),
+        lambda: (root / "util/Helper.java").write_text("package util;\npublic class Helper {}\n"),
+    ]
+    answers = []
+    async with Client(params) as client:
+        for step in steps:
+            step()
+            tree = await client.call_tool("project_tree", {"path": ".", "format": "json"})
+            assert not tree.is_error, tree
+            assert tree.structured_content is not None
+            nodes = tree.structured_content["nodes"]
+            answers.append(next(n["dependencies"] for n in nodes if n["path"] == "app/Main.java"))
+    assert answers == [[], ["util/Helper.java"], [], ["util/Helper.java"]]
+    assert log_file.read_text().count("graph relinked (") == 3
