@@ -318,3 +318,30 @@ def test_keys_are_ranked_by_plausibility_with_reasons(tmp_path: Path) -> None:
     assert all(k.confidence != "low" for k in plausible.keys)
     assert plausible.implausible_left_out == len(every.keys) - len(plausible.keys) > 0
     assert ("order_number", "line_no") in {k.columns for k in plausible.keys}
+
+
+def test_a_column_nearly_unique_alone_halves_the_score_of_a_wider_key(tmp_path: Path) -> None:
+    # serial repeats once in 20 rows: (serial, batch) is unique because batch tells the one
+    # repeat apart, which is chance; id alone is a key and carries no such reason
+    lines = ["id,serial,batch"] + [
+        f"{i},{min(i, 19)},{'B' if i == 20 else 'A'}" for i in range(1, 21)
+    ]
+    path = tmp_path / "parts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = open_file(path, label="parts.csv")
+    try:
+        search = find_keys(table, max_columns=2)
+    finally:
+        table.close()
+    by_columns = {k.columns: k for k in search.keys}
+    assert set(by_columns) == {("id",), ("serial", "batch")}
+    assert by_columns["id",].reasons == ("id is an integer named like an identifier",)
+    assert by_columns["id",].score == 1.0
+    wider = by_columns["serial", "batch"]
+    assert wider.reasons == (
+        "serial is an integer named like an identifier",
+        "serial is nearly unique on its own (95% distinct)",
+        "batch is short text",
+    )
+    assert wider.score == round(1.0 * 0.5 * 0.6 * 0.9, 3)
+    assert wider.confidence == "low"
