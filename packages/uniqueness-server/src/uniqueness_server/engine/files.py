@@ -582,7 +582,38 @@ def _duckdb_document(
         selected += _struct_columns(backend.quote(name), name, dtype)
     select = ", ".join(f"{expr} AS c{i}" for i, (expr, _) in enumerate(selected, start=1))
     backend.execute(f"CREATE TEMP VIEW src AS SELECT {select} FROM {reader}")
+    if kind is Format.PARQUET:
+        decoded = _check_decoded_size(backend, len(selected), label, limits, path.stat().st_size)
+        # small on disk, large once decoded: read (and kept) as the large source it is
+        backend.small = backend.small and decoded <= SMALL_FILE_BYTES
     return [name for _, name in selected]
+
+
+EXPANSION = 1_000
+"""Bytes of values one byte of a Parquet file may decode to beyond ``max_inflated_bytes``:
+about what gzip can reach at most (1,032), so a file passes that a gzip CSV of the same
+values would be."""
+
+
+def _check_decoded_size(
+    backend: DuckDbBackend, width: int, label: str, limits: ReadLimits, file_bytes: int
+) -> int:
+    """Refuse a Parquet file whose values (as the text every column is read as) total more
+    than ``max_inflated_bytes`` or :data:`EXPANSION` times the file's size, whichever is more.
+
+    Parquet's encodings let a few bytes stand for any amount of data: a dictionary entry of
+    64 MB used by a thousand rows is 5 KB on disk and 64 GB to every copy, hash or export of
+    its column, in steps no cancellation reaches. Lengths are read without copying a value
+    (DuckDB keeps a dictionary column as references to its entries and knows each length),
+    so measuring costs one scan however large the values claim to be. Returns the total.
+    """
+    allowed = max(limits.max_inflated_bytes, EXPANSION * file_bytes)
+    lengths = ", ".join(f"SUM(strlen(c{i}))" for i in range(1, width + 1))
+    (totals,) = backend.fetchall(f"SELECT {lengths} FROM src")
+    decoded = sum(int(total or 0) for total in totals)
+    if decoded > allowed:
+        raise limits.decodes_too_far(label, allowed)
+    return decoded
 
 
 def _gunzipped_parquet(backend: DuckDbBackend, path: Path, label: str, limits: ReadLimits) -> str:

@@ -201,7 +201,12 @@ class SourceCache:
         if len(names) > self.MAX_COLUMNS:
             return None
         relation = f"source_{next(self._names)}"
-        rows = backend.fetchall(f"CREATE TABLE {relation} AS SELECT * FROM src")[0][0]
+        # a small file may still hold millions of rows (a Parquet run of one value): one row
+        # past what may be kept is copied, never the rest
+        most = self.MAX_CELLS // 2 // max(1, len(names))
+        rows = backend.fetchall(
+            f"CREATE TABLE {relation} AS SELECT * FROM src LIMIT {most + 1}"
+        )[0][0]
         cells = int(rows) * max(1, len(names))
         if cells > self.MAX_CELLS // 2:
             self._drop([relation])
@@ -747,8 +752,9 @@ def duplicate_page_statement(
 
 def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
     """the first ``rows_shown`` 1-based row numbers of each group in ``dup_page``,
-    by the group's first row number."""
+    by the group's first row number (DuckDB's bounded ``min(x, n)``, ascending: a group of
+    50 million rows listed whole took the engine past its memory limit)."""
     return (
-        f"SELECT p.first, list(k.rowid + 1 ORDER BY k.rowid)[1:{rows_shown}] FROM keyed k "
+        f"SELECT p.first, min(k.rowid + 1, {rows_shown}) FROM keyed k "
         f"JOIN dup_page p ON {_same_key(table, positions, 'k', 'p')} GROUP BY p.first"
     )
