@@ -78,6 +78,7 @@ def literal(text: str) -> str:
 _DatabaseKey = tuple[tuple[str, ...] | None, int]
 _DATABASES: dict[_DatabaseKey, duckdb.DuckDBPyConnection] = {}
 _SOURCE_CACHES: dict[_DatabaseKey, SourceCache] = {}
+_SPILL_DIRECTORIES: dict[_DatabaseKey, Path] = {}
 _DATABASES_LOCK = threading.Lock()
 # what the engine's own SQL does: read, and make or drop the call's temporary tables and views
 _STATEMENTS = frozenset(
@@ -119,6 +120,7 @@ def _database(confined_to: Sequence[Path] | None, memory: int) -> duckdb.DuckDBP
                 database.execute("SET enable_external_access = false")
             _DATABASES[key] = database
             _SOURCE_CACHES[key] = SourceCache(database)
+            _SPILL_DIRECTORIES[key] = Path(spill)
         return database
 
 
@@ -128,6 +130,15 @@ def source_cache(confined_to: Sequence[Path] | None, memory: int) -> SourceCache
     _database(confined_to, memory)
     confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
     return _SOURCE_CACHES[(confined, memory)]
+
+
+def engine_directory(confined_to: Sequence[Path] | None, memory: int) -> Path:
+    """The private temporary directory of the database :func:`new_connection` connects to
+    for the same arguments (made by this process, readable by it alone): a file put there is
+    read by that database whatever its allowed directories, and removed with it at exit."""
+    _database(confined_to, memory)
+    confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    return _SPILL_DIRECTORIES[(confined, memory)]
 
 
 @dataclass(eq=False)
@@ -204,9 +215,9 @@ class SourceCache:
         # a small file may still hold millions of rows (a Parquet run of one value): one row
         # past what may be kept is copied, never the rest
         most = self.MAX_CELLS // 2 // max(1, len(names))
-        rows = backend.fetchall(
-            f"CREATE TABLE {relation} AS SELECT * FROM src LIMIT {most + 1}"
-        )[0][0]
+        rows = backend.fetchall(f"CREATE TABLE {relation} AS SELECT * FROM src LIMIT {most + 1}")[
+            0
+        ][0]
         cells = int(rows) * max(1, len(names))
         if cells > self.MAX_CELLS // 2:
             self._drop([relation])
