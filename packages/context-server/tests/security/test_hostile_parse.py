@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import anyio
@@ -92,7 +93,7 @@ async def _gone(server: int) -> float:
     return time.monotonic() - started
 
 
-def _serve(tmp_path: Path, log_file: Path) -> object:
+def _serve(tmp_path: Path, log_file: Path) -> AbstractAsyncContextManager[Client]:
     return stdio_client(
         COMMAND,
         "--allowed-dir",
@@ -117,7 +118,7 @@ async def test_a_slow_parse_leaves_the_server_answering(tmp_path: Path, times: i
     _project(tmp_path, {"src/app/Hostile.java": times})
     _project(tmp_path, {}, "other")
     log_file = tmp_path / "server.log"
-    async with _serve(tmp_path, log_file) as client:  # type: ignore[attr-defined]
+    async with _serve(tmp_path, log_file) as client:
         server = process_logging_to(log_file)
         outcome: list[types.CallToolResult] = []
 
@@ -151,7 +152,7 @@ async def test_a_cancel_ends_a_slow_parse(tmp_path: Path) -> None:
     # several: the call would go on to the next one if the cancel only stopped one
     _project(tmp_path, {f"src/app/Hostile{n}.java": 30_000 for n in range(4)})
     log_file = tmp_path / "server.log"
-    async with _serve(tmp_path, log_file) as client:  # type: ignore[attr-defined]
+    async with _serve(tmp_path, log_file) as client:
         server = process_logging_to(log_file)
         outcome: list[types.CallToolResult] = []
 

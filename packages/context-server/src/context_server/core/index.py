@@ -28,7 +28,7 @@ from context_server.core.languages import (
     language_of,
 )
 from context_server.core.packed import PackedFacts, Unchecked, unpack
-from context_server.core.parsing import MAX_SOURCE_BYTES, PARSERS, ParseJob
+from context_server.core.parsing import MAX_SOURCE_BYTES, PARSERS, PROGRESS_EVERY, ParseJob
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -43,7 +43,6 @@ from context_server.core.walk import (
 from context_server.core.watch import Changes, RootWatch, Watcher
 
 MAX_CONFIG_BYTES = 1024 * 1024
-PROGRESS_EVERY = 200
 MANIFESTS = frozenset(name for family in FAMILIES for name in family.config_files)
 """The files module resolution reads (``package.json``, ``go.mod``…): listed even where a
 ``.gitignore`` pattern matches them."""

@@ -74,6 +74,8 @@ PARALLEL_FROM = 4000
 AHEAD = 32
 """Files sent to a child before it has answered (it never waits for the server between
 files; those sent are given to another child if it ends)."""
+PROGRESS_EVERY = 200
+"""Files parsed between two progress reports."""
 POLL_SECONDS = 0.05
 """How often a waiting build looks for a cancel."""
 MAX_ANSWER_BYTES = 64 * MIB
@@ -287,8 +289,8 @@ class Parsers:
     ) -> tuple[list[tuple[FileRecord, bool]], int]:
         """The record of each of ``jobs`` (in order) and whether it was parsed, and how many
         children parsed them. ``check_cancelled`` is called every :data:`POLL_SECONDS` while
-        the children work (what it raises kills them), ``progress`` with files done and
-        files in all."""
+        the children work (what it raises kills them), ``progress`` with files done (each
+        multiple of :data:`PROGRESS_EVERY` passed) and files in all."""
         if not jobs:
             return [], 0
         wanted = 1 if len(jobs) < PARALLEL_FROM else max(1, min(os.cpu_count() or 1, 8))
@@ -318,7 +320,7 @@ class Parsers:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the server is stopping: no file is parsed any more")
-            children = []
+            children: list[_Child] = []
             while self._idle and len(children) < count:
                 child = self._idle.pop()
                 if child.process.poll() is None:
@@ -363,7 +365,7 @@ class _Build:
         self, check_cancelled: Callable[[], None], progress: Callable[[int, int], None] | None
     ) -> list[tuple[FileRecord, bool]]:
         total = len(self.jobs)
-        reported = 0
+        report = PROGRESS_EVERY
         with selectors.DefaultSelector() as selector:
             for child in self.children:
                 selector.register(child.stdout, selectors.EVENT_READ, child)
@@ -382,11 +384,9 @@ class _Build:
                     if child.pending and now - child.since > WALL_SECONDS:
                         child.stalled = True
                         self._ended(child, selector)
-                if progress is not None and self.done - reported >= 200:
-                    reported = self.done
-                    progress(self.done, total)
-        if progress is not None:
-            progress(total, total)
+                if progress is not None and self.done >= report and self.done < total:
+                    progress(report, total)
+                    report = (self.done // PROGRESS_EVERY + 1) * PROGRESS_EVERY
         assert all(result is not None for result in self.results)
         return cast(list[tuple[FileRecord, bool]], self.results)
 
