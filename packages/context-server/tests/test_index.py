@@ -182,8 +182,9 @@ def test_cancellation_stops_indexing(project: Project) -> None:
 def test_worker_processes_parse_what_this_process_would(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Many files to parse go to worker processes (one per core): the same facts, the same
-    skip reasons, the same graph; a file touched but unchanged is still not parsed."""
+    """Many files to parse go to one parse child per core: the same facts, the same skip
+    reasons, the same graph as one child gives; a file touched but unchanged is still not
+    parsed."""
     from context_server.core import parsing
 
     files: dict[str, str | bytes] = {

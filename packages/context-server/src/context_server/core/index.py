@@ -335,6 +335,8 @@ class IndexCache:
             watch.reset()  # the restore's watches: the walk places its own
             for directory in inherited_ignore_directories(root, boundary):
                 watch.add(directory, None)
+        if tree is None:
+            PARSERS.warm()  # the parse child starts up while the tree is walked
         listing = walk_project(
             root,
             allowed,
