@@ -316,6 +316,18 @@ class Parsers:
         for child in children:
             child.kill()
 
+    def forget(self) -> None:
+        """In a process forked from this one (``--workers``): the children and the starting
+        thread are the parent's; start afresh (the pipes are closed, nothing is killed)."""
+        for child in [*self._idle, *self._busy]:
+            for pipe in (child.process.stdin, child.process.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+        self._idle, self._busy = [], set()
+        self._lock = threading.Lock()
+        self._starter = _Starter()
+
     def _take(self, count: int) -> list[_Child]:
         with self._lock:
             if self._closed:
@@ -493,6 +505,7 @@ _ANSWER = msgspec.msgpack.Decoder(_Answer)
 PARSERS = Parsers()
 """The parse children of this process."""
 atexit.register(PARSERS.close)
+os.register_at_fork(after_in_child=PARSERS.forget)
 
 
 # --- the child's side --------------------------------------------------------------------
