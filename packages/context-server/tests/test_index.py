@@ -203,7 +203,7 @@ def test_worker_processes_parse_what_this_process_would(
     root = project(files)
     serial = build(root)
     monkeypatch.setattr(parsing, "PARALLEL_FROM", 10)
-    monkeypatch.setattr(parsing, "AHEAD", 7)
+    monkeypatch.setattr(parsing, "BATCH", 7)
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: nothing is parsed in workers")
     cache = IndexCache(watch=False)

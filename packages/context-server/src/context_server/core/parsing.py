@@ -14,13 +14,14 @@ each child
   ends it (``SIGXCPU``) wherever the time goes, inside tree-sitter included,
 - is killed by the kernel when the server ends (``PR_SET_PDEATHSIG``; children are started by
   one long-lived thread, as that signal follows the thread that started them),
-- answers each file's record as MessagePack decoded into :class:`FileRecord` (never a pickle:
-  a child taken over by its input cannot make the server run code).
+- answers each batch, a record per file, as MessagePack decoded into :class:`FileRecord`
+  (never a pickle: a child taken over by its input cannot make the server run code).
 
 The server's thread waits without holding the interpreter lock, so it keeps answering; a
-cancel kills the busy children at once. A file that ends its child (a limit, a crash) or
-outlasts :data:`WALL_SECONDS` is recorded as skipped with the limit it reached, and the
-files queued behind it go to a fresh child. One child is kept between calls, so a warm
+cancel kills the busy children at once. When a child ends (a limit, a crash) or outlasts
+:data:`WALL_SECONDS`, the files of the batch it was reading are sent again one at a time to
+a fresh child: the one that ends its child alone is recorded as skipped with the limit it
+reached, the others are parsed. One child is kept between calls, so a warm
 re-parse of an edited file costs a round trip, not an interpreter start-up (about 0.8 s of
 CPU); a large build starts one child per core and ends the others when it is done.
 """
@@ -67,13 +68,14 @@ MEMORY_BYTES = 1024 * MIB
 """A parse child's address space (``RLIMIT_AS``): the interpreter with every grammar takes
 about 150 MiB, a 2 MB source file's trees and facts a few tens more."""
 WALL_SECONDS = 60.0
-"""How long one file may keep its child without an answer, whatever the CPU time says (a
-stalled read): far past any CPU budget even on a loaded machine."""
+"""How long one batch may keep its child without an answer, whatever the CPU time says (a
+stalled read): far past any CPU budget even on a loaded machine. A batch of several files
+that outlasts it is sent again one file at a time."""
 PARALLEL_FROM = 4000
 """Files to parse from which one child per core (at most 8) parses them; fewer go to one."""
-AHEAD = 32
-"""Files sent to a child before it has answered (it never waits for the server between
-files; those sent are given to another child if it ends)."""
+BATCH = 16
+"""Files sent to a child at once; it answers them at once (an answer per file would wake
+the server per file: twice the CPU time). Two batches are sent ahead, so it never waits."""
 PROGRESS_EVERY = 200
 """Files parsed between two progress reports."""
 POLL_SECONDS = 0.05
@@ -213,11 +215,11 @@ def _popen() -> subprocess.Popen[bytes]:
 
 @dataclass(eq=False)
 class _Child:
-    """A parse child seen from the server: what it was sent and has not answered (the
-    first is the file it reads now, since ``since``), and what it has written so far."""
+    """A parse child seen from the server: the batches it was sent and has not answered
+    (it reads the first since ``since``), and what it has written so far."""
 
     process: subprocess.Popen[bytes]
-    pending: deque[int] = field(default_factory=deque)
+    batches: deque[list[int]] = field(default_factory=deque)
     since: float = 0.0
     outbox: bytearray = field(default_factory=bytearray)
     inbox: bytearray = field(default_factory=bytearray)
@@ -370,6 +372,8 @@ class _Build:
         self.children = children
         self.start = start
         self.queue: deque[int] = deque(range(len(jobs)))
+        # files of a batch whose child ended: each is sent alone, to learn which it was
+        self.suspects: deque[int] = deque()
         self.results: list[tuple[FileRecord, bool] | None] = [None] * len(jobs)
         self.done = 0
 
@@ -393,7 +397,7 @@ class _Build:
                 check_cancelled()
                 now = time.monotonic()
                 for child in list(self.children):
-                    if child.pending and now - child.since > WALL_SECONDS:
+                    if child.batches and now - child.since > WALL_SECONDS:
                         child.stalled = True
                         self._ended(child, selector)
                 if progress is not None and self.done >= report and self.done < total:
@@ -403,20 +407,21 @@ class _Build:
         return cast(list[tuple[FileRecord, bool]], self.results)
 
     def _deal(self, child: _Child, selector: selectors.BaseSelector) -> None:
-        """Send ``child`` more files when it has few left."""
-        if not self.queue or len(child.pending) > AHEAD // 2:
-            return
-        batch = []
-        while self.queue and len(child.pending) < AHEAD:
-            number = self.queue.popleft()
-            if not child.pending:
-                child.since = time.monotonic()
-            child.pending.append(number)
-            batch.append(self.jobs[number])
-        message = pickle.dumps((self.allowed, batch), pickle.HIGHEST_PROTOCOL)
+        """Send ``child`` batches until it has two to read."""
         was_empty = not child.outbox
-        child.outbox += len(message).to_bytes(_LENGTH, "big") + message
-        if was_empty:
+        while len(child.batches) < 2 and (self.suspects or self.queue):
+            if self.suspects:
+                batch = [self.suspects.popleft()]
+            else:
+                batch = [self.queue.popleft() for _ in range(min(BATCH, len(self.queue)))]
+            if not child.batches:
+                child.since = time.monotonic()
+            child.batches.append(batch)
+            message = pickle.dumps(
+                (self.allowed, [self.jobs[number] for number in batch]), pickle.HIGHEST_PROTOCOL
+            )
+            child.outbox += len(message).to_bytes(_LENGTH, "big") + message
+        if was_empty and child.outbox:
             self._write(child, selector)
 
     def _write(self, child: _Child, selector: selectors.BaseSelector) -> None:
@@ -443,7 +448,7 @@ class _Build:
         child.inbox += chunk
         while len(child.inbox) >= _LENGTH:
             size = int.from_bytes(child.inbox[:_LENGTH], "big")
-            if size > MAX_ANSWER_BYTES or not child.pending:
+            if size > MAX_ANSWER_BYTES or not child.batches:
                 self._ended(child, selector)
                 return
             if len(child.inbox) < _LENGTH + size:
@@ -455,9 +460,11 @@ class _Build:
             except msgspec.DecodeError:
                 self._ended(child, selector)
                 return
-            number = child.pending.popleft()
-            child.since = time.monotonic()
-            self._record(number, answer.record, answer.parsed)
+            head = child.batches[0]
+            self._record(head.pop(0), answer.record, answer.parsed)
+            if not head:
+                child.batches.popleft()
+                child.since = time.monotonic()
 
     def _record(self, number: int, record: FileRecord, parsed: bool) -> None:
         self.results[number] = (record, parsed)
@@ -465,18 +472,23 @@ class _Build:
 
     def _ended(self, child: _Child, selector: selectors.BaseSelector) -> None:
         """``child`` ended, broke the protocol or stalled: kill it, skip the file it was
-        reading with the reason, and give the files behind it to a fresh child."""
+        reading with the reason (when it read one alone; else each file of that batch is
+        sent alone), and give the batches behind it to a fresh child."""
         selector.unregister(child.stdout)
         child.kill()
         self.children.remove(child)
-        if child.pending:
-            number = child.pending.popleft()
-            job = self.jobs[number]
-            reason = _why_ended(child)
-            _log.warning("%s: %s", job.entry.relative, reason)
-            self._record(number, _skipped(job, reason), True)
-            self.queue.extendleft(reversed(child.pending))
-        if self.queue:
+        if child.batches:
+            head = child.batches.popleft()
+            if len(head) == 1:
+                job = self.jobs[head[0]]
+                reason = _why_ended(child)
+                _log.warning("%s: %s", job.entry.relative, reason)
+                self._record(head[0], _skipped(job, reason), True)
+            else:
+                self.suspects.extendleft(reversed(head))
+            for batch in reversed(child.batches):
+                self.queue.extendleft(reversed(batch))
+        if self.queue or self.suspects:
             fresh = self.start()
             self.children.append(fresh)
             selector.register(fresh.stdout, selectors.EVENT_READ, fresh)
@@ -513,8 +525,8 @@ os.register_at_fork(after_in_child=PARSERS.forget)
 
 def serve() -> None:
     """A parse child's main loop (``python -P -c ... SERVER_PID MEMORY_BYTES``): limit
-    itself, then read batches of files from stdin and answer each file on stdout until
-    stdin ends."""
+    itself, then read batches of files from stdin and answer each batch (a record per file)
+    on stdout until stdin ends."""
     server, memory = int(sys.argv[1]), int(sys.argv[2])
     if sys.platform.startswith("linux"):
         import ctypes
@@ -538,6 +550,7 @@ def serve() -> None:
         # the server wrote this (its own jobs and confinement), never the files
         allowed_pickle, batch = pickle.loads(reader.read(int.from_bytes(header, "big")))  # noqa: S301
         allowed = pickle.loads(allowed_pickle)  # noqa: S301
+        out = bytearray()
         for job in batch:
             used = resource.getrusage(resource.RUSAGE_SELF)
             # the kernel ends this process once the file's budget and a second are spent
@@ -553,6 +566,7 @@ def serve() -> None:
                 reason = f"skipped: reading it failed ({type(exc).__name__}: {exc})"
                 record, parsed = _skipped(job, reason), True
             answer = encoder.encode(_Answer(record, parsed))
-            view = memoryview(len(answer).to_bytes(_LENGTH, "big") + answer)
-            while view:
-                view = view[os.write(answers, view) :]
+            out += len(answer).to_bytes(_LENGTH, "big") + answer
+        view = memoryview(out)
+        while view:
+            view = view[os.write(answers, view) :]
