@@ -182,9 +182,10 @@ def test_cancellation_stops_indexing(project: Project) -> None:
 def test_worker_processes_parse_what_this_process_would(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Many files to parse go to worker processes (one per core): the same facts, the same
-    skip reasons, the same graph; a file touched but unchanged is still not parsed."""
-    import context_server.core.index as index_module
+    """Many files to parse go to one parse child per core: the same facts, the same skip
+    reasons, the same graph as one child gives; a file touched but unchanged is still not
+    parsed."""
+    from context_server.core import parsing
 
     files: dict[str, str | bytes] = {
         f"p{n % 3}/C{n}.java": f"package p{n % 3}; class C{n} {{ p{(n + 1) % 3}.C{n + 1} next; }}"
@@ -201,8 +202,8 @@ def test_worker_processes_parse_what_this_process_would(
     }
     root = project(files)
     serial = build(root)
-    monkeypatch.setattr(index_module, "PARALLEL_FROM", 10)
-    monkeypatch.setattr(index_module, "BATCH", 7)
+    monkeypatch.setattr(parsing, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(parsing, "BATCH", 7)
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: nothing is parsed in workers")
     cache = IndexCache(watch=False)
@@ -249,7 +250,7 @@ def test_a_server_killed_mid_build_leaves_no_parse_worker(project: Project, tmp_
     import sys
     import time
 
-    from context_server.core.index import PARALLEL_FROM
+    from context_server.core.parsing import PARALLEL_FROM
 
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: nothing is parsed in workers")
