@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from mcp_common import ErrorCode, ToolContext, ToolError
 
-from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
+from uniqueness_server.engine.codes import MAX_CELLS, ROW_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
 from uniqueness_server.engine.keysearch import (
@@ -30,7 +30,13 @@ from uniqueness_server.engine.metadata import (
     read_metadata,
 )
 from uniqueness_server.engine.model import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, TableMetadata
-from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
+from uniqueness_server.engine.plausibility import (
+    PLAUSIBLE,
+    ColumnKind,
+    column_kind,
+    judge_column,
+    judge_key,
+)
 from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
@@ -104,25 +110,31 @@ def find_keys(
             f"SELECT {sampled_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
         )
         kinds = {p: column_kind([r[i] for r in rows]) for i, p in enumerate(sampled)}
+    # every column is judged once; a key then only combines its columns' facts
+    judged = {
+        p: judge_column(
+            table.names[p],
+            kinds[p],
+            stats.average_length[p],
+            stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0,
+        )
+        for p in sampled
+    }
+    lengths = stats.average_length
+    declared_sets = set(declared)
     keys: list[Key] = []
     for key in found:
         has_missing = any(stats.missing[p] for p in key)
-        judgement = judge_key(
-            [table.names[p] for p in key],
-            [kinds[p] for p in key],
-            [stats.average_length[p] for p in key],
-            [stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0 for p in key],
-            has_missing,
-        )
+        judgement = judge_key([judged[p] for p in key], has_missing)
         keys.append(
             Key(
                 columns=tuple(table.names[p] for p in key),
                 has_missing=has_missing,
-                average_length=round(sum(stats.average_length[p] for p in key), 2),
+                average_length=round(sum(lengths[p] for p in key), 2),
                 score=judgement.score,
                 confidence=judgement.confidence,
                 reasons=judgement.reasons,
-                basis="declared" if key in declared else "scanned",
+                basis="declared" if key in declared_sets else "scanned",
             )
         )
     left_out = 0
@@ -198,16 +210,19 @@ def search_keys(
     source = backend.search_source(table, positions, nulls, context, rows=rows, hash_safe=hash_safe)
     budget = MAX_CELLS if backend.local else REMOTE_CELLS
     width = max(1, len(positions))
+    # held in this process beside the engine's own memory: each row's work arrays count too
+    # (a remote budget is six times smaller, so its rows stay in bounds without them)
+    row_width = width + (ROW_CELLS if backend.local else 0)
     whole = codes is not None
-    if codes is None and sample_rows is None and rows * width <= budget:
+    if codes is None and sample_rows is None and rows * row_width <= budget:
         with suppress(TooManyCellsError):
             codes = backend.codes(table, positions, source.relation(positions), budget)
             whole = True
     if codes is None:
-        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // width))
+        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // row_width))
         relation = source.relation(positions) if take >= rows else source.samples([take])[0]
         # a sample holds about ``take`` rows (a random one may hold a few more)
-        codes = backend.codes(table, positions, relation, max(budget, 2 * take * width))
+        codes = backend.codes(table, positions, relation, max(budget, 2 * take * row_width))
         whole = codes.rows >= rows
     complete = tuple(sorted(positions))
     # the whole set's check says when no key can exist (worth it while the set is narrow); a
