@@ -26,9 +26,10 @@ from pathlib import Path
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 SHORT_LIVED = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 """JVM options for a server that answers many small queries and then stops (the tests): the
-quick JIT tier only, one garbage-collector thread. The full JIT spent more CPU compiling than
-it saved: the Spark tests took 265 s of CPU with it, 174 s without (57 passed both times, one
-run each under the same load). Benchmarks keep the JVM's defaults."""
+quick JIT tier only, one garbage-collector thread. The optimising JIT spent more CPU compiling
+than it saved: the Spark tests took 162 s of CPU with it and 147 s without on a nearly idle
+machine, 265 s and 174 s under load, when its compiler threads compete for the cores
+(docs/benchmarks.md). Benchmarks keep the JVM's defaults."""
 START_SECONDS = 240.0
 _PR_SET_PDEATHSIG = 1
 
