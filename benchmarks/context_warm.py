@@ -83,6 +83,11 @@ class Server:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / _TICKS
 
+    def children_cpu(self) -> float:
+        """CPU time of the server's children that ended (the parse workers), so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[13]) + int(fields[14])) / _TICKS
+
     @property
     def pid(self) -> int:
         """The server process (found by its unique marker on its command line or in its
@@ -291,13 +296,13 @@ async def monorepo(root: Path, name: str, calls: int, scratch: Path) -> bool:
         serve(FLOOR, scratch / "floor.log", root) as floor,
         serve(ours(root, log_file, store), log_file, root) as server,
     ):
-        before = server.cpu()
+        before, workers = server.cpu(), server.children_cpu()
         cold, _ = await server.call("project_tree", {"path": "."})
-        spent = server.cpu() - before
+        spent, workers = server.cpu() - before, server.children_cpu() - workers
         rows.append(
             (
                 "cold index (first project_tree)",
-                f"{cold:.1f} s (server CPU {spent:.1f} s, parse workers not counted)",
+                f"{cold:.1f} s (server CPU {spent:.1f} s, parse workers {workers:.1f} s)",
                 "<= 120 s",
                 cold <= 120,
             )

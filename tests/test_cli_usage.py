@@ -119,9 +119,6 @@ own light modules only. pydantic and the settings or argument models, the SDK, t
 and the engines (DuckDB, Arrow, NumPy, tree-sitter, the adoption pipeline, ...) must wait until
 it serves or works: their imports alone take longer than the answer may."""
 PACKAGE_OF = {command: package for package in PACKAGES for command, _ in package.scripts}
-RULES_IN_THE_HELP = {"agent_config_check"}
-"""Packages whose ``--help`` lists what their core registers (the rule names): that core is
-standard library only, so it loads within the start-up goal (docs/benchmarks.md)."""
 MODELS = ("mcp_common.arguments", "mcp_common.settings", "mcp_common.adapter.cli")
 """Our own modules that load pydantic (the models flags are derived from)."""
 
@@ -153,8 +150,6 @@ def test_help_and_version_load_no_third_party_module_nor_the_engines(
     assert tops - set(sys.stdlib_module_names) <= {p.import_name for p in PACKAGES}
     assert not loaded & {*MODELS, "mcp_common.adapter.serving"}
     package = PACKAGE_OF[command]
-    if package.import_name in RULES_IN_THE_HELP:
-        return
     entry_module = ENTRY_POINTS[command].split(":")[0]
     for heavy in ("tools", "server", "command", *package.core):
         module = f"{package.import_name}.{heavy}"

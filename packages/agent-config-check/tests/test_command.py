@@ -388,3 +388,38 @@ def test_generator_refuses_a_module_that_an_adopted_repo_could_not_run(
     monkeypatch.setattr(standalone, "module_source", twice)
     with pytest.raises(ValueError, match="both define canonical_heading"):
         standalone._script("duplicate-name")
+
+
+def test_the_help_lists_every_rule_the_registry_registers(tmp_path: Path) -> None:
+    from agent_config_check import registry, usage
+
+    # the help's table of rule names is written out (so --help loads no rule): in step here
+    assert tuple(rule.name for rule in registry.RULES) == usage.RULE_NAMES
+    listed = run("--help", cwd=tmp_path, command="claude-md-check").stdout
+    assert listed.startswith("usage: claude-md-check ")
+    assert f"Rules: {', '.join(rule.name for rule in registry.RULES)}." in " ".join(listed.split())
+
+
+def test_the_standalone_script_answers_help_and_version_like_the_command(tmp_path: Path) -> None:
+    script = tmp_path / "agent-config-check.py"
+    script.write_text(standalone.script("9.9.9"), encoding="utf-8")
+    environment = {**os.environ, "COLUMNS": "100"}
+
+    def answer(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=60
+        )
+
+    copied = answer(sys.executable, "-I", str(script), "--help")
+    installed = answer(str(BIN / "agent-config-check"), "--help")
+    assert (copied.returncode, copied.stdout) == (0, installed.stdout)
+    assert answer(sys.executable, "-I", str(script), "--version").stdout == (
+        "agent-config-check 9.9.9\n"
+    )
+
+
+def test_a_help_word_that_is_a_path_goes_to_the_checker(tmp_path: Path) -> None:
+    refused = run("--", "--help", cwd=tmp_path)
+
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-1] == "agent-config-check: error: --help does not exist"

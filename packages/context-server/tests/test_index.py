@@ -328,8 +328,10 @@ def test_an_edit_links_again_only_the_edited_file_when_it_declares_the_same(
     project: Project,
 ) -> None:
     """An edit that leaves what other files link against as it was (a body, a new use)
-    links that file alone; one that changes a declaration or an import links the whole
-    project. Either way the graph is the one a new process builds."""
+    links that file alone; one that changes a declaration or an import links again the
+    files of its family reading a name it offered or offers (the whole family where its
+    linker cannot say which, as Python's). Either way the graph is the one a new process
+    builds (for every language and kind of edit: ``test_relink.py``)."""
     root = project(RELINKED)
     cache = IndexCache(watch=False)
     build(root, cache)
@@ -342,14 +344,16 @@ def test_an_edit_links_again_only_the_edited_file_when_it_declares_the_same(
     assert _edges(edited) == _edges(build(root, IndexCache(watch=False)))
     assert edited.resolver.files("shop/Order.java") == ("shop/Cart.java", "shop/Money.java")
     assert edited.resolver.files("lib/util.py") == ("lib/model.py",)
-    # a new declaration: others may now link to it, so the whole project is linked again
+    # a new declaration: the edited files and Order (it reads Money, which Money.java
+    # offers) are linked again, not the Python files
     (root / "shop/Money.java").write_text("package shop;\npublic class Money { }\nclass Cents {}\n")
     (root / "shop/Cart.java").write_text("package shop;\npublic class Cart { Cents cents; }\n")
     again = build(root, cache)
-    assert again.statistics.relinked == 0
+    assert again.statistics.relinked == 3
     assert again.resolver.files("shop/Cart.java") == ("shop/Money.java",)
-    # an import changed in a package's __init__ (a re-export): linked whole as well
+    assert _edges(again) == _edges(build(root, IndexCache(watch=False)))
+    # an import changed in a package's __init__ (a re-export): the Python files, all of them
     (root / "lib/__init__.py").write_text("")
     reexport = build(root, cache)
-    assert reexport.statistics.relinked == 0
+    assert reexport.statistics.relinked == 3
     assert _edges(reexport) == _edges(build(root, IndexCache(watch=False)))

@@ -4,12 +4,18 @@ call may not read."""
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
 import os
+import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mcp_common import McpTool, ToolError
 from uniqueness_server.engine import open_file
 from uniqueness_server.engine.backends.embedded import SourceCache, source_cache
@@ -208,3 +214,44 @@ def test_a_small_file_of_very_many_columns_is_answered_and_not_kept(tmp_path: Pa
             assert len(table.names) == 20_000
         finally:
             table.close()
+
+
+# values a reader could confuse: numbers written two ways, case, an accent, a missing value
+_CELLS = st.sampled_from(["1", "01", "1.0", "a", "A", "é", "e\u0301", ""])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 4).flatmap(
+        lambda width: st.lists(st.lists(_CELLS, min_size=width, max_size=width), max_size=12)
+    ),
+    st.sampled_from(["equal", "distinct"]),
+)
+def test_a_kept_source_answers_every_check_as_a_source_read_afresh(
+    rows: list[list[str]], nulls: str
+) -> None:
+    # a warm check of a kept source counts from the kept codes, not by a GROUP BY: every
+    # column set under both nulls modes must get the answer a fresh read gives
+    width = len(rows[0]) if rows else 1
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows([[f"c{i}" for i in range(width)], *rows])
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh_root, kept_root = Path(scratch) / "fresh", Path(scratch) / "kept"
+        write(fresh_root / "t.csv", text.getvalue())
+        write(kept_root / "t.csv", text.getvalue())
+        fresh, kept = tools_for(fresh_root), tools_for(kept_root)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(SourceCache, "RACY_NANOSECONDS", 0)
+            call(kept["list_columns"], {"path": "t.csv"})  # kept now; warm calls follow
+            for size in range(1, width + 1):
+                for columns in itertools.combinations([f"c{i}" for i in range(width)], size):
+                    arguments = {"path": "t.csv", "columns": list(columns), "nulls": nulls}
+                    warm = call(kept["uniqueness_check"], arguments)
+                    patch.setattr(SourceCache, "RACY_NANOSECONDS", 1 << 62)  # never kept
+                    cold = call(fresh["uniqueness_check"], arguments)
+                    patch.setattr(SourceCache, "RACY_NANOSECONDS", 0)
+                    assert not cold.is_error, cold.text
+                    assert warm.structured == cold.structured
+                    assert warm.text == cold.text
+            assert len(cache_of(fresh_root)) == 0
+            assert [e.codes is not None for e in cache_of(kept_root)._entries.values()] == [True]

@@ -3,7 +3,6 @@ the same code runs as the installed command and as the script a guard commits)."
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import secrets
@@ -14,126 +13,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_config_check.family import ADOPTION_PROFILE, PROFILES
 from agent_config_check.findings import Baseline, Violation, render_json, render_sarif, render_text
 from agent_config_check.registry import (
     DESCRIPTIONS,
-    RULE_NAMES,
     CheckConfig,
     ConfigError,
     build_config,
     check_project,
 )
 from agent_config_check.reshape import reshape
-from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet
+from agent_config_check.rule_sets import RuleSet
 from agent_config_check.tree import MAX_READ_BYTES, ProjectTree
+from agent_config_check.usage import (
+    ADOPTION_PROFILE,
+    DEFAULT_CONFIG,
+    EXIT_USAGE,
+    RULE_SET_NAMES,
+    command_parser,
+    installed_version,
+    invoked_name,
+)
 
-COMMAND_NAMES = ("agent-config-check", "claude-md-check")
-DISTRIBUTION = "mcp-tools-agent-config-check"  # as in the package __init__ (not bundled)
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
-EXIT_USAGE = 2
-DEFAULT_CONFIG = ".claude/agent-config-check.json"
-
-
-def installed_version() -> str:
-    """This package's installed version, ``unknown`` when it is not installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown"
-
-
-def _epilog(prog: str) -> str:
-    return f"""\
-Examples:
-  {prog}                       check the project in . (what Claude Code requires)
-  {prog} path/to/repo --format sarif --output checks.sarif
-  {prog} --profile adoption    also the adoption template's policy (titles, sections)
-  {prog} --rules minimal       only CLAUDE.md's format, under the adoption policy
-  {prog} --section "## Testing" --section "## Build"
-  {prog} --write-baseline --baseline FILE   accept today's violations (commit FILE)
-  {prog} --fix                 reshape CLAUDE.md (and AGENTS.md), then check
-
-Rules: {", ".join(RULE_NAMES)}.
-Configuration: {DEFAULT_CONFIG} (or --config FILE), keyed like the claude-code-enforcer.
-Profiles: default, or adoption ("profile" in the configuration, or --profile; --rules and
---section imply adoption, as the adoption guards pass them).
-Exit status: 0 clean (warnings allowed), 1 violations, 2 usage or configuration error.
-"""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # one line, then the usage, exit 2
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _parser(prog: str, version: str | None) -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=prog,
-        description="Check a project's Claude Code configuration (CLAUDE.md, AGENTS.md, "
-        "imports, context budget, .mcp.json, sub-agents, commands, skills, plugin, OKF, "
-        "secrets) against the claude-code-enforcer rules.",
-        epilog=_epilog(prog),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="a project directory, or a CLAUDE.md / AGENTS.md file (default: .)",
-    )
-    parser.add_argument(
-        "--profile",
-        choices=PROFILES,
-        help="default (what Claude Code requires) or adoption (also the adoption template's "
-        "policy); default: the configuration's profile, else default",
-    )
-    parser.add_argument(
-        "--rules",
-        metavar="|".join(RULE_SET_NAMES),
-        help="project (every rule that applies) or minimal (CLAUDE.md's format only); "
-        "implies --profile adoption",
-    )
-    parser.add_argument(
-        "--section",
-        action="append",
-        default=[],
-        metavar="HEADING",
-        help='a section CLAUDE.md must have, such as "## Testing" (claudeMdSections); '
-        "repeatable; implies --profile adoption",
-    )
-    parser.add_argument(
-        "--config", metavar="FILE", help=f"JSON configuration (default: {DEFAULT_CONFIG})"
-    )
-    parser.add_argument(
-        "--format", choices=("text", "json", "sarif"), default="text", help="report format"
-    )
-    parser.add_argument("--output", metavar="FILE", help="write the report there, not stdout")
-    parser.add_argument("--baseline", metavar="FILE", help="accepted violations (baselineFile)")
-    parser.add_argument(
-        "--write-baseline",
-        action="store_true",
-        help="record the current violations in the baseline and exit 0",
-    )
-    parser.add_argument(
-        "--fix", action="store_true", help="reshape CLAUDE.md and AGENTS.md in place first"
-    )
-    parser.add_argument(
-        "--version", action=_Version, nargs=0, default=version, help="show the version and exit"
-    )
-    return parser
-
-
-class _Version(argparse.Action):
-    """``--version``, looking the installed version up only when asked (start-up time)."""
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        sys.stdout.write(f"{parser.prog} {self.default or installed_version()}\n")
-        parser.exit(0)
 
 
 def main(
@@ -145,9 +47,8 @@ def main(
     ``claude-md-check``), ``version`` to the installed package's.
     """
     if prog is None:
-        invoked = Path(sys.argv[0]).name
-        prog = invoked if invoked in COMMAND_NAMES else COMMAND_NAMES[0]
-    parser = _parser(prog, version)
+        prog = invoked_name()
+    parser = command_parser(prog, version)
     try:
         options = parser.parse_args(argv)
     except SystemExit as stop:

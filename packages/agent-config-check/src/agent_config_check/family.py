@@ -47,15 +47,6 @@ RuleFunction = Callable[[ProjectTree, Options], list[Found]]
 Applies = Callable[[ProjectTree, Options], bool]
 
 
-DEFAULT_PROFILE = "default"
-ADOPTION_PROFILE = "adoption"
-PROFILES = (DEFAULT_PROFILE, ADOPTION_PROFILE)
-"""``default`` checks what Claude Code and the AGENTS.md convention require and what breaks an
-agent; ``adoption`` adds the adoption template's policy (titles, required sections, the
-AGENTS.md reference, git-ignored local settings), for repositories whose configuration asks
-for it."""
-
-
 @dataclass(frozen=True)
 class Rule:
     """One rule: its name, what it checks, its parameters' defaults, when it applies.

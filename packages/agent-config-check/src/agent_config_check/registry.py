@@ -25,19 +25,12 @@ from agent_config_check.families.secrets import SECRET_RULES
 from agent_config_check.families.settings import SETTINGS_RULES
 from agent_config_check.families.skills import SKILL_RULES
 from agent_config_check.families.tools import TOOL_RULES
-from agent_config_check.family import (
-    ADOPTION_PROFILE,
-    DEFAULT_PROFILE,
-    PROFILES,
-    Found,
-    Options,
-    Rule,
-    RuleFamily,
-)
+from agent_config_check.family import Found, Options, Rule, RuleFamily
 from agent_config_check.findings import Violation, parse_severity
 from agent_config_check.linear_regex import PatternError, compile_pattern
 from agent_config_check.rule_sets import canonical_sections
 from agent_config_check.tree import ProjectTree
+from agent_config_check.usage import ADOPTION_PROFILE, DEFAULT_PROFILE, PROFILES, RULE_NAMES
 
 FAMILIES: tuple[RuleFamily, ...] = (
     DOCUMENT_RULES,
@@ -62,7 +55,6 @@ class ConfigError(ValueError):
     """The configuration names an unknown rule or key, or a value of the wrong kind."""
 
 
-RULE_NAMES = tuple(spec.name for spec in RULES)
 DESCRIPTIONS = {spec.name: spec.description for spec in RULES}
 _TOP_LEVEL = {
     "profile": str,

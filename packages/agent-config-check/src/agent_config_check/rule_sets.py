@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from agent_config_check.markdown import canonical_heading
 
-RULE_SET_NAMES = ("minimal", "project")
 CLAUDE_MD_TITLE = "# CLAUDE.md"
 AGENTS_MD_TITLE = "# AGENTS.md"
 REFERENCE_TARGET = "AGENTS.md"

@@ -16,13 +16,14 @@ import threading
 from functools import cache
 from importlib import resources
 
-from agent_config_check.command import installed_version
+from agent_config_check.usage import installed_version
 
 SCRIPT_PATH = ".github/agent-config-check.py"
 """Where the guards commit the script, relative to the repository root."""
 
 MARKER = "Added by claude-code-adopt"
 BUNDLED_MODULES = (
+    "usage",
     "markdown",
     "rule_sets",
     "document_format",

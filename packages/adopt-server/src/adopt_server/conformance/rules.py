@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_config_check.rule_sets import RULE_SET_NAMES, RuleSet, canonical_sections
+from agent_config_check.rule_sets import RuleSet, canonical_sections
+from agent_config_check.usage import RULE_SET_NAMES
 
 
 def rules_for(

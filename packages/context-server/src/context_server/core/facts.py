@@ -137,6 +137,18 @@ NO_DEPENDENCIES = FileDependencies((), ())
 
 
 @dataclass(frozen=True, slots=True)
+class LinkKeys:
+    """What linking one file shares with the others, as names (see
+    :meth:`Linker.keys <context_server.core.languages.base.Linker.keys>`): ``offers`` the
+    names under which its own facts enter the project's tables (what others may look up),
+    ``reads`` the names its linking looks up there. After an edit that changes what a file
+    offers, the files reading any name it offered before or offers now are linked again."""
+
+    offers: frozenset[str]
+    reads: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Alternative:
     """A name several project files could supply, resolved to one: ``chosen``, and the
     ``others`` set aside, with the ``reason`` (nearest module, public API, build tags…)."""

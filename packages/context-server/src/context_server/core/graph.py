@@ -106,10 +106,12 @@ class PackedGraph(Mapping[str, FileDependencies]):
             internal,
         )
 
-    def replaced(self, rows: Mapping[str, FileDependencies]) -> PackedGraph:
+    def replaced(
+        self, rows: Mapping[str, FileDependencies], internal: frozenset[str] | None = None
+    ) -> PackedGraph:
         """This graph with the direct dependencies of the files ``rows`` names replaced
-        (their edges' targets must be among its paths); the other files' edges are copied
-        as arrays, not made again."""
+        (their edges' targets must be among its paths) and, when given, the ``internal``
+        files; the other files' edges are copied as arrays, not made again."""
         number = self._number
         changed = sorted(number[path] for path in rows)
         new = _Rows()
@@ -151,7 +153,7 @@ class PackedGraph(Mapping[str, FileDependencies]):
             np.concatenate([part[2] for part in parts]).astype(_INDEX),
             ambiguous | new.ambiguous,
             shadowed | new.shadowed,
-            self.internal,
+            self.internal if internal is None else internal,
         )
 
     def __getitem__(self, path: str) -> FileDependencies:

@@ -547,8 +547,7 @@ class IndexCache:
                 else None
             )
             if relinked is not None:
-                resolver = relinked
-                stats.relinked = len(edited or ())
+                resolver, stats.relinked = relinked
             else:
                 with collector_paused():
                     resolver = Resolver(sources, configs, direct)

@@ -39,6 +39,9 @@ class Resolver:
         self._configs = configs or {}
         self._lock = threading.Lock()
         self._plugins: tuple[dict[str, Linker], dict[str, Linker]] | None = None
+        # linkers taken from the resolver this one was relinked from (families no edit
+        # changed what they are linked against), by family
+        self._kept: dict[str, Linker] = {}
         if direct is not None:
             self._graph = direct
             return
@@ -49,23 +52,71 @@ class Resolver:
             internal,
         )
 
-    def relinked(self, sources: PackedFacts, changed: Sequence[str]) -> Resolver | None:
+    def relinked(self, sources: PackedFacts, changed: Sequence[str]) -> tuple[Resolver, int] | None:
         """The resolver of ``sources``, the same files as this one's in the same order
-        with the same configs, where only the files ``changed`` were edited: when their
-        edit left what other files are linked against as it was (the same declarations,
-        imports, package and module; only references, their counts and where declarations
-        sit changed), only those files are linked again and every other file keeps its
-        edges. None when anything else changed (the project is then linked whole)."""
+        with the same configs, where only the files ``changed`` were edited, and how many
+        files were linked again: only what the edit can change. An edited file is linked
+        again; where its edit changed what other files are linked against (a declaration,
+        an import, its package or module), its family's linker is built again and the
+        family's files reading a name the file offered before or offers now (see
+        :meth:`Linker.keys <context_server.core.languages.base.Linker.keys>`) are linked
+        again too (the whole family when its linker cannot say). Every other file keeps
+        its edges and every other family its linker. None when the files themselves
+        changed (one added, removed or renamed: the project is then linked whole)."""
         if list(sources) != self._graph.paths:
             return None
-        for path in changed:
-            if _linking_key(self._sources[path]) != _linking_key(sources[path]):
-                return None
-        rows = {path: self.resolve(path, sources[path]) for path in changed}
-        resolver = Resolver(sources, self._configs, self._graph.replaced(rows))
-        # what the linkers hold of the other files is what they were built from
-        resolver._plugins = self._linked()
-        return resolver
+        moved = [
+            path
+            for path in changed
+            if _linking_key(self._sources[path]) != _linking_key(sources[path])
+        ]
+        kept = dict(self._plugins[0]) if self._plugins is not None else {}
+        families = {family_of(sources.language(path)).name for path in moved}
+        for name in families:
+            kept.pop(name, None)
+        resolver = Resolver(sources, self._configs, self._graph)
+        resolver._kept = kept
+        linked = set(changed)
+        internal = self._graph.internal
+        if moved:
+            linked |= resolver._readers(self._sources, moved)
+            members = {
+                path for path in sources if family_of(sources.language(path)).name in families
+            }
+            internal = frozenset(
+                {path for path in internal if path not in members}
+                | {path for path in members if resolver._internal(path)}
+            )
+        rows = {path: resolver.resolve(path, sources[path]) for path in linked}
+        resolver._graph = self._graph.replaced(rows, internal)
+        return resolver, len(rows)
+
+    def _readers(self, before: PackedFacts, moved: Sequence[str]) -> set[str]:
+        """The files of the families of ``moved`` (files whose facts were ``before``'s)
+        whose linking reads a name one of them offered before or offers now."""
+        by_dialect = self._linked()[1]
+        offered: dict[str, set[str] | None] = {}
+        for path in moved:
+            language = self._sources.language(path)
+            family = family_of(language).name
+            for facts in (before[path], self._sources[path]):
+                keys = by_dialect[language].keys(path, facts)
+                names = offered.setdefault(family, set())
+                if keys is None or names is None:
+                    offered[family] = None
+                else:
+                    names.update(keys.offers)
+        readers: set[str] = set()
+        for path in self._sources:
+            language = self._sources.language(path)
+            family = family_of(language).name
+            if family not in offered:
+                continue
+            names = offered[family]
+            keys = None if names is None else by_dialect[language].keys(path, self._sources[path])
+            if names is None or keys is None or not keys.reads.isdisjoint(names):
+                readers.add(path)
+        return readers
 
     def _linked(self) -> tuple[dict[str, Linker], dict[str, Linker]]:
         """The linker of each family of the project, by family and by dialect name (built
@@ -79,9 +130,11 @@ class Resolver:
                     plugins[family.name] = family
                     grouped.setdefault(family.name, []).append(relative)
                 linkers = {
-                    name: plugins[name].linker(_Family(self._sources, paths), self._configs)
+                    name: self._kept.get(name)
+                    or plugins[name].linker(_Family(self._sources, paths), self._configs)
                     for name, paths in grouped.items()
                 }
+                self._kept = {}
                 by_dialect = {
                     dialect.name: linkers[name]
                     for name in linkers

@@ -157,7 +157,7 @@ class ContextService:
         index = self.cache.build(root, languages, self.allowed, check_cancelled, progress, boundary)
         stats = index.statistics
         graph = "restored" if stats.graph_restored else "rebuilt"
-        graph = f"relinked for {stats.relinked} edited files" if stats.relinked else graph
+        graph = f"relinked ({stats.relinked} files linked again)" if stats.relinked else graph
         graph = "reused" if stats.graph_reused else graph
         listed = "walked" if stats.walked else f"{stats.relisted} directories listed again"
         if stats.listing_restored:

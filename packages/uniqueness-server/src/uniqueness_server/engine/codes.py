@@ -35,6 +35,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from uniqueness_server.engine.backend import GroupCounts
 from uniqueness_server.engine.keysearch import CodeBlock, Records
 from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.table import Table
@@ -192,6 +193,14 @@ class CodeMatrix:
                 del indices  # this group's indices are written: let their memory go
         return cls(rows, distinct, blocks, where, value_lengths if measure else None)
 
+    def freeze(self) -> None:
+        """Make the codes read-only: a matrix shared by calls can then never be changed by
+        one of them."""
+        for block in self._blocks:
+            block.setflags(write=False)
+        for codes in self._codes.values():
+            codes.setflags(write=False)
+
     # --- facts under a nulls mode -------------------------------------------------------
 
     def records(self, positions: Sequence[int], nulls: Nulls) -> Records:
@@ -242,6 +251,29 @@ class CodeMatrix:
                 lost |= codes == self.distinct[p]
             key[lost] = -1 - np.arange(int(lost.sum()), dtype=np.int64)
         return key
+
+    def group_counts(self, candidate: Sequence[int], nulls: Nulls) -> GroupCounts:
+        """What one ``GROUP BY`` of ``candidate`` counts (see :data:`GroupCounts`), from the
+        codes: groups hold rows agreeing on every value, a missing value equal to another
+        (as SQL groups them); ``nulls`` decides only whether a group with one is a duplicate."""
+        key = self._key(candidate, None, Nulls.EQUAL)
+        _, group, sizes = np.unique(key, return_inverse=True, return_counts=True)
+        lost = np.zeros(self.rows, dtype=np.bool_)
+        for p in candidate:
+            lost |= self._codes[p] == self.distinct[p]
+        with_missing = np.zeros(len(sizes), dtype=np.bool_)
+        with_missing[group.reshape(-1)[lost]] = True
+        repeated = sizes > 1
+        if nulls is Nulls.DISTINCT:
+            repeated &= ~with_missing
+        return (
+            len(sizes),
+            self.rows,
+            int(repeated.sum()),
+            int(sizes[repeated].sum()),
+            int(with_missing.sum()),
+            int(sizes[with_missing].sum()),
+        )
 
     def unique(self, candidate: Sequence[int], nulls: Nulls) -> bool:
         """Whether ``candidate`` identifies every row (one sort over combined codes)."""

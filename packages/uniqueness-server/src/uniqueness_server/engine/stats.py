@@ -165,7 +165,12 @@ def coded_stats(table: Table, positions: Sequence[int]) -> ColumnStats | None:
         codes = CodeMatrix.encode(table, table.relation, positions, measure=True)
     except TooManyCellsError:
         return None
-    count = len(table.names)
+    return stats_of_codes(codes, positions, len(table.names))
+
+
+def stats_of_codes(codes: CodeMatrix, positions: Sequence[int], count: int) -> ColumnStats:
+    """The exact facts of ``positions`` (of a source of ``count`` columns) that ``codes``
+    (measured, holding at least those positions) tell."""
     missing, length = [0] * count, [0.0] * count
     distinct: list[int | None] = [None] * count
     for p in positions:

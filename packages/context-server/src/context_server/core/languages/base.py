@@ -16,7 +16,7 @@ from typing import Protocol
 
 import tree_sitter
 
-from context_server.core.facts import Linked, SourceFacts
+from context_server.core.facts import Linked, LinkKeys, SourceFacts
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,16 @@ class Linker(Protocol):
         """Whether the file is an internal part of its module or package, not its public
         API (a Go ``internal/`` package, a private Rust module none of whose items a public
         module re-exports)."""
+        ...
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """What linking ``facts`` (of the file at ``relative``) in this project shares
+        with the other files, as names: every key its own facts add to the linker's tables
+        must end in a name it ``offers``, every key :meth:`link` looks up for it must end
+        in a name it ``reads`` (and :meth:`internal` of it may depend on nothing else).
+        None when that cannot be said of this file (its linking reads other files through
+        chains: re-exports, star imports, global usings): a change to it, or to any file
+        while it is one of the readers, links its whole family again."""
         ...
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import tree_sitter
 import tree_sitter_c_sharp
 
-from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, LinkKeys, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage, in_order
 from context_server.core.languages.names import Bindings, NameLinker, NamePolicy
 
@@ -371,17 +371,28 @@ class CSharpLinker(NameLinker):
 
     def link(self, relative: str, facts: SourceFacts, whole: bool) -> Linked:
         """The dependencies of ``facts``, the global usings of its project included."""
-        if self._wide:
-            extra: list[Import] = []
-            folder = posixpath.dirname(relative)
-            while True:
-                extra.extend(i for i in self._wide.get(folder, ()) if i not in facts.imports)
-                if not folder:
-                    break
-                folder = posixpath.dirname(folder)
-            if extra:
-                facts = replace(facts, imports=(*facts.imports, *extra))
-        return super().link(relative, facts, whole)
+        return super().link(relative, self._with_global_usings(relative, facts), whole)
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """The name rules' keys, the global usings the file sees read as its own imports;
+        a file declaring a global using changes what every file below its folder sees
+        (None: its whole family is linked again)."""
+        if any(item.project_wide for item in facts.imports):
+            return None
+        return super().keys(relative, self._with_global_usings(relative, facts))
+
+    def _with_global_usings(self, relative: str, facts: SourceFacts) -> SourceFacts:
+        """``facts`` with the global usings of the file's project among its imports."""
+        if not self._wide:
+            return facts
+        extra: list[Import] = []
+        folder = posixpath.dirname(relative)
+        while True:
+            extra.extend(i for i in self._wide.get(folder, ()) if i not in facts.imports)
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+        return replace(facts, imports=(*facts.imports, *extra)) if extra else facts
 
 
 class CSharp:

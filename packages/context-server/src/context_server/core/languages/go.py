@@ -27,6 +27,7 @@ from context_server.core.facts import (
     EdgeSet,
     Import,
     Linked,
+    LinkKeys,
     SourceFacts,
 )
 from context_server.core.languages.base import Linker, Parsed, SourceLanguage, in_order
@@ -562,6 +563,11 @@ class GoProject:
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``<directory>.<Name>``)."""
         return tuple(self._declared.get(name, ()))
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """Not said yet (a package is spread over its folder's files, build constraints choose
+        among them): an edit changing what a file offers links the family whole."""
+        return None
 
     def internal(self, relative: str) -> bool:
         """A package below an ``internal`` folder is importable by its parent's tree only;

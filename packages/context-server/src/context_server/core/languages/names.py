@@ -27,6 +27,7 @@ from context_server.core.facts import (
     EdgeSet,
     Import,
     Linked,
+    LinkKeys,
     SourceFacts,
 )
 from context_server.core.walk import sort_key
@@ -163,6 +164,30 @@ class NameLinker:
         """Whether the file declares types, none of them exported (C# ``internal``
         classes; JVM and Python declarations count as exported)."""
         return relative in self.tables.internal
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """A file enters the tables under its declarations' qualified names and its
+        package; every name :meth:`link` looks up for it ends in a segment of one of its
+        imports, references or supertypes (after a package, an import or an enclosing
+        type of its own), or of its own declarations (the other parts of a spread type)."""
+        offers = {
+            declaration.qualified_name.rpartition(".")[2] for declaration in facts.declarations
+        }
+        offers.add(facts.package.rpartition(".")[2])
+        return LinkKeys(frozenset(offers), frozenset(self.read_names(facts)))
+
+    def read_names(self, facts: SourceFacts) -> set[str]:
+        """Every name segment the file's own linking may end a look-up with."""
+        names: set[str] = set()
+        for item in facts.imports:
+            names.update(item.target.split("."))
+        for written in (*facts.references, *facts.supertypes):
+            names.update(written.split("."))
+        names.update(declaration.simple_name for declaration in facts.declarations)
+        names.update(
+            declaration.qualified_name.rpartition(".")[2] for declaration in facts.declarations
+        )
+        return names
 
     def link_imports(
         self, found: EdgeSet, facts: SourceFacts, bindings: Bindings, whole: bool

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import tree_sitter
 import tree_sitter_python
 
-from context_server.core.facts import Alternative, EdgeSet, Import, Linked, SourceFacts
+from context_server.core.facts import Alternative, EdgeSet, Import, Linked, LinkKeys, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage
 from context_server.core.languages.collector import CollectorSpec, Rescue, collect, text_of
 from context_server.core.languages.names import (
@@ -177,6 +177,11 @@ class PythonLinker(NameLinker):
     def build_tables(self, sources: Mapping[str, SourceFacts], policy: NamePolicy) -> NameTables:
         """Declarations, and every module by its name."""
         return NameTables(sources, policy, modules=True)
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """Not said yet (a package's ``__init__`` re-exports what its modules declare, star imports
+        chain): an edit changing what a file offers links the family whole."""
+        return None
 
     def internal(self, relative: str) -> bool:
         """A private module (``_compat.py``) whose package's ``__init__`` re-exports

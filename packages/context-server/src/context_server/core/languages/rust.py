@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 import tree_sitter
 import tree_sitter_rust
 
-from context_server.core.facts import Declaration, EdgeSet, Import, Linked, SourceFacts
+from context_server.core.facts import Declaration, EdgeSet, Import, Linked, LinkKeys, SourceFacts
 from context_server.core.languages.base import Linker, SourceLanguage, in_order
 
 RUST = SourceLanguage("rust", "Rust", (".rs",), tree_sitter_rust.language)
@@ -595,6 +595,11 @@ class RustProject:
     def declared(self, name: str) -> tuple[str, ...]:
         """Files declaring ``name`` (``crate::<module>::<Name>``)."""
         return tuple(self._declared.get(name, ()))
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """Not said yet (``pub use`` chains and ``mod`` declarations lead through other modules):
+        an edit changing what a file offers links the family whole."""
+        return None
 
     def internal(self, relative: str) -> bool:
         """Whether no path from outside the crate reaches the module: not a crate root,

@@ -27,6 +27,7 @@ from context_server.core.facts import (
     EdgeSet,
     Import,
     Linked,
+    LinkKeys,
     SourceFacts,
 )
 from context_server.core.languages.base import Linker, SourceLanguage, in_order
@@ -500,6 +501,11 @@ class ScriptProject:
                 found = self._condition(folder, option, star, depth + 1)
                 if found is not None:
                     return found
+        return None
+
+    def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
+        """Not said yet (``export … from`` and ``export *`` chains lead through other modules): an
+        edit changing what a file offers links the family whole."""
         return None
 
     def internal(self, relative: str) -> bool:

@@ -60,6 +60,7 @@ from uniqueness_server.engine.stats import (
     ColumnStats,
     aggregate_stats,
     coded_stats,
+    stats_of_codes,
 )
 from uniqueness_server.engine.table import Table
 from uniqueness_server.read_limits import DEFAULT_ENGINE_MEMORY
@@ -140,6 +141,7 @@ class CachedSource:
     users: int = 0
     evicted: bool = False
     profile: Profile | None = None  # its column profile, once a call computed it
+    codes: CodeMatrix | None = None  # every column coded, with its facts, once a call needed it
 
 
 class SourceCache:
@@ -154,9 +156,10 @@ class SourceCache:
     same tick keep the key of the first (git's "racily clean" entries).
 
     Bounded by :data:`MAX_ENTRIES` entries and :data:`MAX_CELLS` cells in all (least recently
-    used first out); an entry a call still reads is dropped once that call closes. A source of
-    more than :data:`MAX_COLUMNS` columns is never kept (copying a row of 60,000 columns
-    takes DuckDB hundreds of megabytes, however few rows there are).
+    used first out); an entry a call still reads is dropped once that call closes (with it its
+    codes, at most 4 bytes a cell, and its profile, both made by the first call needing them).
+    A source of more than :data:`MAX_COLUMNS` columns is never kept (copying a row of 60,000
+    columns takes DuckDB hundreds of megabytes, however few rows there are).
 
     The kept tables belong to the database, not to a call's connection: only the engine's own
     SQL names them, by the name in the entry a call took after its file passed confinement.
@@ -468,7 +471,12 @@ class DuckDbBackend:
         for), that one statement is the answer (each statement costs more than the scan).
         """
         if self.small:
-            counts, _ = counted_groups(table, positions, nulls, 0, 0)
+            kept = self._kept_codes(table)
+            counts = (
+                kept.group_counts(positions, nulls)
+                if kept is not None
+                else counted_groups(table, positions, nulls, 0, 0)[0]
+            )
             if not counts[2] or limit <= 0:
                 return counts, []
         table.query(keyed_copy_statement(table, positions))
@@ -530,6 +538,9 @@ class DuckDbBackend:
         estimates, exact distinct counts (and their hashes' distinct counts) only for narrow
         searches, whose exact ``COUNT(DISTINCT …)`` per column grows with the square of the
         column count, and the head sample's facts for wide ones."""
+        kept = self._kept_codes(table)
+        if kept is not None:
+            return stats_of_codes(kept, positions, len(table.names))
         narrow = len(positions) <= EXACT_DISTINCT_COLUMNS
         if code or not narrow:
             coded = coded_stats(table, positions)
@@ -544,6 +555,20 @@ class DuckDbBackend:
             hashes=narrow,
             head=not narrow,
         )
+
+    def _kept_codes(self, table: Table) -> CodeMatrix | None:
+        """A kept source's codes of every column, made by the first call that needs them
+        (they depend only on the rows kept); None for a source not kept. A warm call then
+        answers from array work on them instead of a DuckDB statement, which cost a small
+        call more than everything else it did; the codes are read-only, shared by calls."""
+        cached = self.cached
+        if cached is None:
+            return None
+        if cached.codes is None:
+            positions = range(len(table.names))
+            cached.codes = CodeMatrix.encode(table, table.relation, positions, measure=True)
+            cached.codes.freeze()
+        return cached.codes
 
     def profile(self, table: Table) -> Profile:
         """Values are text: types inferred from it (see :func:`text_profile`); a cached
