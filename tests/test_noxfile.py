@@ -50,6 +50,7 @@ def test_sessions_and_the_default() -> None:
 
 
 def test_a_test_session_that_collects_nothing_fails() -> None:
-    run = _nox("-s", "mcp_common", "--", "-q", "-k", "no_test_has_this_name")
+    # -n 0 (the last -n wins): one process collects, not two workers each importing it all
+    run = _nox("-s", "mcp_common", "--", "-q", "-k", "no_test_has_this_name", "-n", "0")
     assert run.returncode != 0
     assert "failed with exit code 5" in run.stderr

@@ -128,6 +128,10 @@ def test_the_example_type_checks_under_the_strict_configuration(greeting_server:
             "mypy",
             "--config-file",
             str(ROOT / "pyproject.toml"),
+            # the checkout's cache (`nox -s types` fills it first): 0.4 s of CPU, not 5.6 s
+            # analysing pydantic and the SDK again in a fresh one; keyed by content, so safe
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
             str(greeting_server),
         ],
         capture_output=True,

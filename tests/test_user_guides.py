@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -121,10 +120,11 @@ def table_after(section: str, header: str) -> list[str]:
     return rows
 
 
-def registry(server: str) -> dict[str, ToolDefinition]:
+def registry(server: str, root: Path) -> dict[str, ToolDefinition]:
     app = APPS[server]
-    # adopt-server's tools need an existing root to be built; nothing is written there
-    argv = ["--workspace-root", tempfile.gettempdir()] if server == "adopt-server" else []
+    # adopt-server's tools need an existing root to be built (the test's own, not the shared
+    # temporary folder: nothing of the machine's is read); nothing is written there
+    argv = ["--workspace-root", str(root)] if server == "adopt-server" else []
     settings = parse_command_line(app, argv, environ={})
     return {tool.definition.name: tool.definition for tool in app.build_tools(settings)}
 
@@ -134,13 +134,13 @@ def cell_text(text: str) -> str:
 
 
 @pytest.mark.parametrize("server", APPS)
-def test_the_guide_documents_exactly_the_registry_tools(server: str) -> None:
-    assert list(tool_sections(server)) == list(registry(server)), REGENERATE
+def test_the_guide_documents_exactly_the_registry_tools(server: str, tmp_path: Path) -> None:
+    assert list(tool_sections(server)) == list(registry(server, tmp_path)), REGENERATE
 
 
 @pytest.mark.parametrize("server", APPS)
-def test_every_parameter_is_documented_with_its_description(server: str) -> None:
-    for name, definition in registry(server).items():
+def test_every_parameter_is_documented_with_its_description(server: str, tmp_path: Path) -> None:
+    for name, definition in registry(server, tmp_path).items():
         rows = table_after(tool_sections(server)[name], "| Parameter | Type | Default |")
         documented = {}
         for row in rows:
@@ -156,8 +156,8 @@ def test_every_parameter_is_documented_with_its_description(server: str) -> None
 
 
 @pytest.mark.parametrize("server", APPS)
-def test_every_deprecated_alias_is_documented(server: str) -> None:
-    for name, definition in registry(server).items():
+def test_every_deprecated_alias_is_documented(server: str, tmp_path: Path) -> None:
+    for name, definition in registry(server, tmp_path).items():
         section = tool_sections(server)[name]
         rows = table_after(section, "| Alias | Use instead |")
         documented = {}
@@ -171,8 +171,8 @@ def test_every_deprecated_alias_is_documented(server: str) -> None:
 
 
 @pytest.mark.parametrize("server", APPS)
-def test_every_tool_has_a_valid_example_call_and_an_answer(server: str) -> None:
-    for name, definition in registry(server).items():
+def test_every_tool_has_a_valid_example_call_and_an_answer(server: str, tmp_path: Path) -> None:
+    for name, definition in registry(server, tmp_path).items():
         section = tool_sections(server)[name]
         (call,) = fenced(section.split("Answer:", 1)[0], "json")
         document = json.loads(call)

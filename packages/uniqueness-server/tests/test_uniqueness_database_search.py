@@ -206,9 +206,11 @@ def test_a_wide_sqlite_table_is_searched_whole(tmp_path: Path, nulls: str) -> No
 
 
 @pytest.mark.parametrize("nulls", ["equal", "distinct"])
-def test_a_wide_postgres_table_is_searched_whole(postgres_schema: str, nulls: str) -> None:
+def test_a_wide_postgres_table_is_searched_whole(
+    postgres_schema: str, nulls: str, tmp_path: Path
+) -> None:
     width = 1_500
     fill(postgres_url(), postgres_schema, width, wide_rows(width))
-    tools = tools_for(Path(tempfile.gettempdir()), [f"db={postgres_url()}"])
+    tools = tools_for(tmp_path, [f"db={postgres_url()}"])
     got = search_wide(tools, {"database": "db", "table": f"{postgres_schema}.t"}, nulls)
     assert got == {("c0",), ("c1", "c2")}

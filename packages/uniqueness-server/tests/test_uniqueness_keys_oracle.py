@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ToolCancelledError, ToolContext
 from uniqueness_server.engine import Nulls, check_uniqueness, codes, find_keys, keys, open_file
+from uniqueness_server.engine.backends.embedded import SourceCache
 from uniqueness_server.engine.check import SUBSET_SAMPLE_ROWS
 from uniqueness_server.engine.model import KeySearch
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
@@ -138,6 +139,31 @@ def test_find_keys_matches_brute_force(
     assert got == expected
     sizes = [len(k.columns) for k in search.keys]
     assert sizes == sorted(sizes)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.sampled_from(list(Nulls)), st.integers(1, 4))
+def test_find_keys_on_a_kept_source_matches_brute_force(
+    table_rows: tuple[int, list[Row]], nulls: Nulls, max_columns: int
+) -> None:
+    # a small file kept between calls is searched from the codes kept with it (made by the
+    # first call, shared read-only by the next): the first and a warm call both stay exact
+    width, rows = table_rows
+    expected = brute_force_keys(rows, range(width), max_columns, nulls)
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SourceCache, "RACY_NANOSECONDS", 0)
+        path = Path(folder) / "t.csv"
+        path.write_text(csv_text(width, rows), encoding="utf-8")
+        for _ in range(2):
+            table = open_file(path, label=path.name)
+            try:
+                kept = getattr(table.backend, "cached", None)
+                assert kept is not None
+                search = find_keys(table, max_columns=max_columns, nulls=nulls)
+                assert kept.codes is not None
+            finally:
+                table.close()
+            assert {frozenset(int(n[1:]) for n in key.columns) for key in search.keys} == expected
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -318,3 +344,30 @@ def test_keys_are_ranked_by_plausibility_with_reasons(tmp_path: Path) -> None:
     assert all(k.confidence != "low" for k in plausible.keys)
     assert plausible.implausible_left_out == len(every.keys) - len(plausible.keys) > 0
     assert ("order_number", "line_no") in {k.columns for k in plausible.keys}
+
+
+def test_a_column_nearly_unique_alone_halves_the_score_of_a_wider_key(tmp_path: Path) -> None:
+    # serial repeats once in 20 rows: (serial, batch) is unique because batch tells the one
+    # repeat apart, which is chance; id alone is a key and carries no such reason
+    lines = ["id,serial,batch"] + [
+        f"{i},{min(i, 19)},{'B' if i == 20 else 'A'}" for i in range(1, 21)
+    ]
+    path = tmp_path / "parts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = open_file(path, label="parts.csv")
+    try:
+        search = find_keys(table, max_columns=2)
+    finally:
+        table.close()
+    by_columns = {k.columns: k for k in search.keys}
+    assert set(by_columns) == {("id",), ("serial", "batch")}
+    assert by_columns["id",].reasons == ("id is an integer named like an identifier",)
+    assert by_columns["id",].score == 1.0
+    wider = by_columns["serial", "batch"]
+    assert wider.reasons == (
+        "serial is an integer named like an identifier",
+        "serial is nearly unique on its own (95% distinct)",
+        "batch is short text",
+    )
+    assert wider.score == round(1.0 * 0.5 * 0.6 * 0.9, 3)
+    assert wider.confidence == "low"

@@ -30,7 +30,13 @@ from uniqueness_server.engine.metadata import (
     read_metadata,
 )
 from uniqueness_server.engine.model import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, TableMetadata
-from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnKind, column_kind, judge_key
+from uniqueness_server.engine.plausibility import (
+    PLAUSIBLE,
+    ColumnKind,
+    column_kind,
+    judge_column,
+    judge_key,
+)
 from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
@@ -104,25 +110,31 @@ def find_keys(
             f"SELECT {sampled_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
         )
         kinds = {p: column_kind([r[i] for r in rows]) for i, p in enumerate(sampled)}
+    # every column is judged once; a key then only combines its columns' facts
+    judged = {
+        p: judge_column(
+            table.names[p],
+            kinds[p],
+            stats.average_length[p],
+            stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0,
+        )
+        for p in sampled
+    }
+    lengths = stats.average_length
+    declared_sets = set(declared)
     keys: list[Key] = []
     for key in found:
         has_missing = any(stats.missing[p] for p in key)
-        judgement = judge_key(
-            [table.names[p] for p in key],
-            [kinds[p] for p in key],
-            [stats.average_length[p] for p in key],
-            [stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0 for p in key],
-            has_missing,
-        )
+        judgement = judge_key([judged[p] for p in key], has_missing)
         keys.append(
             Key(
                 columns=tuple(table.names[p] for p in key),
                 has_missing=has_missing,
-                average_length=round(sum(stats.average_length[p] for p in key), 2),
+                average_length=round(sum(lengths[p] for p in key), 2),
                 score=judgement.score,
                 confidence=judgement.confidence,
                 reasons=judgement.reasons,
-                basis="declared" if key in declared else "scanned",
+                basis="declared" if key in declared_sets else "scanned",
             )
         )
     left_out = 0

@@ -12,7 +12,6 @@ wider key needs better columns to outrank a narrower one.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -94,7 +93,30 @@ class Judgement:
         return self.score >= PLAUSIBLE
 
 
-@functools.lru_cache(maxsize=65_536)  # thousands of keys share a few hundred columns
+@dataclass(frozen=True, slots=True)
+class ColumnJudgement:
+    """What one column brings to the score of every key holding it (judged once per column:
+    thousands of keys share a few hundred columns)."""
+
+    score: float
+    reason: str
+    near_unique: str | None  # the reason, when the column is nearly unique on its own
+
+
+def judge_column(
+    name: str, kind: ColumnKind, average_length: float, distinct_share: float
+) -> ColumnJudgement:
+    """Judge one column from its name, kind, value length and distinct share (distinct values
+    per row, estimated)."""
+    score, why = _column_score(name, kind, average_length)
+    near = (
+        f"{name} is nearly unique on its own ({distinct_share:.0%} distinct)"
+        if distinct_share >= NEAR_UNIQUE
+        else None
+    )
+    return ColumnJudgement(score, why, near)
+
+
 def _column_score(name: str, kind: ColumnKind, average_length: float) -> tuple[float, str]:
     id_like = bool(_ID_NAME.search(name))
     measure = bool(_MEASURE_NAME.search(name)) and not id_like
@@ -131,28 +153,19 @@ def _column_score(name: str, kind: ColumnKind, average_length: float) -> tuple[f
     return score, why
 
 
-def judge_key(
-    names: Sequence[str],
-    kinds: Sequence[ColumnKind],
-    average_lengths: Sequence[float],
-    distinct_shares: Sequence[float],
-    has_missing: bool,
-) -> Judgement:
-    """Score one key from its columns' names, kinds, value lengths and distinct shares
-    (distinct values per row, estimated)."""
+def judge_key(columns: Sequence[ColumnJudgement], has_missing: bool) -> Judgement:
+    """Score one key from its columns' judgements (:func:`judge_column`)."""
     score = 1.0
     reasons: list[str] = []
-    for name, kind, length, share in zip(
-        names, kinds, average_lengths, distinct_shares, strict=True
-    ):
-        column, why = _column_score(name, kind, length)
-        score *= column
-        reasons.append(why)
-        if len(names) > 1 and share >= NEAR_UNIQUE:
+    wide = len(columns) > 1
+    for column in columns:
+        score *= column.score
+        reasons.append(column.reason)
+        if wide and column.near_unique is not None:
             # nearly unique alone: the few repeats it has are told apart by chance
             score *= 0.5
-            reasons.append(f"{name} is nearly unique on its own ({share:.0%} distinct)")
-    score *= 0.9 ** (len(names) - 1)
+            reasons.append(column.near_unique)
+    score *= 0.9 ** (len(columns) - 1)
     if has_missing:
         score *= 0.6
         reasons.append("it has missing values")
