@@ -17,6 +17,7 @@ The Spark Connect client (``pyspark.sql.connect``) is an optional dependency, th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -255,13 +256,18 @@ class SparkConnection:
         # the client warns when it gives up retrying; the call's tool error says it instead
         warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
 
+        session = None
         try:
             session = self._session_class.builder.remote(self._url).create()
             session.client.set_retry_policies([DefaultPolicy(max_retries=_RETRIES)])
             # a catalog table is what was granted; a file by its path (any data source,
-            # named by any alias or class: ``com.databricks.spark.csv`.`/etc/passwd```) not
+            # named by any alias or class: ``com.databricks.spark.csv`.`/etc/passwd```) not.
+            # The first round trip: a wrong token or a dead endpoint fails here.
             session.conf.set(*_NO_FILES)
         except Exception as exc:
+            if session is not None:
+                with contextlib.suppress(Exception):
+                    session.stop()
             raise ToolError(
                 f"{self.name}: cannot open a Spark Connect session: "
                 f"{mask_credentials(_first_line(exc))}",
