@@ -22,6 +22,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import sys
@@ -35,6 +36,7 @@ from context_server.core.service import ContextService
 from context_server.core.tokens import cl100k_tokens, heuristic_tokens, subword_tokens
 from context_server.tools.project_tree import ProjectTreeTool
 from mcp_common import AllowedPaths, invoke
+from mcp_common.testing import cpu_seconds
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data" / "context"
@@ -252,12 +254,33 @@ class Timing:
         return Timing(min(self.wall, other.wall), min(self.cpu, other.cpu))
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's child processes (the parse children: files are parsed
+    there, not here), those alive (read from /proc) and those ended and reaped."""
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = reaped.ru_utime + reaped.ru_stime
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me:
+                total += cpu_seconds(int(entry.name))
+    return total
+
+
 def timed(action: Callable[[], object], repeat: int = 1) -> Timing:
+    """Best wall and CPU time of ``action``; CPU counts the child processes' too (read
+    outside the measured span, so reading /proc costs nothing measured)."""
     best = Timing()
     for _ in range(repeat):
+        children = children_cpu()
         wall, cpu = time.perf_counter(), time.process_time()
         action()
-        best = best.merge(Timing(time.perf_counter() - wall, time.process_time() - cpu))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        best = best.merge(Timing(wall, cpu + children_cpu() - children))
     return best
 
 
@@ -372,8 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         f"`uv run python benchmarks/context_bench.py --files {options.files}`.",
         "",
         f"Generated project: {figures.files} source files (70 % Java, 30 % Kotlin). "
-        "Best of 3 interleaved runs; CPU time is the process's own, wall time includes waiting "
-        "for the shared cores.",
+        "Best of 3 interleaved runs; CPU time is the process's own and its parse children's, "
+        "wall time includes waiting for the shared cores.",
         "",
         "| measure | CPU time | wall time | target |",
         "| --- | --- | --- | --- |",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from mcp_common import McpTool
-from spark_local import LocalSpark, local_spark, missing_reason
+from spark_local import SHORT_LIVED, LocalSpark, local_spark, missing_reason
 from uniqueness_server.engine import DatabaseRegistry
 from uniqueness_testkit import household_csv, tools_for, write
 
@@ -33,7 +33,7 @@ def spark() -> Iterator[LocalSpark]:
     reason = missing_reason()
     if reason:
         pytest.skip(reason)
-    with local_spark() as server:
+    with local_spark(java_options=SHORT_LIVED) as server:
         yield server
 
 

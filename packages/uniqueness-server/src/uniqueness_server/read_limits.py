@@ -31,8 +31,9 @@ LIMITS: dict[str, tuple[int, str]] = {
     "max_inflated_bytes": (
         256 * MIB,
         "most bytes a compressed file held in memory may inflate to (a gzip-compressed Parquet "
-        "or .xlsx file, the parts of an .xlsx) and a Parquet file held in memory may declare "
-        "to decode to",
+        "or .xlsx file, the parts of an .xlsx), a Parquet file held in memory may declare "
+        "to decode to, and the values (as text) of any Parquet file may decode to, where 1,000 "
+        "times the file's size is not more",
     ),
     "max_cells": (
         10_000_000,
@@ -83,6 +84,16 @@ class ReadLimits:
         """The error for a compressed file over :attr:`max_inflated_bytes`."""
         return _over(
             label, f"{what} more than {self.max_inflated_bytes:,} bytes", "--max-inflated-bytes"
+        )
+
+    def decodes_too_far(self, label: str, allowed: int) -> ToolError:
+        """The error for a file whose values decode to more than ``allowed`` bytes (the
+        larger of :attr:`max_inflated_bytes` and a multiple of the file's size)."""
+        return _over(
+            label,
+            f"decodes to more than {allowed:,} bytes of values ({self.max_inflated_bytes:,} or "
+            "1,000 times the file's size, whichever is more)",
+            "--max-inflated-bytes",
         )
 
     def too_many_cells(self, label: str) -> ToolError:

@@ -6,16 +6,10 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
-import multiprocessing
-import os
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar, cast
@@ -28,13 +22,13 @@ from context_server.core.facts import SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
-    TooComplexError,
     dialect,
     families,
     family_of,
     language_of,
 )
-from context_server.core.packed import PackedFacts, Unchecked, pack, unpack
+from context_server.core.packed import PackedFacts, Unchecked, unpack
+from context_server.core.parsing import MAX_SOURCE_BYTES, PARSERS, PROGRESS_EVERY, ParseJob
 from context_server.core.resolution import Resolver
 from context_server.core.store import FileRecord, IndexStore, RootStore, collector_paused
 from context_server.core.stored_listing import pack_listing, restore_listing
@@ -48,9 +42,7 @@ from context_server.core.walk import (
 )
 from context_server.core.watch import Changes, RootWatch, Watcher
 
-MAX_SOURCE_BYTES = 2 * 1024 * 1024
 MAX_CONFIG_BYTES = 1024 * 1024
-PROGRESS_EVERY = 200
 MANIFESTS = frozenset(name for family in FAMILIES for name in family.config_files)
 """The files module resolution reads (``package.json``, ``go.mod``…): listed even where a
 ``.gitignore`` pattern matches them."""
@@ -73,7 +65,8 @@ class IndexStatistics:
     ``walked`` says the whole tree was walked (a first call, or the watches could not say
     what changed); otherwise ``relisted`` directories were listed again after a change (or,
     with ``listing_restored``, after the listing was read back from the store).
-    ``workers`` processes parsed the files (0: this process did).
+    ``workers`` parse children parsed the files (0: none was parsed; see
+    :mod:`~context_server.core.parsing`).
     """
 
     parsed: int = 0
@@ -342,6 +335,8 @@ class IndexCache:
             watch.reset()  # the restore's watches: the walk places its own
             for directory in inherited_ignore_directories(root, boundary):
                 watch.add(directory, None)
+        if tree is None:
+            PARSERS.warm()  # the parse child starts up while the tree is walked
         listing = walk_project(
             root,
             allowed,
@@ -464,22 +459,18 @@ class IndexCache:
                 or item.relative in touched
             )
             plan.append((item, language, module, cached, stale))
-        parsed_in_workers, stats.workers = _parse_in_workers(
+        parsed_now, stats.workers = _parse(
             [(item, lang, module, cached) for item, lang, module, cached, stale in plan if stale],
             allowed,
             check_cancelled,
             progress,
         )
-        for number, (item, language, module, cached, stale) in enumerate(plan, start=1):
+        answers = iter(parsed_now)
+        for number, (item, _, _, cached, stale) in enumerate(plan, start=1):
             if number % PROGRESS_EVERY == 0:
                 check_cancelled()
-                if progress is not None and not parsed_in_workers:
-                    progress(number, len(selected))
             if stale:
-                done = parsed_in_workers.get(item.relative)
-                if done is None:
-                    done = _parse(item, language, module, allowed, cached)
-                record, parsed = done
+                record, parsed = next(answers)
                 if parsed or record is not known.get(item.relative):
                     changed[item.relative] = record
             else:
@@ -590,7 +581,7 @@ class _Repair:
         module = self._modules[path]
         record = None
         if item is not None:
-            record, _ = _parse(item, language, module, self._allowed)
+            [(record, _)], _ = _parse([(item, language, module, None)], self._allowed)
         cache = self._cache
         with cache.lock:
             if record is not None:
@@ -733,169 +724,34 @@ def _content_signature(
 
 
 def _parse(
-    item: FileEntry,
-    language: SourceLanguage,
-    module: str,
+    jobs: list[tuple[FileEntry, SourceLanguage, str, FileRecord | None]],
     allowed: AllowedPaths,
-    previous: FileRecord | None = None,
-) -> tuple[FileRecord, bool]:
-    """The record of a file whose stat changed, and whether it was parsed: a file whose
-    content hash is ``previous``'s keeps its facts under the new stat."""
-
-    def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        record = FileRecord(
-            item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, None, reason
-        )
-        return record, True
-
-    if item.size > MAX_SOURCE_BYTES:
-        return problem(
-            f"skipped: {_size(item.size)} is over the {_size(MAX_SOURCE_BYTES)} limit"
-            " for a source file"
-        )
-    try:
-        data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
-    except PathRefusedError as exc:
-        return problem(f"skipped: {exc.reason}")
-    digest = hashlib.sha256(data).hexdigest()
-    if previous is not None and previous.digest == digest:
-        kept = msgspec.structs.replace(
-            previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns
-        )
-        return kept, False
-    if b"\x00" in data[:8192]:
-        return problem("skipped: binary content in a source file", digest)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
-    try:
-        facts = pack(family_of(language.name).extract(language, text, item.relative, module))
-    except TooComplexError as exc:
-        return problem(f"skipped: {exc}", digest)
-    record = FileRecord(
-        item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
+    check_cancelled: Callable[[], None] = lambda: None,
+    progress: ProgressCallback | None = None,
+) -> tuple[list[tuple[FileRecord, bool]], int]:
+    """The record of each file of ``jobs`` (entry, dialect, module, its previous record)
+    and whether it was parsed, and how many parse children parsed them (see
+    :mod:`~context_server.core.parsing`: nothing from a repository is parsed in the
+    server's own process). A file whose content hash is still its previous record's keeps
+    that record's facts under its new stat."""
+    results, children = PARSERS.parse(
+        [
+            ParseJob(item, language.name, module, previous.digest if previous is not None else "")
+            for item, language, module, previous in jobs
+        ],
+        allowed,
+        check_cancelled,
+        progress,
     )
-    return record, True
-
-
-PARALLEL_FROM = 4000
-"""Files to parse from which worker processes parse them (one per CPU core)."""
-BATCH = 250
-_Job = tuple[FileEntry, SourceLanguage, str, FileRecord | None]
-
-
-def _parse_in_workers(
-    jobs: list[_Job],
-    allowed: AllowedPaths,
-    check_cancelled: Callable[[], None],
-    progress: ProgressCallback | None,
-) -> tuple[dict[str, tuple[FileRecord, bool]], int]:
-    """``jobs`` parsed by worker processes when there are enough of them and more than one
-    core (parsing holds the interpreter: threads would not help); nothing otherwise, or
-    when the workers cannot be had (the caller then parses in this process).
-
-    The workers are started afresh (``spawn``: the server has threads, which ``fork`` would
-    copy mid-work), read every file through the same confinement, send back each record
-    MessagePack-encoded, and write nothing to the server's standard output.
-    """
-    workers = min(os.cpu_count() or 1, 8)
-    if len(jobs) < PARALLEL_FROM or workers < 2:
-        return {}, 0
-    batches = [jobs[n : n + BATCH] for n in range(0, len(jobs), BATCH)]
-    done: dict[str, tuple[FileRecord, bool]] = {}
-    context = multiprocessing.get_context("spawn")
-    try:
-        with ProcessPoolExecutor(
-            workers,
-            mp_context=context,
-            initializer=_worker_start,
-            initargs=(allowed.roots, os.getpid()),
-        ) as pool:
-            # a deque, each future dropped once read: the encoded results are never all
-            # held at once
-            futures = deque(
-                pool.submit(
-                    _parse_batch,
-                    [
-                        (item, language.name, module, previous)
-                        for item, language, module, previous in batch
-                    ],
-                )
-                for batch in batches
-            )
-            del batches
-            try:
-                while futures:
-                    future = futures.popleft()
-                    while True:
-                        try:
-                            results = future.result(timeout=0.5)
-                            break
-                        except FutureTimeout:
-                            check_cancelled()
-                    del future
-                    for relative, encoded, parsed in results:
-                        done[relative] = (_RECORD.decode(encoded), parsed)
-                    del results
-                    check_cancelled()
-                    if progress is not None:
-                        progress(len(done), len(jobs))
-            except BaseException:
-                for pending in futures:
-                    pending.cancel()
-                raise
-    except (OSError, BrokenProcessPool) as exc:
-        _log.warning("parsing in worker processes failed (%s); parsing here instead", exc)
-        return {}, 0
-    # a record whose content was unchanged keeps the previous facts object
-    for item, _, _, previous in jobs:
-        record, parsed = done[item.relative]
+    for number, ((item, _, _, previous), (_, parsed)) in enumerate(zip(jobs, results, strict=True)):
         if not parsed and previous is not None:
-            done[item.relative] = (
+            results[number] = (
                 msgspec.structs.replace(
-                    previous, size=record.size, mtime_ns=record.mtime_ns, ctime_ns=record.ctime_ns
+                    previous, size=item.size, mtime_ns=item.mtime_ns, ctime_ns=item.ctime_ns
                 ),
                 False,
             )
-    return done, workers
-
-
-_WORKER: list[AllowedPaths] = []
-_RECORD = msgspec.msgpack.Decoder(FileRecord)
-_ENCODE = msgspec.msgpack.Encoder()
-
-
-def _worker_start(roots: tuple[Path, ...], server: int) -> None:
-    """A parse worker: nothing it does may reach the server's standard output (the
-    JSON-RPC channel in stdio mode), and it ends when the server does (killed mid-build,
-    the server leaves no worker behind: a worker waiting for work would wait forever)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-    _WORKER.append(AllowedPaths(list(roots)))
-
-    def watch_server() -> None:
-        while os.getppid() == server:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch_server, name="server-watch", daemon=True).start()
-
-
-def _parse_batch(
-    batch: list[tuple[FileEntry, str, str, FileRecord | None]],
-) -> list[tuple[str, bytes, bool]]:
-    allowed = _WORKER[0]
-    out = []
-    for item, language, module, previous in batch:
-        record, parsed = _parse(item, dialect(language), module, allowed, previous)
-        if not parsed and previous is not None:
-            record = msgspec.structs.replace(
-                record, facts=None, problem=None
-            )  # the parent keeps its own
-        out.append((item.relative, _ENCODE.encode(record), parsed))
-    return out
+    return results, children
 
 
 def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, bytes]:
@@ -910,13 +766,6 @@ def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, by
         except PathRefusedError:
             continue
     return configs
-
-
-def _size(count: int) -> str:
-    """A byte count for people: ``52 MB``, ``2 MB``, ``2.5 MB``, ``1536 bytes``."""
-    if count < 1024 * 1024:
-        return f"{count} bytes"
-    return f"{count / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
 
 
 def read_source(item: FileEntry, allowed: AllowedPaths) -> str:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import gzip
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from mcp_common import ToolContext, ToolError
 
 from uniqueness_server.engine.formats import unreadable_gzip
 from uniqueness_server.read_limits import ReadLimits
+
+_CHUNK = 1 << 20
 
 
 class CellBudget:
@@ -54,3 +57,20 @@ def read_bounded(
     if len(data) > limit:
         raise too_large
     return data
+
+
+def inflate_bounded(
+    path: Path, out: BinaryIO, limit: int, label: str, too_large: ToolError
+) -> None:
+    """Write the decompressed content of the gzip file ``path`` to ``out`` a chunk at a time,
+    refused with ``too_large`` as soon as it passes ``limit`` bytes."""
+    written = 0
+    try:
+        with gzip.open(path, "rb") as stream:
+            while chunk := stream.read(min(_CHUNK, limit + 1 - written)):
+                written += len(chunk)
+                if written > limit:
+                    raise too_large
+                out.write(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise unreadable_gzip(label, exc) from exc

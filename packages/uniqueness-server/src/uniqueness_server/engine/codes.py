@@ -41,6 +41,11 @@ from uniqueness_server.engine.model import Nulls
 from uniqueness_server.engine.table import Table
 
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
+ROW_CELLS = 8
+"""What each row costs a key search beyond its codes, in cells of :data:`MAX_CELLS`: the
+search's work arrays hold an int64 key or sort order a row (16 bytes), so a tall, narrow
+source (50 million rows of one column) is counted by its rows, not only its cells."""
+_COUNT_ROWS = 1 << 20  # codes counted at once (numpy counts in 8 bytes a code)
 BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
 SAMPLE_ROWS = (1_024, 4_096)
 WORKERS = 2  # threads side by side: coding groups of rows, then columns, deciding pivots
@@ -94,7 +99,10 @@ class CodeMatrix:
         self._pairs: dict[int, int] = {}  # row pairs sharing a present value
 
         def count(p: int) -> tuple[int, int, int, int | None]:
-            counts = np.bincount(self._codes[p], minlength=distinct[p] + 1).astype(np.int64)
+            codes = self._codes[p]
+            counts = np.zeros(distinct[p] + 1, dtype=np.int64)
+            for start in range(0, len(codes), _COUNT_ROWS):
+                counts += np.bincount(codes[start : start + _COUNT_ROWS], minlength=len(counts))
             present = counts[: distinct[p]]
             length = None
             if value_lengths is not None and p in value_lengths:
@@ -129,7 +137,7 @@ class CodeMatrix:
 
         With ``measure``, :attr:`lengths` holds each text column's total value length in
         characters. Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
-        :data:`MAX_CELLS`) codes would be held.
+        :data:`MAX_CELLS`) codes would be held, each row counting :data:`ROW_CELLS` more.
         """
         ordered = list(positions)
         # per group of rows, every column's indices into that group's own dictionaries (one
@@ -138,7 +146,7 @@ class CodeMatrix:
         dictionaries: list[list[Any]] = [[] for _ in ordered]
         rows = 0
         for indices, group_dictionaries in _each_group(
-            table, source, ordered, _code_group, max_cells
+            table, source, ordered, _code_group, max_cells, ROW_CELLS
         ):
             local.append(indices)
             rows += indices.shape[1]
@@ -276,8 +284,13 @@ class CodeMatrix:
         )
 
     def unique(self, candidate: Sequence[int], nulls: Nulls) -> bool:
-        """Whether ``candidate`` identifies every row (one sort over combined codes)."""
-        ordered = np.sort(self._key(candidate, None, nulls))
+        """Whether ``candidate`` identifies every row: one column from its counts, more by
+        one sort over combined codes (in place: one int64 a row)."""
+        if len(candidate) == 1:
+            p = candidate[0]
+            return self._largest[p] <= 1 and (nulls is Nulls.DISTINCT or self.missing[p] <= 1)
+        ordered = self._key(candidate, None, nulls)
+        ordered.sort()
         return not bool((ordered[1:] == ordered[:-1]).any())
 
     def bounded_out(self, a: Ints, b: Ints, nulls: Nulls) -> Flags:
@@ -626,10 +639,11 @@ def _each_group(
     positions: Sequence[int],
     work: Callable[[list[Any]], T],
     max_cells: int | None,
+    row_cells: int = 0,
 ) -> Iterator[T]:
     """``work`` of each group of rows of ``positions`` of ``source``, in order, from one
     streamed pass. Raises :class:`TooManyCellsError` past ``max_cells`` cells (default
-    :data:`MAX_CELLS`)."""
+    :data:`MAX_CELLS`), each row counting ``row_cells`` more."""
     limit = MAX_CELLS if max_cells is None else max_cells
     query = f"SELECT {', '.join(table.column(p) for p in positions)} FROM {source}"
     cells = 0
@@ -639,7 +653,7 @@ def _each_group(
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
         pending: deque[Future[T]] = deque()
         for group in _groups(table.backend.batches(query, BATCH_ROWS)):
-            cells += sum(batch.num_rows for batch in group) * len(positions)
+            cells += sum(batch.num_rows for batch in group) * (len(positions) + row_cells)
             if cells > limit:
                 raise TooManyCellsError
             pending.append(pool.submit(work, group))

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from mcp_common import ErrorCode, ToolContext, ToolError
 
-from uniqueness_server.engine.codes import MAX_CELLS, CodeMatrix, TooManyCellsError
+from uniqueness_server.engine.codes import MAX_CELLS, ROW_CELLS, CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
 from uniqueness_server.engine.keysearch import (
@@ -210,16 +210,19 @@ def search_keys(
     source = backend.search_source(table, positions, nulls, context, rows=rows, hash_safe=hash_safe)
     budget = MAX_CELLS if backend.local else REMOTE_CELLS
     width = max(1, len(positions))
+    # held in this process beside the engine's own memory: each row's work arrays count too
+    # (a remote budget is six times smaller, so its rows stay in bounds without them)
+    row_width = width + (ROW_CELLS if backend.local else 0)
     whole = codes is not None
-    if codes is None and sample_rows is None and rows * width <= budget:
+    if codes is None and sample_rows is None and rows * row_width <= budget:
         with suppress(TooManyCellsError):
             codes = backend.codes(table, positions, source.relation(positions), budget)
             whole = True
     if codes is None:
-        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // width))
+        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // row_width))
         relation = source.relation(positions) if take >= rows else source.samples([take])[0]
         # a sample holds about ``take`` rows (a random one may hold a few more)
-        codes = backend.codes(table, positions, relation, max(budget, 2 * take * width))
+        codes = backend.codes(table, positions, relation, max(budget, 2 * take * row_width))
         whole = codes.rows >= rows
     complete = tuple(sorted(positions))
     # the whole set's check says when no key can exist (worth it while the set is narrow); a

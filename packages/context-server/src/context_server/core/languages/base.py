@@ -96,6 +96,14 @@ CPU_SECONDS_PER_MB = 1.0
 """Further thread CPU time per MB of source (real code needs about a tenth of it)."""
 
 
+BUDGET_EXCEEDED = (
+    "reading it took more than its CPU time budget"
+    f" ({CPU_SECONDS_PER_FILE:g} s + {CPU_SECONDS_PER_MB:g} s per MB)"
+)
+"""Why a file whose reading spent its budget is skipped (in Python or, inside tree-sitter,
+where the parse child's CPU limit ends it)."""
+
+
 class TooComplexError(ValueError):
     """A source file too deeply nested, or too costly, to read; the index lists it as
     skipped with this reason."""
@@ -109,9 +117,14 @@ class Parsed:
     deadline: float
 
     @staticmethod
+    def seconds_for(size: int) -> float:
+        """The CPU seconds reading ``size`` bytes may take."""
+        return CPU_SECONDS_PER_FILE + CPU_SECONDS_PER_MB * size / 1e6
+
+    @staticmethod
     def budget_for(size: int) -> float:
         """The deadline (in this thread's CPU time) for reading ``size`` bytes from now."""
-        return time.thread_time() + CPU_SECONDS_PER_FILE + CPU_SECONDS_PER_MB * size / 1e6
+        return time.thread_time() + Parsed.seconds_for(size)
 
     @property
     def root(self) -> tree_sitter.Node:
@@ -123,10 +136,7 @@ class Parsed:
         whatever a hostile shape makes superlinear in a language's reading stops there."""
         for node in nodes:
             if time.thread_time() > self.deadline:
-                raise TooComplexError(
-                    "reading it took more than its CPU time budget"
-                    f" ({CPU_SECONDS_PER_FILE:g} s + {CPU_SECONDS_PER_MB:g} s per MB)"
-                )
+                raise TooComplexError(BUDGET_EXCEEDED)
             yield node
 
 
@@ -191,12 +201,13 @@ class Linker(Protocol):
 
     def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
         """What linking ``facts`` (of the file at ``relative``) in this project shares
-        with the other files, as names: every key its own facts add to the linker's tables
-        must end in a name it ``offers``, every key :meth:`link` looks up for it must end
-        in a name it ``reads`` (and :meth:`internal` of it may depend on nothing else).
-        None when that cannot be said of this file (its linking reads other files through
-        chains: re-exports, star imports, global usings): a change to it, or to any file
-        while it is one of the readers, links its whole family again."""
+        with the other files: every entry its facts make in the linker's tables, with the
+        name a look-up of it ends in (``offers``: two facts making the same entries leave
+        every other file's links as they were), and every name a look-up :meth:`link`
+        makes for it ends in (``reads``); what :meth:`internal` says of a file may depend
+        on its own facts only. None when that cannot be said of this file (its linking
+        reads other files through chains: re-exports, star imports, global usings): an
+        edit of it, or of any file while it is a reader, links its whole family again."""
         ...
 
 

@@ -79,6 +79,7 @@ def literal(text: str) -> str:
 _DatabaseKey = tuple[tuple[str, ...] | None, int]
 _DATABASES: dict[_DatabaseKey, duckdb.DuckDBPyConnection] = {}
 _SOURCE_CACHES: dict[_DatabaseKey, SourceCache] = {}
+_SPILL_DIRECTORIES: dict[_DatabaseKey, Path] = {}
 _DATABASES_LOCK = threading.Lock()
 # what the engine's own SQL does: read, and make or drop the call's temporary tables and views
 _STATEMENTS = frozenset(
@@ -120,6 +121,7 @@ def _database(confined_to: Sequence[Path] | None, memory: int) -> duckdb.DuckDBP
                 database.execute("SET enable_external_access = false")
             _DATABASES[key] = database
             _SOURCE_CACHES[key] = SourceCache(database)
+            _SPILL_DIRECTORIES[key] = Path(spill)
         return database
 
 
@@ -129,6 +131,15 @@ def source_cache(confined_to: Sequence[Path] | None, memory: int) -> SourceCache
     _database(confined_to, memory)
     confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
     return _SOURCE_CACHES[(confined, memory)]
+
+
+def engine_directory(confined_to: Sequence[Path] | None, memory: int) -> Path:
+    """The private temporary directory of the database :func:`new_connection` connects to
+    for the same arguments (made by this process, readable by it alone): a file put there is
+    read by that database whatever its allowed directories, and removed with it at exit."""
+    _database(confined_to, memory)
+    confined = None if confined_to is None else tuple(sorted(str(d) for d in confined_to))
+    return _SPILL_DIRECTORIES[(confined, memory)]
 
 
 @dataclass(eq=False)
@@ -204,7 +215,12 @@ class SourceCache:
         if len(names) > self.MAX_COLUMNS:
             return None
         relation = f"source_{next(self._names)}"
-        rows = backend.fetchall(f"CREATE TABLE {relation} AS SELECT * FROM src")[0][0]
+        # a small file may still hold millions of rows (a Parquet run of one value): one row
+        # past what may be kept is copied, never the rest
+        most = self.MAX_CELLS // 2 // max(1, len(names))
+        rows = backend.fetchall(f"CREATE TABLE {relation} AS SELECT * FROM src LIMIT {most + 1}")[
+            0
+        ][0]
         cells = int(rows) * max(1, len(names))
         if cells > self.MAX_CELLS // 2:
             self._drop([relation])
@@ -772,8 +788,9 @@ def duplicate_page_statement(
 
 def page_rows_query(table: Table, positions: Sequence[int], rows_shown: int) -> str:
     """the first ``rows_shown`` 1-based row numbers of each group in ``dup_page``,
-    by the group's first row number."""
+    by the group's first row number (DuckDB's bounded ``min(x, n)``, ascending: a group of
+    50 million rows listed whole took the engine past its memory limit)."""
     return (
-        f"SELECT p.first, list(k.rowid + 1 ORDER BY k.rowid)[1:{rows_shown}] FROM keyed k "
+        f"SELECT p.first, min(k.rowid + 1, {rows_shown}) FROM keyed k "
         f"JOIN dup_page p ON {_same_key(table, positions, 'k', 'p')} GROUP BY p.first"
     )
