@@ -29,7 +29,7 @@ import uniqueness_server.engine.keys as key_search
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_common import ErrorCode, McpTool, ToolCancelledError, ToolContext, ToolError, redact
-from spark_local import LocalSpark, local_spark, missing_reason
+from spark_local import SHORT_LIVED, LocalSpark, local_spark, missing_reason
 from uniqueness_server.engine import (
     DatabaseRegistry,
     Nulls,
@@ -119,7 +119,7 @@ def spark() -> Iterator[LocalSpark]:
     reason = missing_reason()
     if reason:
         pytest.skip(reason)
-    with local_spark() as server:
+    with local_spark(java_options=SHORT_LIVED) as server:
         yield server
 
 
