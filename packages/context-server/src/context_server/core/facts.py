@@ -138,13 +138,13 @@ NO_DEPENDENCIES = FileDependencies((), ())
 
 @dataclass(frozen=True, slots=True)
 class LinkKeys:
-    """What linking one file shares with the others, as names (see
+    """What linking one file shares with the others, by name (see
     :meth:`Linker.keys <context_server.core.languages.base.Linker.keys>`): ``offers`` the
-    names under which its own facts enter the project's tables (what others may look up),
-    ``reads`` the names its linking looks up there. After an edit that changes what a file
-    offers, the files reading any name it offered before or offers now are linked again."""
+    entries its own facts make in the project's tables, each with the name other files look
+    it up by; ``reads`` the names its linking looks up there. After an edit, the files
+    reading the name of an entry the edit added or removed are linked again."""
 
-    offers: frozenset[str]
+    offers: frozenset[tuple[str, str]]
     reads: frozenset[str]
 
 

@@ -58,7 +58,7 @@ class Resolver:
         files were linked again: only what the edit can change. An edited file is linked
         again; where its edit changed what other files are linked against (a declaration,
         an import, its package or module), its family's linker is built again and the
-        family's files reading a name the file offered before or offers now (see
+        family's files reading the name of a table entry the edit added or removed (see
         :meth:`Linker.keys <context_server.core.languages.base.Linker.keys>`) are linked
         again too (the whole family when its linker cannot say). Every other file keeps
         its edges and every other family its linker. None when the files themselves
@@ -93,19 +93,20 @@ class Resolver:
 
     def _readers(self, before: PackedFacts, moved: Sequence[str]) -> set[str]:
         """The files of the families of ``moved`` (files whose facts were ``before``'s)
-        whose linking reads a name one of them offered before or offers now."""
+        whose linking reads the name of a table entry one of them made before and does not
+        now, or makes now and did not before."""
         by_dialect = self._linked()[1]
         offered: dict[str, set[str] | None] = {}
         for path in moved:
             language = self._sources.language(path)
             family = family_of(language).name
-            for facts in (before[path], self._sources[path]):
-                keys = by_dialect[language].keys(path, facts)
-                names = offered.setdefault(family, set())
-                if keys is None or names is None:
-                    offered[family] = None
-                else:
-                    names.update(keys.offers)
+            old = by_dialect[language].keys(path, before[path])
+            new = by_dialect[language].keys(path, self._sources[path])
+            names = offered.setdefault(family, set())
+            if old is None or new is None or names is None:
+                offered[family] = None
+            else:
+                names.update(name for name, _ in old.offers ^ new.offers)
         readers: set[str] = set()
         for path in self._sources:
             language = self._sources.language(path)

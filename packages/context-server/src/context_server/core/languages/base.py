@@ -201,12 +201,13 @@ class Linker(Protocol):
 
     def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
         """What linking ``facts`` (of the file at ``relative``) in this project shares
-        with the other files, as names: every key its own facts add to the linker's tables
-        must end in a name it ``offers``, every key :meth:`link` looks up for it must end
-        in a name it ``reads`` (and :meth:`internal` of it may depend on nothing else).
-        None when that cannot be said of this file (its linking reads other files through
-        chains: re-exports, star imports, global usings): a change to it, or to any file
-        while it is one of the readers, links its whole family again."""
+        with the other files: every entry its facts make in the linker's tables, with the
+        name a look-up of it ends in (``offers``: two facts making the same entries leave
+        every other file's links as they were), and every name a look-up :meth:`link`
+        makes for it ends in (``reads``); what :meth:`internal` says of a file may depend
+        on its own facts only. None when that cannot be said of this file (its linking
+        reads other files through chains: re-exports, star imports, global usings): an
+        edit of it, or of any file while it is a reader, links its whole family again."""
         ...
 
 

@@ -166,14 +166,21 @@ class NameLinker:
         return relative in self.tables.internal
 
     def keys(self, relative: str, facts: SourceFacts) -> LinkKeys | None:
-        """A file enters the tables under its declarations' qualified names and its
-        package; every name :meth:`link` looks up for it ends in a segment of one of its
-        imports, references or supertypes (after a package, an import or an enclosing
-        type of its own), or of its own declarations (the other parts of a spread type)."""
-        offers = {
-            declaration.qualified_name.rpartition(".")[2] for declaration in facts.declarations
+        """A file's entries are its declarations (by qualified name, and by simple name
+        for the last resort) and its package, as :class:`NameTables` keeps them; every
+        name :meth:`link` looks up for it ends in a segment of one of its imports,
+        references or supertypes (after a package, an import or an enclosing type of its
+        own), or of its own declarations (the other parts of a spread type)."""
+        offers: set[tuple[str, str]] = {
+            (facts.package.rpartition(".")[2], f"package {facts.package}")
         }
-        offers.add(facts.package.rpartition(".")[2])
+        for declaration in facts.declarations:
+            qualified = declaration.qualified_name
+            table = "member" if declaration.kind == "member" else "type"
+            offers.add((qualified.rpartition(".")[2], f"{table} {qualified}"))
+            if table == "type":
+                place = "nested" if declaration.nested else "top"
+                offers.add((declaration.simple_name, f"{place} {qualified}"))
         return LinkKeys(frozenset(offers), frozenset(self.read_names(facts)))
 
     def read_names(self, facts: SourceFacts) -> set[str]:
