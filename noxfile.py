@@ -180,7 +180,10 @@ def e2e(session: nox.Session) -> None:
     _pytest(session, "tests", "-m", "not slow")
 
 
-SPARK_TESTS = "packages/uniqueness-server/tests/test_uniqueness_spark.py"
+SPARK_TESTS = [
+    "packages/uniqueness-server/tests/test_uniqueness_spark.py",
+    "packages/uniqueness-server/tests/security/test_security_spark.py",
+]
 SPARK = ["uv", "run", "--locked", "--group", "spark-tests"]
 """Only the Spark tests install the full ``pyspark`` (the ``spark-tests`` group, ~450 MB), so
 the default environment stays small."""
@@ -188,7 +191,7 @@ NO_JAVA = "the Spark tests need Java 17, which is not installed (.ci/run install
 
 
 def _spark_pytest(*options: str) -> list[str]:
-    return [*SPARK, "pytest", SPARK_TESTS, "-p", "no:cacheprovider", *options]
+    return [*SPARK, "pytest", *SPARK_TESTS, "-p", "no:cacheprovider", *options]
 
 
 @nox.session(python=False)

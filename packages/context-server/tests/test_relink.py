@@ -232,3 +232,25 @@ async def test_a_running_server_answers_each_declaration_edit_on_the_next_call(
             answers.append(next(n["dependencies"] for n in nodes if n["path"] == "app/Main.java"))
     assert answers == [[], ["util/Helper.java"], [], ["util/Helper.java"]]
     assert log_file.read_text().count("graph relinked (") == 3
+
+
+def test_a_global_using_edited_links_its_family_again(tmp_path: Path) -> None:
+    """A C# ``global using`` is seen by every file below its folder, which names nothing of
+    the file declaring it: editing it links the C# files whole, and the file using a type
+    only that global using made visible loses its edge."""
+    root = _write(
+        tmp_path / "project",
+        {
+            "src/App/GlobalUsings.cs": "global using Lib.Models;\n",
+            "src/App/Main.cs": "namespace App;\npublic class Main { Widget widget; }\n",
+            "src/Lib/Models/Widget.cs": "namespace Lib.Models;\npublic class Widget {}\n",
+            "src/Lib/Other/Gadget.cs": "namespace Lib.Other;\npublic class Gadget {}\n",
+        },
+    )
+    service = ContextService(AllowedPaths([root]), IndexCache(watch=False))
+    assert service.index(".").resolver.files("src/App/Main.cs") == ("src/Lib/Models/Widget.cs",)
+    (root / "src/App/GlobalUsings.cs").write_text("global using Lib.Other;\n")
+    after = service.index(".")
+    assert after.resolver.files("src/App/Main.cs") == ()
+    assert graph(after) == graph(fresh(root))
+    assert after.statistics.relinked == 4

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -301,3 +302,35 @@ def test_a_hostile_build_wrapper_sees_no_credential_and_verification_runs_it_not
         "verify",
     ]
     assert not marker.exists(), "verify_adoption ran the repository's wrapper"
+
+
+def test_invisible_and_control_characters_in_a_workspace_or_url_are_refused(
+    adopt_env: AdoptEnv, world: tuple[Path, Path]
+) -> None:
+    """A workspace ``a\\nb`` or ``\\u202e`` was created under the root and its name, the
+    U+202E raw, reached the report; a ``file://`` URL's ``%e2%80%ae`` decoded into the error.
+    Each is refused before anything is created or cloned."""
+    root, _ = world
+    good = root / "repos" / "good.git"
+    shutil.copytree(adopt_env.templates["plain"], good)
+    before = sorted(p.name for p in root.iterdir())
+
+    async def attack() -> list[str]:
+        texts: list[str] = []
+        async with server(adopt_env, root) as client:
+            for arguments in (
+                {"repositoryUrl": str(good), "workspace": "a\nb"},
+                {"repositoryUrl": str(good), "workspace": "\u202e"},
+                {"repositoryUrl": f"file://{good}%e2%80%ae", "workspace": "w"},
+            ):
+                result = await client.call_tool("verify_adoption", arguments)
+                assert result.is_error
+                texts.append(result_text(result))
+        return texts
+
+    texts = anyio.run(attack)
+    assert "workspace must not contain control or invisible characters: a\\nb" in texts[0]
+    assert "workspace must not contain control or invisible characters: \\u202e" in texts[1]
+    assert "repositoryUrl must not contain control or invisible characters, even" in texts[2]
+    assert not any("\u202e" in text for text in texts)
+    assert sorted(p.name for p in root.iterdir()) == before, "no workspace was created"

@@ -12,8 +12,10 @@ never asked about a hostile owner, nothing cloned, pushed or written outside the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from adopt_server.cli import main
+from adopt_server.pipeline.urls import parse_repository_url
 from adopt_testkit import git, log_lines, run_in_process
 from conftest import AdoptEnv
 
@@ -229,3 +232,141 @@ def test_a_state_file_name_is_only_ever_a_file_name(adopt_env: AdoptEnv, name: s
     assert sorted(p.name for p in adopt_env.root.iterdir() if "PWNED" in p.name) == (
         [name] if "PWNED" in name else []
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # json reads it, but Python will not turn 5,000 digits into an int: was a traceback
+        (
+            '{"version": 1, "lastPullRequestAt": ' + "1" * 5000 + ', "repositories": []}',
+            "Exceeds the limit (4300 digits) for integer string conversion",
+        ),
+        # valid JSON, no text: the first save after a repository ran failed with a traceback,
+        # ending the campaign unrecorded
+        (
+            json.dumps({"version": 1, "repositories": [entry(status="failed", failure="x\ud800")]}),
+            "it holds a string that is not valid Unicode (a lone surrogate escape)",
+        ),
+        (
+            json.dumps({"version": 1, "repositories": [entry(repositoryUrl="/r\udfff")]}),
+            "it holds a string that is not valid Unicode (a lone surrogate escape)",
+        ),
+    ],
+    ids=["5000 digits", "surrogate in a failure", "surrogate in a URL"],
+)
+def test_state_values_python_cannot_hold_are_refused_before_anything_runs(
+    adopt_env: AdoptEnv, text: str, message: str
+) -> None:
+    state = adopt_env.root / "campaign.json"
+    state.write_text(text, encoding="utf-8")
+    before = state.read_bytes()
+    repo = adopt_env.remote("plain", "repo")
+    done = claude_adopt(
+        "--dry-run", "--state", str(state), str(repo), "--workspace", "new-ws", cwd=adopt_env.root
+    )
+    refused(done, f"The campaign state {state} is not a claude-adopt state file: {message}")
+    assert state.read_bytes() == before
+    assert not (adopt_env.root / "new-ws").exists(), "nothing was cloned"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_state_file_of_another_user_is_refused(adopt_env: AdoptEnv) -> None:
+    """Another user's file (one planted in a shared directory) could mark repositories
+    as done and show a forged pull request link for each: never read."""
+    repo = adopt_env.remote("plain", "repo")
+    state = state_file(
+        adopt_env.root / "campaign.json",
+        repositories=[entry(repositoryUrl=str(repo), pullRequestUrl="https://evil.example/pr/1")],
+    )
+    os.chown(state, 65534, 65534)
+    done = claude_adopt_here(
+        "--state", str(state), str(repo), "--workspace", "new-ws", cwd=adopt_env.root
+    )
+    refused(
+        done,
+        f"Could not read the campaign state {state}: {state} is owned by another user; a "
+        "campaign trusts only its own",
+    )
+    assert "evil.example" not in done.stderr
+    assert not (adopt_env.root / "new-ws").exists()
+
+
+def test_a_repository_named_like_another_checkout_never_shares_it(adopt_env: AdoptEnv) -> None:
+    """``alice/tools`` and ``bob/tools`` check out into ``tools`` and ``tools-<digest of
+    bob's URL>``; that digest is no secret, so mallory names a repository exactly so and
+    lists it first: bob's adoption used to find mallory's checkout in its directory and
+    fail. Each repository gets a directory of its own and every one is adopted."""
+    owners = {name: adopt_env.remotes / name for name in ("alice", "bob", "mallory")}
+    for folder in owners.values():
+        folder.mkdir()
+    bob = owners["bob"] / "tools"
+    digest = hashlib.sha256(parse_repository_url(str(bob)).identity.encode()).hexdigest()[:8]
+    urls = [owners["mallory"] / f"tools-{digest}", owners["alice"] / "tools", bob]
+    for url in urls:
+        shutil.copytree(adopt_env.templates["plain"], url)
+    done = claude_adopt(
+        "--dry-run",
+        *map(str, urls),
+        "--workspace",
+        "ws2",
+        "--report",
+        "report.json",
+        cwd=adopt_env.root,
+    )
+    assert done.returncode == 0, done.stderr
+    reports = json.loads((adopt_env.root / "report.json").read_text())["repositories"]
+    assert [r["succeeded"] for r in reports] == [True, True, True]
+    checkouts = [Path(r["checkout"]) for r in reports]
+    assert len(set(checkouts)) == 3, checkouts
+    for url, checkout in zip(urls, checkouts, strict=True):
+        origin = git(checkout, "config", "--get", "remote.origin.url").strip()
+        assert origin == str(url)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "https://github.com:443/owner/repo",  # the default port
+        "https://github.com./owner/repo",  # the root of DNS
+        "https://github.com//owner/repo",
+        "https://github.com/owner/./repo",
+        "https://github.com/owner/x/../repo",
+        "ssh://git@github.com:22/owner/repo",
+    ],
+)
+def test_one_repository_spelled_two_ways_is_refused_before_anything_runs(
+    adopt_env: AdoptEnv, second: str
+) -> None:
+    """Both spellings would push one branch (one run failing on the other's push)."""
+    done = claude_adopt_here(
+        "https://github.com/owner/repo", second, "--workspace", "new-ws", cwd=adopt_env.root
+    )
+    refused(done, "both name the same repository, and both would push one branch")
+    assert not (adopt_env.root / "new-ws").exists()
+
+
+def test_one_local_repository_named_through_a_symlink_is_refused(adopt_env: AdoptEnv) -> None:
+    """Two runs pushed one branch at once: the second push was rejected and reported as a
+    failure after its whole adoption ran."""
+    repo = adopt_env.remote("plain", "repo")
+    link = adopt_env.remotes / "link.git"
+    link.symlink_to(repo)
+    done = claude_adopt_here(str(repo), str(link), "--workspace", "new-ws", cwd=adopt_env.root)
+    refused(done, "both name the same repository, and both would push one branch")
+    assert not (adopt_env.root / "new-ws").exists()
+    assert not git(repo, "branch", "--list", BRANCH).strip()
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u200b", "\x9b"], ids=["RLO", "ZWSP", "C1 CSI"])
+def test_an_invisible_or_control_character_in_a_url_is_refused(
+    adopt_env: AdoptEnv, mark: str
+) -> None:
+    """U+202E reversed the rest of every log line naming the repository; a C1 control starts
+    an escape sequence on some terminals."""
+    listed = adopt_env.root / "repos.txt"
+    listed.write_text(f"https://github.com/owner/repo{mark}\n", encoding="utf-8")
+    done = claude_adopt_here("--repos", str(listed), "--workspace", "new-ws", cwd=adopt_env.root)
+    refused(done, "repositoryUrl must not contain control or invisible characters")
+    assert mark not in done.stderr
+    assert not (adopt_env.root / "new-ws").exists()

@@ -30,10 +30,9 @@ LIMITS: dict[str, tuple[int, str]] = {
     ),
     "max_inflated_bytes": (
         256 * MIB,
-        "most bytes a compressed file held in memory may inflate to (a gzip-compressed Parquet "
-        "or .xlsx file, the parts of an .xlsx), a Parquet file held in memory may declare "
-        "to decode to, and the values (as text) of any Parquet file may decode to, where 1,000 "
-        "times the file's size is not more",
+        "most bytes a compressed file read whole may inflate to (a gzip-compressed Parquet "
+        "or .xlsx file, the parts of an .xlsx), and the values (as text) of any Parquet file "
+        "may decode to, where 1,000 times the file's size is not more",
     ),
     "max_cells": (
         10_000_000,
@@ -80,10 +79,12 @@ class ReadLimits:
         size = f"is a document of more than {self.max_document_bytes:,} bytes"
         return _over(label, f"{size} {how}" if how else size, "--max-document-bytes")
 
-    def inflates_too_far(self, label: str, what: str = "inflates to") -> ToolError:
+    def inflates_too_far(self, label: str) -> ToolError:
         """The error for a compressed file over :attr:`max_inflated_bytes`."""
         return _over(
-            label, f"{what} more than {self.max_inflated_bytes:,} bytes", "--max-inflated-bytes"
+            label,
+            f"inflates to more than {self.max_inflated_bytes:,} bytes",
+            "--max-inflated-bytes",
         )
 
     def decodes_too_far(self, label: str, allowed: int) -> ToolError:

@@ -67,7 +67,8 @@ class CheckoutClaims:
     Claims are made in input order before any repository runs (see :func:`claim_all`), so
     parallel workers never race for a directory. The first repository called ``name`` clones
     into ``name``; a later one with the same name (``alice/tools`` after ``bob/tools``) into
-    ``name-<8 hex digits of its identity>``, stable from run to run so a re-run resumes it.
+    ``name-<8 hex digits of its identity>`` (``-2``, ``-3``... after it if a repository of
+    the run is called that), stable from run to run so a re-run resumes it.
     The same repository named twice (https and ssh URLs, say) is refused: both would push
     one branch.
     """
@@ -89,6 +90,12 @@ class CheckoutClaims:
         if checkout in self._owners:
             digest = hashlib.sha256(url.identity.encode("utf-8")).hexdigest()[:8]
             checkout = self._workspace / f"{url.name}-{digest}"
+            # anyone can name a repository ``tools-<that digest>`` (the digest of a known
+            # URL is no secret): a name already claimed gets a counter, never a shared checkout
+            counter = 1
+            while checkout in self._owners:
+                counter += 1
+                checkout = self._workspace / f"{url.name}-{digest}-{counter}"
         self._owners[checkout] = url
         return Claim(url, checkout)
 

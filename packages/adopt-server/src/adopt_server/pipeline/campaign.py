@@ -255,6 +255,21 @@ class CampaignState:
                 f"The campaign state {path} nests its JSON too deeply to be a claude-adopt "
                 "state file. Fix it, or remove it to start the campaign over."
             ) from None
+        except ValueError as error:  # an integer of more digits than Python converts
+            raise CampaignError(
+                f"The campaign state {path} is not a claude-adopt state file: "
+                f"{one_line(str(error))}. Fix it, or remove it to start the campaign over."
+            ) from None
+        try:
+            # a lone surrogate (``"\ud800"``) is valid JSON but no text: the first save
+            # would fail after the repository ran, and the campaign with it
+            json.dumps(raw, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise CampaignError(
+                f"The campaign state {path} is not a claude-adopt state file: it holds a "
+                "string that is not valid Unicode (a lone surrogate escape). Fix it, or remove "
+                "it to start the campaign over."
+            ) from None
         try:
             document = StateDocument.model_validate(raw, by_alias=True)
         except ValidationError as error:
@@ -325,11 +340,15 @@ class CampaignState:
 def _read_state(path: Path) -> str:
     """The text of a state file: a regular file (opened without blocking, so a FIFO or a
     device named by mistake or by someone else is refused, not waited on or read forever)
-    of at most :data:`MAX_STATE_BYTES`."""
+    of this user's, of at most :data:`MAX_STATE_BYTES`."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     with os.fdopen(descriptor, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
+        if info.st_uid != os.geteuid():
+            # another user's file could skip repositories and show forged pull requests
+            raise OSError(f"{path} is owned by another user; a campaign trusts only its own")
         data = stream.read(MAX_STATE_BYTES + 1)
     if len(data) > MAX_STATE_BYTES:
         raise OSError(f"{path} is larger than {MAX_STATE_BYTES // (1024 * 1024)} MiB")

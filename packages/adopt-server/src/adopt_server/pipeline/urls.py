@@ -12,6 +12,7 @@ what git clones; a host other than ``localhost`` is refused rather than silently
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -24,6 +25,7 @@ _SCP_LIKE = re.compile(r"^(?:[^@/:\s]+@)?(?P<host>[^/:\s@]+):(?P<path>.*)$")
 _PORT = re.compile(r"^(?P<host>[^/]*?):\d+(?=/|$)")
 _PERCENT_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
 _FILE_HOSTS = ("", "localhost")
+_DEFAULT_PORTS = {"https": "443", "ssh": "22"}
 
 
 def one_line(text: str) -> str:
@@ -74,6 +76,12 @@ def parse_repository_url(value: str) -> RepositoryUrl:
         )
     if any(ch.isspace() or ord(ch) < 32 for ch in text):
         raise RepositoryUrlError(f"repositoryUrl must not contain whitespace: {masked}")
+    if not text.isprintable():
+        # a format character (U+202E reorders what a log shows) or a C1 control (U+009B
+        # starts an escape sequence on some terminals): never part of a real URL
+        raise RepositoryUrlError(
+            f"repositoryUrl must not contain control or invisible characters: {masked}"
+        )
     if "::" in text.split("/", 1)[0]:
         raise RepositoryUrlError(
             f"repositoryUrl uses git remote-helper syntax, which is not accepted: {masked}"
@@ -90,7 +98,7 @@ def parse_repository_url(value: str) -> RepositoryUrl:
             kind="scp",
             name=name,
             slug=_slug(f"{scp['host']}/{path}"),
-            identity=_identity(f"{scp['host']}/{path}"),
+            identity=_identity(_host(scp["host"]) + _path("/" + path)),
             credential_free=text,
         )
     absolute = os.path.abspath(text)
@@ -99,7 +107,7 @@ def parse_repository_url(value: str) -> RepositoryUrl:
         kind="local",
         name=name,
         slug=None,
-        identity=_identity(absolute),
+        identity=_identity(os.path.realpath(absolute)),
         credential_free=absolute,
     )
 
@@ -118,7 +126,7 @@ def _with_scheme(text: str, scheme: str, rest: str, name: str) -> RepositoryUrl:
             kind="file",
             name=_name(path, masked),
             slug=None,
-            identity=_identity(os.path.abspath(path)),
+            identity=_identity(os.path.realpath(path)),
             credential_free=path,
         )
     authority, slash, path = rest.partition("/")
@@ -139,7 +147,7 @@ def _with_scheme(text: str, scheme: str, rest: str, name: str) -> RepositoryUrl:
         kind=scheme,
         name=name,
         slug=_slug(hostless),
-        identity=_identity(host + slash + path),
+        identity=_identity(_host(host, _DEFAULT_PORTS.get(scheme)) + _path(slash + path)),
         credential_free=credential_free,
         username=username,
         password=password,
@@ -174,6 +182,11 @@ def file_url_path(rest: str, masked: str) -> str:
         raise RepositoryUrlError(
             f"repositoryUrl must not contain whitespace, even percent-encoded: {masked}"
         )
+    if not path.isprintable():
+        raise RepositoryUrlError(
+            "repositoryUrl must not contain control or invisible characters, even "
+            f"percent-encoded: {masked}"
+        )
     return "/" + path
 
 
@@ -197,6 +210,22 @@ def _slug(location: str) -> str | None:
         return None
     repo = parts[-1][:-4] if parts[-1].lower().endswith(".git") else parts[-1]
     return f"{parts[-2]}/{repo}"
+
+
+def _host(host: str, default_port: str | None = None) -> str:
+    """A host as it names one server: without a trailing dot (``github.com.`` is
+    ``github.com``) and without its scheme's default port."""
+    name, colon, port = host.rpartition(":") if re.search(r":\d+$", host) else (host, "", "")
+    name = name.rstrip(".")
+    return name if not colon or port == default_port else f"{name}:{port}"
+
+
+def _path(path: str) -> str:
+    """A URL path as the server reads it: empty and ``.`` segments dropped, ``..`` applied
+    (git's HTTP client and ssh servers resolve them), so ``o//r`` and ``o/x/../r`` are
+    ``o/r``."""
+    # normpath keeps two leading slashes (POSIX lets them mean something else)
+    return posixpath.normpath("/" + path.lstrip("/")) if path else ""
 
 
 def _identity(location: str) -> str:

@@ -40,7 +40,7 @@ from adopt_server.pipeline.options import (
     MAX_RETRIES,
     MAX_TIMEOUT_MINUTES,
 )
-from adopt_server.pipeline.urls import RepositoryUrl
+from adopt_server.pipeline.urls import RepositoryUrl, one_line
 from adopt_server.tools.retention import fresh_workspace
 
 
@@ -199,6 +199,12 @@ def read_request(arguments: VerifyArguments, root: AllowedPaths) -> Request:
     given = [url for url in urls if url.strip()]
     if not given:
         raise _invalid("Missing required argument: repositoryUrl or repositoryUrls")
+    if workspace_text and not workspace_text.isprintable():
+        # a newline or U+202E in a directory name reaches every report and log line naming it
+        raise _invalid(
+            "workspace must not contain control or invisible characters: "
+            f"{one_line(workspace_text)}"
+        )
     workspace = (
         root.resolve(workspace_text, must_exist=False, kind="dir")
         if workspace_text

@@ -17,6 +17,7 @@ The Spark Connect client (``pyspark.sql.connect``) is an optional dependency, th
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -86,10 +87,30 @@ _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
 # functions calling arbitrary static Java methods in the cluster
 _REFUSED_FUNCTIONS = frozenset({"reflect", "java_method", "try_reflect"})
-# data sources a query may read a file by path through (``parquet.`/path```)
+# data sources a query may read a file by path through (``parquet.`/path```); a data source
+# named by a class or a legacy alias (``com.databricks.spark.csv``) holds a dot, which no
+# database name of a catalog does. Spark itself is told not to (see _NO_FILES): these only
+# give the clear error before anything reaches it.
 _FILE_SOURCES = frozenset(
-    {"csv", "json", "parquet", "orc", "text", "avro", "binaryfile", "xml", "delta", "jdbc"}
+    {
+        "csv",
+        "json",
+        "parquet",
+        "orc",
+        "text",
+        "avro",
+        "binaryfile",
+        "xml",
+        "delta",
+        "jdbc",
+        "libsvm",
+        "image",
+        "hive",
+        "protobuf",
+    }
 )
+# Spark's own switch for ``provider.`path``` in SQL: off in every session this server opens
+_NO_FILES = ("spark.sql.runSQLOnFiles", "false")
 _READ_ONLY_ROOTS = (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Values)
 # statement kinds that change state; any of them anywhere in the tree refuses the query
 _WRITES = (
@@ -143,7 +164,14 @@ def read_only_spark_query(sql: str) -> str:
             )
         if isinstance(node, exp.QueryTransform):
             raise _invalid("the query holds TRANSFORM … USING, which is refused: it runs a program")
-        if isinstance(node, exp.Table) and str(node.db).lower() in _FILE_SOURCES:
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() == "identifier":
+            raise _invalid(
+                "the query names something through IDENTIFIER(), which is refused: a name "
+                "built from a string is not checked (name tables and functions directly)"
+            )
+        if isinstance(node, exp.Table) and (
+            str(node.db).lower() in _FILE_SOURCES or "." in str(node.db)
+        ):
             raise _invalid(
                 f"the query reads {node.db}.`{node.name}`, a file by its path, which is refused: "
                 "name catalog tables (files reached by path are not the tables granted)"
@@ -228,10 +256,18 @@ class SparkConnection:
         # the client warns when it gives up retrying; the call's tool error says it instead
         warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]", category=UserWarning)
 
+        session = None
         try:
             session = self._session_class.builder.remote(self._url).create()
             session.client.set_retry_policies([DefaultPolicy(max_retries=_RETRIES)])
+            # a catalog table is what was granted; a file by its path (any data source,
+            # named by any alias or class: ``com.databricks.spark.csv`.`/etc/passwd```) not.
+            # The first round trip: a wrong token or a dead endpoint fails here.
+            session.conf.set(*_NO_FILES)
         except Exception as exc:
+            if session is not None:
+                with contextlib.suppress(Exception):
+                    session.stop()
             raise ToolError(
                 f"{self.name}: cannot open a Spark Connect session: "
                 f"{mask_credentials(_first_line(exc))}",
