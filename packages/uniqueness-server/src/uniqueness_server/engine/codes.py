@@ -24,11 +24,12 @@ Column pairs, the bulk of a wide search, are decided in stages, each sound on it
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,14 @@ search's work arrays hold an int64 key or sort order a row (16 bytes), so a tall
 source (50 million rows of one column) is counted by its rows, not only its cells."""
 _COUNT_ROWS = 1 << 20  # codes counted at once (numpy counts in 8 bytes a code)
 BATCH_ROWS = 8_192  # rows coded together (a group's dictionary indices fit in 16 bits)
+GROUP_BYTES = 32 << 20
+"""A group of rows coded together is cut at this many bytes of values too: a row may be
+megabytes long (8,192 rows of 1.9 MB CSV lines took the server to 1.4 GB)."""
+MAX_HELD_BYTES = 64 << 20
+"""Most bytes of distinct values a coding pass holds: coding keeps every distinct value
+until the codes are written, so a source of long distinct values (600 values of 1.9 MB took
+the server to 4.7 GB) is too large to code, and its search reads a sample instead."""
+_MERGE_BYTES = 16 << 20  # groups' dictionaries merged into each column's once they hold this
 SAMPLE_ROWS = (1_024, 4_096)
 WORKERS = 2  # threads side by side: coding groups of rows, then columns, deciding pivots
 _SEED = 7
@@ -56,6 +65,7 @@ _SAFE_PRODUCT = 2**62
 
 Ints = npt.NDArray[np.int64]
 T = TypeVar("T")
+P = ParamSpec("P")
 Flags = npt.NDArray[np.bool_]
 
 
@@ -63,7 +73,26 @@ Codes = npt.NDArray[np.unsignedinteger[Any]]
 
 
 class TooManyCellsError(Exception):
-    """The source turned out larger than :data:`MAX_CELLS` codes while streaming."""
+    """The source turned out larger than :data:`MAX_CELLS` codes, or its distinct values
+    larger than :data:`MAX_HELD_BYTES`, while streaming."""
+
+
+def _released_when_refused(
+    read: Callable[P, T],
+) -> Callable[P, T]:
+    """``read`` (a streamed pass), giving the memory its arrays held back to the system when
+    it refuses a source: the fallback reading the source next would otherwise find the
+    process as large as the pass left it (pyarrow's allocator keeps freed pages)."""
+
+    @functools.wraps(read)
+    def reading(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return read(*args, **kwargs)
+        except TooManyCellsError:
+            pa.default_memory_pool().release_unused()
+            raise
+
+    return reading
 
 
 class CodeMatrix:
@@ -124,6 +153,7 @@ class CodeMatrix:
                     self.lengths[p] = length
 
     @classmethod
+    @_released_when_refused
     def encode(
         cls,
         table: Table,
@@ -137,28 +167,27 @@ class CodeMatrix:
 
         With ``measure``, :attr:`lengths` holds each text column's total value length in
         characters. Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
-        :data:`MAX_CELLS`) codes would be held, each row counting :data:`ROW_CELLS` more.
+        :data:`MAX_CELLS`) codes would be held, each row counting :data:`ROW_CELLS` more, or
+        more than :data:`MAX_HELD_BYTES` of distinct values.
         """
         ordered = list(positions)
         # per group of rows, every column's indices into that group's own dictionaries (one
         # large array per group, so memory goes back to the system as each is consumed)
         local: list[npt.NDArray[np.uint16]] = []
-        dictionaries: list[list[Any]] = [[] for _ in ordered]
+        columns = _DistinctValues(len(ordered))
         rows = 0
         for indices, group_dictionaries in _each_group(
             table, source, ordered, _code_group, max_cells, ROW_CELLS
         ):
             local.append(indices)
             rows += indices.shape[1]
-            for i, dictionary in enumerate(group_dictionaries):
-                dictionaries[i].append(dictionary)
+            columns.add(group_dictionaries)
 
         # each group dictionary's entries as codes of the whole column; then every group's
         # indices as those codes. Columns are independent and the kernels release the GIL,
         # so both steps run on the pool too.
         def unify(i: int) -> tuple[list[Codes], int, npt.NDArray[np.int32] | None]:
-            by_group, values = _unify(dictionaries[i])
-            dictionaries[i] = []
+            by_group, values = columns.codes(i)
             measured = None
             if measure and pa.types.is_string(values.type):
                 # a length per distinct value (32 bits: held for every column at once),
@@ -580,17 +609,19 @@ def _frozen(value: Any) -> Any:
 
 
 def _groups(batches: Iterator[Any]) -> Iterator[list[Any]]:
-    """Record batches gathered into groups of at least :data:`BATCH_ROWS` rows (the last
-    may be smaller), so per-column work is not repeated for DuckDB's small scan chunks; a
-    group stays below 2 x BATCH_ROWS rows, so its dictionary indices fit in 16 bits."""
+    """Record batches gathered into groups of at least :data:`BATCH_ROWS` rows or
+    :data:`GROUP_BYTES` bytes (the last may be smaller), so per-column work is not repeated
+    for DuckDB's small scan chunks; a group stays below 2 x BATCH_ROWS rows, so its
+    dictionary indices fit in 16 bits."""
     group: list[Any] = []
-    rows = 0
+    rows = size = 0
     for batch in batches:
         group.append(batch)
         rows += batch.num_rows
-        if rows >= BATCH_ROWS:
+        size += batch.nbytes
+        if rows >= BATCH_ROWS or size >= GROUP_BYTES:
             yield group
-            group, rows = [], 0
+            group, rows, size = [], 0, 0
     if group:
         yield group
 
@@ -617,20 +648,66 @@ def _code_group(group: Sequence[Any]) -> _CodedGroup:
     return indices, dictionaries
 
 
-def _unify(dictionaries: Sequence[Any]) -> tuple[list[Codes], Any]:
-    """For each group's dictionary (whose entries include a missing value where the group
-    has one), its entries as codes of the whole column (missing = the number of present
-    values), in the code type the column's block uses; and the column's present values, in
-    code order (an Arrow array)."""
-    if not dictionaries:
-        return [], pa.array([], pa.string())
-    combined = pc.dictionary_encode(pa.concat_arrays(dictionaries))
-    distinct = len(combined.dictionary)
-    # held for every column at once until the blocks are written: the narrowest type
-    kind = np.uint16 if distinct < 2**16 else np.uint32
-    codes = pc.fill_null(combined.indices, distinct).to_numpy().astype(kind)
-    cuts = np.cumsum([len(d) for d in dictionaries])[:-1]
-    return list(np.split(codes, cuts)), combined.dictionary
+class _DistinctValues:
+    """Each column's distinct values seen so far in a streamed pass, and for each group of
+    rows its dictionary's entries as their codes.
+
+    Groups' dictionaries are merged into the column's own as they pile up (a value repeated
+    in every group is then held once), and the pass is refused with
+    :class:`TooManyCellsError` once the merged values pass :data:`MAX_HELD_BYTES`.
+    """
+
+    def __init__(self, columns: int) -> None:
+        self._values: list[Any] = [None] * columns  # present values, in code order
+        self._maps: list[list[npt.NDArray[np.int32]]] = [[] for _ in range(columns)]
+        self._pending: list[list[Any]] = [[] for _ in range(columns)]
+        self._pending_bytes = 0
+
+    def add(self, dictionaries: Sequence[Any]) -> None:
+        """One group's dictionaries (a missing value may be an entry), one per column."""
+        for i, dictionary in enumerate(dictionaries):
+            self._pending[i].append(dictionary)
+            self._pending_bytes += dictionary.nbytes
+        if self._pending_bytes > _MERGE_BYTES:
+            with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+                list(pool.map(self._merge, range(len(self._values))))
+            self._pending_bytes = 0
+            held = sum(v.nbytes for v in self._values if v is not None)
+            if held > MAX_HELD_BYTES:
+                raise TooManyCellsError
+
+    def _merge(self, i: int) -> None:
+        pending, self._pending[i] = self._pending[i], []
+        if not pending:
+            return
+        known = [] if self._values[i] is None else [self._values[i]]
+        # the merged values come first and are distinct, so each keeps its code
+        combined = pc.dictionary_encode(pa.concat_arrays([*known, *pending]))
+        codes = pc.fill_null(combined.indices, -1).to_numpy().astype(np.int32)
+        start = len(self._values[i]) if known else 0
+        for dictionary in pending:
+            self._maps[i].append(codes[start : start + len(dictionary)])
+            start += len(dictionary)
+        self._values[i] = combined.dictionary
+
+    def codes(self, i: int) -> tuple[list[Codes], Any]:
+        """Column ``i``'s groups' dictionary entries as codes of the whole column (missing =
+        the number of present values), in the code type its block uses, and its
+        :meth:`values`."""
+        maps = self._maps[i]
+        values = self.values(i)
+        distinct = len(values)
+        # held for every column at once until the blocks are written: the narrowest type
+        kind = np.uint16 if distinct < 2**16 else np.uint32
+        return [np.where(m < 0, distinct, m).astype(kind) for m in maps], values
+
+    def values(self, i: int) -> Any:
+        """Column ``i``'s present values in code order (an Arrow array); what the column held
+        is let go."""
+        self._merge(i)
+        values = self._values[i]
+        self._maps[i], self._values[i] = [], None
+        return pa.array([], pa.string()) if values is None else values
 
 
 def _each_group(
@@ -673,28 +750,27 @@ class ColumnValues:
     values: dict[int, Any]  # the distinct present values (an Arrow array)
 
 
+@_released_when_refused
 def distinct_values(
     table: Table, source: str, positions: Sequence[int], *, max_cells: int | None = None
 ) -> ColumnValues:
     """Stream ``positions`` of ``source`` once (as :meth:`CodeMatrix.encode` does) keeping
     only each column's distinct values, missing count and value lengths. Raises
-    :class:`TooManyCellsError` past ``max_cells`` cells (default :data:`MAX_CELLS`)."""
+    :class:`TooManyCellsError` past ``max_cells`` cells (default :data:`MAX_CELLS`) or
+    :data:`MAX_HELD_BYTES` of distinct values."""
     ordered = list(positions)
-    uniques: list[list[Any]] = [[] for _ in ordered]
+    held = _DistinctValues(len(ordered))
     missing, lengths = [0] * len(ordered), [0] * len(ordered)
     rows = 0
     for size, group_uniques, group_missing, group_lengths in _each_group(
         table, source, ordered, _group_values, max_cells
     ):
         rows += size
-        for i, unique in enumerate(group_uniques):
-            uniques[i].append(unique)
+        held.add(group_uniques)
+        for i in range(len(ordered)):
             missing[i] += group_missing[i]
             lengths[i] += group_lengths[i]
-    values = {
-        p: pc.unique(pa.chunked_array(uniques[i] or [pa.array([], pa.string())])).drop_null()
-        for i, p in enumerate(ordered)
-    }
+    values = {p: held.values(i) for i, p in enumerate(ordered)}
     return ColumnValues(
         rows,
         dict(zip(ordered, missing, strict=True)),

@@ -339,6 +339,11 @@ def _open_table(
             context,
             engine_directory(confined_to, limits.max_engine_memory),
         )
+    except duckdb.Error as exc:
+        # rows loaded from Python (YAML, TOON, .xlsx, CSV with comment lines) may outgrow
+        # the engine's memory: said as for any read, naming its flag
+        backend.close()
+        raise duckdb_error(exc, label) from exc
     except BaseException:
         backend.close()
         raise

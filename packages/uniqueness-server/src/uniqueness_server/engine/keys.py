@@ -14,7 +14,13 @@ import numpy as np
 import numpy.typing as npt
 from mcp_common import ErrorCode, ToolContext, ToolError
 
-from uniqueness_server.engine.codes import MAX_CELLS, ROW_CELLS, CodeMatrix, TooManyCellsError
+from uniqueness_server.engine.codes import (
+    MAX_CELLS,
+    MAX_HELD_BYTES,
+    ROW_CELLS,
+    CodeMatrix,
+    TooManyCellsError,
+)
 from uniqueness_server.engine.columns import resolve_columns
 from uniqueness_server.engine.heartbeat import Heartbeat
 from uniqueness_server.engine.keysearch import (
@@ -218,12 +224,22 @@ def search_keys(
         with suppress(TooManyCellsError):
             codes = backend.codes(table, positions, source.relation(positions), budget)
             whole = True
-    if codes is None:
-        take = max(2, min(sample_rows or SAMPLE_ROWS, budget // row_width))
+    take = max(2, min(sample_rows or SAMPLE_ROWS, budget // row_width))
+    while codes is None:
         relation = source.relation(positions) if take >= rows else source.samples([take])[0]
-        # a sample holds about ``take`` rows (a random one may hold a few more)
-        codes = backend.codes(table, positions, relation, max(budget, 2 * take * row_width))
-        whole = codes.rows >= rows
+        try:
+            # a sample holds about ``take`` rows (a random one may hold a few more)
+            codes = backend.codes(table, positions, relation, max(budget, 2 * take * row_width))
+        except TooManyCellsError:
+            if take <= 2:
+                raise ToolError(
+                    f"two rows of {table.label} hold more than {MAX_HELD_BYTES:,} bytes of "
+                    "distinct values, too long to search for keys; name other columns",
+                    ErrorCode.INVALID_ARGUMENT,
+                ) from None
+            # long values (megabytes a row): a smaller sample, its survivors checked in place
+            take = max(2, min(take, rows) // 4)
+    whole = whole or codes.rows >= rows
     complete = tuple(sorted(positions))
     # the whole set's check says when no key can exist (worth it while the set is narrow); a
     # known key inside it proves it unique without one

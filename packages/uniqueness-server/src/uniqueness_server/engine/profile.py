@@ -225,8 +225,10 @@ def text_profile(table: Table, register: Register) -> Profile:
     if len(sample) < _SAMPLE_ROWS:
         return _whole_sample_profile(table, sample, register)
     head = "profile_sample"
+    # values cut as samples are (200 rows of 1.9 MB were 380 MB of the engine's memory): a
+    # guess from a cut value is only a guess, verified on every whole value below
     table.backend.execute(
-        f"CREATE OR REPLACE TEMP TABLE {head} AS SELECT * FROM {table.relation} "
+        f"CREATE OR REPLACE TEMP TABLE {head} AS SELECT {_sampled(table)} FROM {table.relation} "
         f"LIMIT {_SAMPLE_ROWS}"
     )
     guesses = _first_types(table, range(len(table.names)), head)

@@ -111,6 +111,7 @@ class RowLoader:
     rows, within its memory limit)."""
 
     BATCH_ROWS = 8_192
+    BATCH_BYTES = 32 << 20  # a batch is cut here too: a row may be megabytes long
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, width: int) -> None:
         if width == 0:
@@ -118,20 +119,22 @@ class RowLoader:
         self._connection = connection
         self._width = width
         self._batch: list[Sequence[str | None]] = []
+        self._bytes = 0  # characters of the batch's values (at least their bytes' count)
         columns = ", ".join(f"c{i + 1} VARCHAR" for i in range(width))
         connection.execute(f"CREATE TEMP TABLE loaded ({columns})")
 
     def add(self, row: Sequence[str | None]) -> None:
         """One row (a shorter one is padded with missing values)."""
         self._batch.append(row)
-        if len(self._batch) >= self.BATCH_ROWS:
+        self._bytes += sum(len(value) for value in row if value is not None)
+        if len(self._batch) >= self.BATCH_ROWS or self._bytes >= self.BATCH_BYTES:
             self._flush()
 
     def _flush(self) -> None:
         import pyarrow as pa
 
         rows = self._batch
-        self._batch = []
+        self._batch, self._bytes = [], 0
         if not rows:
             return
         batch = pa.table(

@@ -43,7 +43,7 @@ from uniqueness_server.engine.backend import (
     watching,
 )
 from uniqueness_server.engine.check import ROWS_PER_GROUP, counted_groups, shorten
-from uniqueness_server.engine.codes import CodeMatrix
+from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError
 from uniqueness_server.engine.limits import overlong_line
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
@@ -153,6 +153,7 @@ class CachedSource:
     evicted: bool = False
     profile: Profile | None = None  # its column profile, once a call computed it
     codes: CodeMatrix | None = None  # every column coded, with its facts, once a call needed it
+    uncodable: bool = False  # its distinct values are too large to code (TooManyCellsError)
 
 
 class SourceCache:
@@ -578,12 +579,19 @@ class DuckDbBackend:
         answers from array work on them instead of a DuckDB statement, which cost a small
         call more than everything else it did; the codes are read-only, shared by calls."""
         cached = self.cached
-        if cached is None:
+        if cached is None or cached.uncodable:
             return None
         if cached.codes is None:
             positions = range(len(table.names))
-            cached.codes = CodeMatrix.encode(table, table.relation, positions, measure=True)
-            cached.codes.freeze()
+            try:
+                codes = CodeMatrix.encode(table, table.relation, positions, measure=True)
+            except TooManyCellsError:
+                # a small file may still hold long values (Parquet decodes to up to 1,000
+                # times its size): answered by DuckDB, as a source not kept is
+                cached.uncodable = True
+                return None
+            codes.freeze()
+            cached.codes = codes
         return cached.codes
 
     def profile(self, table: Table) -> Profile:
@@ -647,6 +655,7 @@ class _Search:
         self._copy: str | None = None
         self._copied: set[int] = set()
         self._samples: list[str] | None = None
+        self._sizes: tuple[int, ...] = ()  # the sizes asked for when the samples were made
 
     def relation(self, needed: Sequence[int] = ()) -> str:
         """The copy, made (again, wider) when it lacks a needed column."""
@@ -674,8 +683,8 @@ class _Search:
         """Random samples of the copy once there is one (a random sample costs a scan, worth
         it once the data sits in memory); before, the first rows of the file, which come
         almost for free."""
-        if self._samples is None:
-            self._samples = []
+        if self._samples is None or self._sizes != tuple(sizes):
+            self._samples, self._sizes = [], tuple(sizes)
             for rows in sizes:
                 name = f"sample_{rows}"
                 if self._copy is not None:
