@@ -5,8 +5,10 @@ Sixth attack pass (issue 23, item 8). Spark SQL reads a file for ``provider.`pat
 query check knew (``csv``), a legacy alias (``com.databricks.spark.csv``), a class name, or
 a name built from a string (``IDENTIFIER('text.`path`')``). The query check knew only the
 short names, so the aliases read a file outside every allowed directory and its values came
-back in ``samples`` and duplicate groups. Replayed through the real server over stdio on a
-local Spark Connect server; runs with the Spark tests (the ``slow`` session, Java 17).
+back in ``samples`` and duplicate groups. A query of three billion rows ran in the cluster
+past two minutes: Spark operations had no time limit, where SQL databases' statements have
+``statement_timeout``. Replayed through the real server over stdio on a local
+Spark Connect server; runs with the Spark tests (the ``slow`` session, Java 17).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -21,6 +24,7 @@ import mcp_types as types
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_common.testing import cpu_seconds
 from spark_local import LocalSpark
 
 pytestmark = pytest.mark.e2e
@@ -88,3 +92,104 @@ def test_no_table_or_query_reads_a_file_by_its_path(spark: LocalSpark, tmp_path:
     assert not still[2].is_error, _text(still[2])
     assert still[2].structured_content is not None
     assert still[2].structured_content["rows"] == 1
+
+
+HUGE = "SELECT id FROM range(3000000000)"
+
+
+def _spark_process(spark: LocalSpark) -> int:
+    """The process id of the local Spark Connect server's JVM (found by its port option)."""
+    wanted = f"spark.connect.grpc.binding.port={spark.port}".encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if wanted in (entry / "cmdline").read_bytes():
+                    return int(entry.name)
+            except OSError:
+                continue
+    raise AssertionError("the Spark Connect server's process was not found")
+
+
+async def _idle_since(pid: int, quiet: float = 1.0, busy: float = 0.15) -> float:
+    """The :func:`time.monotonic` moment from which the process has used at most ``busy`` of
+    a core (a JVM's own threads always tick a little), once that has lasted ``quiet`` s."""
+    samples: list[tuple[float, float]] = [(time.monotonic(), cpu_seconds(pid))]
+    while True:
+        await anyio.sleep(0.1)
+        samples.append((time.monotonic(), cpu_seconds(pid)))
+        # the earliest sample from which the load stayed low to now
+        start = len(samples) - 1
+        while start > 0:
+            (then, used), (now, last) = samples[start - 1], samples[-1]
+            if last - used > busy * (now - then):
+                break
+            start -= 1
+        if samples[-1][0] - samples[start][0] >= quiet:
+            return samples[start][0]
+
+
+def test_spark_operations_stop_at_the_statement_timeout_and_on_cancel(
+    spark: LocalSpark, tmp_path: Path
+) -> None:
+    assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
+    jvm = _spark_process(spark)
+    (tmp_path / "data").mkdir()
+    databases = f"lake={spark.url};statement_timeout=3s|long={spark.url}"
+    params = StdioServerParameters(
+        command=str(SERVER),
+        args=["--allowed-dir", str(tmp_path / "data")],
+        env={**os.environ, "UNIQUENESS_SERVER_DATABASE": databases},
+        cwd=str(tmp_path),
+    )
+
+    async def attack() -> None:
+        with (tmp_path / "stderr.txt").open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                # before: past two minutes; now stopped at the 3 s timeout. (A cross join's
+                # operation stops too, but Spark does not kill a task looping in a nested-loop
+                # join: SECURITY.md)
+                started = time.monotonic()
+                result = await client.call_tool("list_columns", {"database": "lake", "query": HUGE})
+                took = time.monotonic() - started
+                text = _text(result)
+                assert result.is_error, text
+                assert "statement timeout of 3 s" in text, text
+                assert "statement_timeout" in text, text
+                assert spark.token not in text
+                assert took < 30, f"answered after {took:.1f} s"  # a loaded machine
+                with anyio.fail_after(60):
+                    stopped = await _idle_since(jvm)
+                # the job ended with the operation, not when its work was done
+                late = stopped - (started + took)
+                assert late < 2.0, f"Spark worked {late:.1f} s after the answer"
+
+                # no timeout of its own (60 s): a client's cancel stops the job
+                outcome: list[types.CallToolResult] = []
+                idle = cpu_seconds(jvm)
+
+                async def search() -> None:
+                    outcome.append(
+                        await client.call_tool(
+                            "find_keys", {"database": "long", "query": HUGE, "maxColumns": 1}
+                        )
+                    )
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(search)
+                    with anyio.fail_after(120):
+                        while cpu_seconds(jvm) - idle < 2.0:  # Spark is counting
+                            await anyio.sleep(0.05)
+                    cancelled_at = time.monotonic()
+                    group.cancel_scope.cancel()
+                assert not outcome, "the query finished before it could be cancelled"
+                with anyio.fail_after(60):
+                    stopped = await _idle_since(jvm)
+                # 2 s asked: the watchdog's poll, the interrupt's round trip, the task kill
+                assert stopped - cancelled_at < 2.0, f"Spark worked {stopped - cancelled_at:.1f} s"
+
+                still = await client.call_tool(
+                    "list_columns", {"database": "lake", "query": "SELECT 1 AS one"}
+                )
+                assert not still.is_error, _text(still)
+
+    anyio.run(attack)

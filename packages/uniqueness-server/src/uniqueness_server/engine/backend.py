@@ -24,6 +24,7 @@ Every backend also:
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -31,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mcp_common import ToolContext
+from mcp_common import ErrorCode, ToolContext, ToolError
 
 if TYPE_CHECKING:
     from uniqueness_server.engine.codes import CodeMatrix
@@ -181,6 +182,63 @@ def watching(
     finally:
         _WATCHDOG.discard(watch)
     context.check_cancelled()
+
+
+DEFAULT_STATEMENT_TIMEOUT = 60.0
+"""Seconds a statement (a SQL query, a Spark operation) may run unless the ``--database`` URL
+sets ``statement_timeout``."""
+TIMEOUT_OPTION = "statement_timeout"
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|min|h)$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def statement_timeout(name: str, text: str | None) -> float | None:
+    """The ``statement_timeout`` of connection ``name`` as seconds (``text`` as the URL gives
+    it; absent: :data:`DEFAULT_STATEMENT_TIMEOUT`); ``0`` means no limit (``None``). A
+    malformed value is a ``ValueError`` (a startup error)."""
+    if text is None:
+        return DEFAULT_STATEMENT_TIMEOUT
+    value = text.strip().lower()
+    if value == "0":
+        return None
+    match = _DURATION.match(value)
+    if match is None or float(match.group(1)) <= 0:
+        raise ValueError(
+            f"--database {name}: {TIMEOUT_OPTION} must be a duration such as 30s, 500ms, "
+            f"5min or 1h (0 = no limit), got {text!r}"
+        )
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def timed_out(label: str, seconds: float) -> ToolError:
+    """The error of a statement stopped at its time limit."""
+    return ToolError(
+        f"{label}: the query ran longer than the statement timeout of {seconds:g} s and was "
+        f"stopped ({TIMEOUT_OPTION} in the server's --database URL sets it)",
+        ErrorCode.FAILED,
+    )
+
+
+@contextmanager
+def deadline(seconds: float | None, interrupt: Callable[[], None]) -> Iterator[threading.Event]:
+    """Calls ``interrupt`` (from a timer thread) if the block still runs after ``seconds``
+    (None: never); the event yielded says whether it did."""
+    expired = threading.Event()
+    if seconds is None:
+        yield expired
+        return
+
+    def expire() -> None:
+        expired.set()
+        interrupt()
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield expired
+    finally:
+        timer.cancel()
 
 
 class SearchSource(Protocol):

@@ -34,10 +34,14 @@ from sqlglot import expressions as exp
 from uniqueness_server import extra_hint
 from uniqueness_server.engine.backend import (
     SAMPLE_VALUE_BYTES,
+    TIMEOUT_OPTION,
     GroupCounts,
     Progress,
     SearchSource,
     Sketcher,
+    deadline,
+    statement_timeout,
+    timed_out,
     watching,
 )
 from uniqueness_server.engine.check import counted_groups
@@ -216,8 +220,26 @@ def _client(name: str) -> Any:
 
 def connect(name: str, url: str, limits: ReadLimits) -> SparkConnection:
     """The Spark Connect endpoint ``url`` (``sc://HOST:PORT/;token=…``) named ``name`` (the
-    read limits bound nothing here: only aggregates and pages of cut values leave Spark)."""
+    read limits bound nothing here: only aggregates and pages of cut values leave Spark).
+    A ``;statement_timeout=30s`` parameter bounds each Spark operation as it bounds a SQL
+    database's statements (default 60 s, ``0`` = none); it is not sent to Spark."""
     return SparkConnection(name, url)
+
+
+def _timeout_parameter(name: str, url: str) -> tuple[str, float | None]:
+    """``url`` without its ``statement_timeout`` parameter, and that timeout in seconds."""
+    base, *parameters = url.split(";")
+    kept: list[str] = []
+    given: list[str] = []
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip() == TIMEOUT_OPTION:
+            given.append(value)
+        else:
+            kept.append(parameter)
+    if len(given) > 1:
+        raise ValueError(f"--database {name}: {TIMEOUT_OPTION} is given more than once")
+    return ";".join([base, *kept]), statement_timeout(name, given[0] if given else None)
 
 
 class SparkConnection:
@@ -229,7 +251,7 @@ class SparkConnection:
             raise ValueError(f"--database {name}: a Spark Connect URL starts with {SCHEME}HOST")
         self._session_class = _client(name)
         self.name = name
-        self._url = url
+        self._url, self.timeout = _timeout_parameter(name, url)
 
     def open(self, *, table: str | None, query: str | None, context: ToolContext | None) -> Table:
         """A :class:`Table` over a catalog ``table`` or a read-only ``query`` of this cluster."""
@@ -242,7 +264,7 @@ class SparkConnection:
             assert query is not None
             inner = read_only_spark_query(query)
             label = f"{self.name}:query"
-        backend = SparkBackend(self._connect(), context or ToolContext(), label)
+        backend = SparkBackend(self._connect(), context or ToolContext(), label, self.timeout)
         try:
             names = backend.define_source(inner)
         except BaseException:
@@ -321,10 +343,16 @@ class SparkBackend:
     local = False
     catalog: Catalog | None = None
 
-    def __init__(self, session: Any, context: ToolContext, label: str) -> None:
+    def __init__(
+        self, session: Any, context: ToolContext, label: str, timeout: float | None = None
+    ) -> None:
+        """``timeout``: seconds each Spark operation may run (None: no limit)."""
         self._session = session
         self._context = context
         self._label = label
+        self._timeout = timeout
+        # set once an operation passed the timeout: every operation of the call was stopped
+        self._expired = threading.Event()
         self._tag = f"uniqueness-{uuid.uuid4().hex}"
         self._cached: dict[str, str] = {}  # SELECT text -> its cached view
         # positions whose values a sample may replace by their ranks; known after define_source
@@ -453,12 +481,15 @@ class SparkBackend:
         from pyspark.errors import PySparkException
 
         try:
-            with watching(
-                self._context,
-                self._interrupt,
-                self._stages.percent,
-                self.progress,
-                f"Spark job on {self._label}",
+            with (
+                watching(
+                    self._context,
+                    self._interrupt,
+                    self._stages.percent,
+                    self.progress,
+                    f"Spark job on {self._label}",
+                ),
+                deadline(self._timeout, self._expire),
             ):
                 # the client keeps operation tags per thread, and a search runs jobs from a
                 # pool of threads: each thread tags its own jobs, so an interrupt reaches them
@@ -469,13 +500,20 @@ class SparkBackend:
         except (PySparkException, OSError) as exc:
             if self._context.cancelled:
                 raise ToolCancelledError from exc
+            if self._expired.is_set():
+                raise timed_out(self._label, self._timeout or 0.0) from exc
             raise ToolError(
                 f"{self._label}: Spark failed: {mask_credentials(_first_line(exc))}",
                 ErrorCode.FAILED,
             ) from exc
 
     def _interrupt(self) -> None:
+        # the call's operations end in the Spark Connect server, which cancels their jobs
         self._session.interruptTag(self._tag)
+
+    def _expire(self) -> None:
+        self._expired.set()
+        self._interrupt()
 
     def close(self) -> None:
         """Release cached relations and the session (its temporary views go with it)."""

@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,11 +42,15 @@ from uniqueness_server import extra_hint
 from uniqueness_server.engine.approximate import SIGMAS, SKETCH_KEYS, kmv_sketch
 from uniqueness_server.engine.backend import (
     SAMPLE_VALUE_BYTES,
+    TIMEOUT_OPTION,
     GroupCounts,
     Progress,
     SearchSource,
     Sketch,
     Sketcher,
+    deadline,
+    statement_timeout,
+    timed_out,
     watching,
 )
 from uniqueness_server.engine.backends.catalog_postgres import PostgresCatalog
@@ -64,11 +66,6 @@ from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
 from uniqueness_server.read_limits import MIB, ReadLimits
 
-DEFAULT_STATEMENT_TIMEOUT = 60.0
-"""Seconds a statement may run unless the ``--database`` URL sets ``statement_timeout``."""
-_TIMEOUT_OPTION = "statement_timeout"
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|min|h)$")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "min": 60.0, "h": 3600.0}
 # anything that writes, locks, changes the session or is not parsed (Command) is refused,
 # wherever it sits in the statement (a data-modifying WITH, SELECT … INTO, FOR UPDATE, …)
 _NOT_READING: tuple[type[exp.Expr], ...] = (
@@ -147,20 +144,6 @@ def _kind(node: exp.Expr) -> str:
     if isinstance(node, exp.Lock):
         return "FOR UPDATE/SHARE (a row lock)"
     return node.key.upper()
-
-
-def _seconds(name: str, text: str) -> float | None:
-    """``statement_timeout`` as seconds; ``0`` means no limit (``None``)."""
-    value = text.strip().lower()
-    if value == "0":
-        return None
-    match = _DURATION.match(value)
-    if match is None or float(match.group(1)) <= 0:
-        raise ValueError(
-            f"--database {name}: statement_timeout must be a duration such as 30s, 500ms, "
-            f"5min or 1h (0 = no limit), got {text!r}"
-        )
-    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,11 +234,11 @@ def connect(name: str, url_text: str, limits: ReadLimits | None = None) -> SqlCo
             f"--database {name}: {backend} connections use the {driver} driver "
             f"({backend}+{driver}://… or {backend}://…), not {given}"
         )
-    timeout_text = url.query.get(_TIMEOUT_OPTION)
+    timeout_text = url.query.get(TIMEOUT_OPTION)
     if isinstance(timeout_text, tuple):
-        raise ValueError(f"--database {name}: statement_timeout is given more than once")
-    timeout = DEFAULT_STATEMENT_TIMEOUT if timeout_text is None else _seconds(name, timeout_text)
-    url = url.difference_update_query([_TIMEOUT_OPTION]).set(drivername=f"{backend}+{driver}")
+        raise ValueError(f"--database {name}: {TIMEOUT_OPTION} is given more than once")
+    timeout = statement_timeout(name, timeout_text)
+    url = url.difference_update_query([TIMEOUT_OPTION]).set(drivername=f"{backend}+{driver}")
     if backend == "sqlite" and url.database not in (None, "", ":memory:"):
         database = url.database
         if not database.startswith("file:"):
@@ -365,37 +348,9 @@ class SqlBackend:
             ErrorCode.FAILED,
         )
 
-    def _timed_out(self) -> ToolError:
-        return ToolError(
-            f"{self._label}: the query ran longer than the statement timeout of "
-            f"{self._timeout:g} s and was stopped (statement_timeout in the server's "
-            "--database URL sets it)",
-            ErrorCode.FAILED,
-        )
-
     def _interrupt(self) -> None:
         raw: Any = self._connection.connection.dbapi_connection
         getattr(raw, self._dialect.interrupt)()
-
-    @contextmanager
-    def _deadline(self) -> Iterator[threading.Event]:
-        """Interrupts the statement running when the timeout elapses; the event says so."""
-        expired = threading.Event()
-        if self._timeout is None:
-            yield expired
-            return
-
-        def expire() -> None:
-            expired.set()
-            self._interrupt()
-
-        timer = threading.Timer(self._timeout, expire)
-        timer.daemon = True
-        timer.start()
-        try:
-            yield expired
-        finally:
-            timer.cancel()
 
     def _run(self, sql: str) -> Any:
         """A DBAPI cursor that executed ``sql``, verbatim and as exactly one statement.
@@ -414,7 +369,10 @@ class SqlBackend:
         self, sql: str, fetch: bool, consume: Callable[[list[tuple[Any, ...]]], None] | None = None
     ) -> tuple[list[tuple[Any, ...]], list[str]]:
         try:
-            with watching(self._context, self._interrupt), self._deadline() as expired:
+            with (
+                watching(self._context, self._interrupt),
+                deadline(self._timeout, self._interrupt) as expired,
+            ):
                 try:
                     cursor = self._run(sql)
                     names = [str(column[0]) for column in cursor.description or ()]
@@ -429,7 +387,7 @@ class SqlBackend:
                     if self._context.cancelled:
                         raise ToolCancelledError from exc
                     if expired.is_set() or getattr(exc, "sqlstate", None) == _QUERY_CANCELED:
-                        raise self._timed_out() from exc
+                        raise timed_out(self._label, self._timeout or 0.0) from exc
                     raise self._error(exc) from exc
         except sa.exc.SQLAlchemyError as exc:
             raise self._error(exc) from exc
