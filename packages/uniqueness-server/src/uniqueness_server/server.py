@@ -29,9 +29,9 @@ class UniquenessSettings(ConfinedSettings):
         default_factory=list,
         description="a named database connection (a postgresql or sqlite SQLAlchemy URL, e.g. "
         "warehouse=postgresql://reader:pass@127.0.0.1/db?statement_timeout=30s, or a Spark "
-        "Connect URL, e.g. lake=sc://host:15002/;token=TOKEN; repeatable); "
-        "clients name it, never see the URL; statement_timeout (default 60s, 0 = none) "
-        "bounds every query",
+        "Connect URL, e.g. lake=sc://host:15002/;token=TOKEN;statement_timeout=30s; "
+        "repeatable); clients name it, never see the URL; statement_timeout (default 60s, "
+        "0 = none) bounds every query or Spark operation",
     )
     max_document_bytes: int = Field(
         LIMITS["max_document_bytes"][0], ge=1, description=LIMITS["max_document_bytes"][1]
