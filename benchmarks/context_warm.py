@@ -175,6 +175,9 @@ class Warm:
     # server CPU seconds per call (the stable figure on a loaded machine)
     ours_cpu: dict[str, float]
     floor_cpu: float
+    # this (client) process's CPU seconds per call: reading, parsing and validating the answer
+    client_cpu: dict[str, float]
+    floor_client_cpu: float
 
 
 async def warm_calls(server: Server, floor: Server, name: str, calls: int) -> Warm:
@@ -183,22 +186,30 @@ async def warm_calls(server: Server, floor: Server, name: str, calls: int) -> Wa
     floor_times: list[float] = []
     answers: dict[str, dict[str, Any]] = {}
     cpu: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
-    floor_cpu = 0.0
+    client: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
+    floor_cpu = floor_client = 0.0
     for tool in TOOLS:  # warm-up: the first call of each tool
         await server.call(tool, arguments(tool, name))
     await floor.call("echo", {"text": "x"})
     for _ in range(calls):
         for tool in TOOLS:
-            before = floor.cpu()
+            before, mine = floor.cpu(), time.process_time()
             elapsed, _ = await floor.call("echo", {"text": "x"})
+            floor_client += time.process_time() - mine
             floor_cpu += floor.cpu() - before
             floor_times.append(elapsed)
-            before = server.cpu()
+            before, mine = server.cpu(), time.process_time()
             elapsed, answers[tool] = await server.call(tool, arguments(tool, name))
+            client[tool] += time.process_time() - mine
             cpu[tool] += server.cpu() - before
             times[tool].append(elapsed)
     per_call = {tool: cpu[tool] / calls for tool in TOOLS}
-    return Warm(times, floor_times, answers, per_call, floor_cpu / (calls * len(TOOLS)))
+    client_per_call = {tool: client[tool] / calls for tool in TOOLS}
+    rounds = calls * len(TOOLS)
+    return Warm(
+        times, floor_times, answers, per_call, floor_cpu / rounds, client_per_call,
+        floor_client / rounds,
+    )  # fmt: skip
 
 
 def ms(seconds: float) -> str:
@@ -221,9 +232,10 @@ async def small_repository(root: Path, name: str, calls: int, scratch: Path) -> 
     base = median(warm.floor)
     print(
         "| tool | ours p50 ms | ours p90 ms | floor p50 ms | ours - floor ms | target "
-        "| ours server CPU ms/call | floor server CPU ms/call |"
+        "| ours server CPU ms/call | floor server CPU ms/call | ours client CPU ms/call "
+        "| floor client CPU ms/call | answer |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     ok = True
     for tool in TOOLS:
         values = sorted(warm.ours[tool])
@@ -234,9 +246,22 @@ async def small_repository(root: Path, name: str, calls: int, scratch: Path) -> 
         print(
             f"| {tool} | {ms(median(values))} | {ms(p90)} | {ms(base)} | {ms(extra)} "
             f"| floor + 10 ms: {'met' if met else 'MISSED'} | {ms(warm.ours_cpu[tool])} "
-            f"| {ms(warm.floor_cpu)} |"
+            f"| {ms(warm.floor_cpu)} | {ms(warm.client_cpu[tool])} "
+            f"| {ms(warm.floor_client_cpu)} | {summary(tool, warm.answers[tool])} |"
         )
     return ok
+
+
+def summary(tool: str, answer: dict[str, Any]) -> str:
+    """What the answer holds, in a few words (to see that it answers the question)."""
+    if tool == "find_context":
+        target = answer["target"]
+        return f"`{target['symbol']}` in {target['path']}, {len(answer['dependencies'])} deps"
+    if tool == "find_usages":
+        return f"`{answer['symbol']}`: {answer['page']['total']} users"
+    if tool == "project_tree":
+        return f"{answer['page']['returned']} of {answer['page']['total']} nodes"
+    return f"{len(answer['files'])} of {answer['rankedFiles']} files, {answer['tokens']} tokens"
 
 
 def sized_project(size: int, smallest: int) -> Path:
