@@ -177,6 +177,69 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         assert refused.stderr.strip().splitlines()[-1].endswith(hint), refused.stderr
 
 
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_readme_warns_that_a_plain_pip_install_fails(server: str) -> None:
+    package = SERVERS[server]
+    ours = " and ".join(f"`{name}`" for name in package.workspace_dependencies)
+    readme = " ".join((ROOT / "packages" / server / "README.md").read_text("utf-8").split())
+    assert (
+        f"A plain `pip install ./packages/{server}` does not work: pip cannot find {ours}, "
+        f"which {'is' if len(package.workspace_dependencies) == 1 else 'are'} not on PyPI yet; "
+        "`--find-links dist` is what lets it."
+    ) in readme
+
+
+PLAIN_PIP = list({p.workspace_requirements: folder for folder, p in SERVERS.items()}.values())
+"""One server per set of our packages it requires: pip fails the same way for the others."""
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.parametrize("server", PLAIN_PIP)
+def test_the_plain_pip_install_fails_in_one_line_and_installs_nothing(
+    server: str, tmp_path: Path
+) -> None:
+    """The README's warning is true: a plain ``pip install ./packages/<server>`` fails in one
+    line naming a package of ours that is not on PyPI, before installing anything (pip
+    resolves every requirement first), so no half-installed server is left in the venv. Once
+    our packages are on PyPI this fails, and the README's sentence must go."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    environment = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    environment.pop("VIRTUAL_ENV", None)
+
+    def installed() -> str:
+        return subprocess.run(
+            [*pip, "list", "--format=freeze"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+
+    before = installed()
+    refused = subprocess.run(
+        [*pip, "install", f"./packages/{server}"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+    assert refused.returncode == 1, refused.stdout[-2000:] + refused.stderr[-2000:]
+    # pip stops at the first of our packages it looks for
+    assert refused.stderr.strip().splitlines()[-1] in {
+        f"ERROR: No matching distribution found for {requirement}"
+        for requirement in SERVERS[server].workspace_requirements
+    }
+    assert "Traceback" not in refused.stderr
+    assert installed() == before
+
+
 def manifest(server: str) -> dict[str, Any]:
     document = json.loads((ROOT / "packages" / server / "server.json").read_text("utf-8"))
     assert isinstance(document, dict)
