@@ -162,6 +162,28 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         )
         assert answer.returncode == 0, answer.stderr
         assert version(SERVERS[server].distribution) in answer.stdout
+    # telemetry asked for through the standard variables, without the otel extra: the server
+    # serves on and says once what to install
+    traced = subprocess.run(
+        [str(venv / "bin" / server), *args],
+        env={**os.environ, "OTEL_TRACES_EXPORTER": "otlp"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,  # the client leaves at once: the server ends
+        check=False,
+    )
+    assert traced.returncode == 0, traced.stderr
+    assert "Traceback" not in traced.stderr
+    assert traced.stderr.count("install mcp-tools-common[otel]") == 1, traced.stderr
+    assert (
+        traced.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "OTEL_* variables ask for OTLP export but the exporter is not installed: "
+            "install mcp-tools-common[otel]"
+        )
+    ), traced.stderr
     for argv_of, hint in MISSING_EXTRAS.get(server, []):
         argv = argv_of(work)
         refused = subprocess.run(
