@@ -91,6 +91,26 @@ def test_every_package_ships_the_repository_license() -> None:
     assert (ROOT / "LICENSE").read_text("utf-8").startswith("MIT License\n")
 
 
+REPOSITORY_DOCUMENTS = {
+    "CHANGELOG.md": ["## [Unreleased]"],
+    "CONTRIBUTING.md": ["## Running the checks", "## Adding a tool", "## Adding a server"],
+    "SECURITY.md": [
+        "## Reporting a vulnerability",
+        "## What the servers trust, and what they do not",
+    ],
+}
+"""Beside LICENSE, what a repository has, and the sections a reader looks them up for."""
+
+
+def test_the_repository_says_how_to_contribute_report_and_what_changed() -> None:
+    for name, headings in REPOSITORY_DOCUMENTS.items():
+        lines = (ROOT / name).read_text("utf-8").splitlines()
+        assert [heading for heading in headings if heading not in lines] == [], name
+    contributing = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    assert "uv run --locked nox" in contributing  # how to run the tests
+    assert "mcp-new-server" in contributing  # how to add a server
+
+
 def _workbook(work: Path) -> list[str]:
     import openpyxl  # the test's own environment has every optional part
 
