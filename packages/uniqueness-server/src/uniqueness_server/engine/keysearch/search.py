@@ -247,8 +247,7 @@ def _walk(
         report((size - 1 + fraction) / size, message)
 
     checked = walk_last_level(
-        Partitions(records),
-        records.width,
+        records,
         size,
         KnownKeys(records.width, size, below),
         found,
