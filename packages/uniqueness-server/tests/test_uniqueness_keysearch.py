@@ -27,6 +27,7 @@ from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
+from uniqueness_server.read_limits import ReadLimits
 from uniqueness_testkit import call, tools_for
 
 
@@ -307,6 +308,43 @@ def test_an_answer_whose_smaller_keys_do_not_fit_is_refused_whole(
     assert refused.value.code is ErrorCode.INVALID_ARGUMENT
     assert "more than 1,000 candidate keys of fewer than 3 columns" in str(refused.value)
     assert "name fewer columns or lower maxColumns" in str(refused.value)
+
+
+def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
+    # 10,000 columns over 40 rows: two-valued columns (no key among them: 2 x 2 and 2 x 8
+    # value pairs are fewer than 40 rows), one unique column and 20 pairs of columns of 5
+    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's CSV reader needs more than
+    # the default 512 MiB for a record this wide, hence the engine memory.
+    width, count = 10_000, 40
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 2, size=(width, count))
+    codes[0] = np.arange(count)
+    planted = list(range(1, 41))
+    for j in planted[::2]:  # columns j and j + 1 together tell every row apart
+        order = rng.permutation(count)
+        codes[j], codes[j + 1] = order % 5, order // 5
+    rows: list[Row] = [tuple(str(v) for v in codes[:, r]) for r in range(count)]
+    path = tmp_path / "ten-thousand.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    expected = {frozenset({0})}
+    for a, b in itertools.combinations(planted, 2):
+        if len(set(zip(codes[a].tolist(), codes[b].tolist(), strict=True))) == count:
+            expected.add(frozenset({a, b}))
+    assert len(expected) > 20
+    limits = ReadLimits(max_engine_memory=1024)
+    table = open_file(path, label=path.name, limits=limits)
+    try:
+        whole = find_keys(table, max_columns=2)
+        page = find_keys(table, max_columns=2, offset=7, limit=7)
+    finally:
+        table.close()
+    got = {frozenset(int(c[1:]) for c in key.columns) for key in whole.keys}
+    assert got == expected, (
+        sorted(map(sorted, got - expected)),
+        sorted(map(sorted, expected - got)),
+    )
+    assert page.keys_found == whole.keys_found == len(expected)
+    assert list(page.keys) == list(whole.keys[7:14])
 
 
 def _long_search_file(tmp_path: Path) -> Path:
