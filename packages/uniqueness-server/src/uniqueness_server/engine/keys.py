@@ -270,4 +270,9 @@ def search_keys(
             "once, too many to check; name fewer columns or lower maxColumns",
             ErrorCode.INVALID_ARGUMENT,
         ) from None
-    return replace(found, full_checks=found.full_checks + whole_checked)
+    # the whole set's check is a combination decided over every row like any other
+    return replace(
+        found,
+        checked=found.checked + whole_checked,
+        full_checks=found.full_checks + whole_checked,
+    )
