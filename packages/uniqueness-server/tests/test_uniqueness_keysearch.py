@@ -254,7 +254,7 @@ def test_an_answer_too_large_to_hold_is_paged_whole(
         whole = find_keys(table, max_columns=3, context=context)
     finally:
         table.close()
-    assert any("from column" in m for m in walked), "the last level was not walked"
+    assert any("one prefix at a time" in m for m in walked), "the last level was not walked"
     assert whole.keys_found == len(whole.keys) == len(expected)
     tool = tools_for(tmp_path)["find_keys"]
     paged: list[list[str]] = []
@@ -313,8 +313,9 @@ def test_an_answer_whose_smaller_keys_do_not_fit_is_refused_whole(
 def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
     # 10,000 columns over 40 rows: two-valued columns (no key among them: 2 x 2 and 2 x 8
     # value pairs are fewer than 40 rows), one unique column and 20 pairs of columns of 5
-    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's CSV reader needs more than
-    # the default 512 MiB for a record this wide, hence the engine memory.
+    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's
+    # CSV reader needs more than the default 512 MiB for a record this wide, hence the
+    # engine memory.
     width, count = 10_000, 40
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 2, size=(width, count))

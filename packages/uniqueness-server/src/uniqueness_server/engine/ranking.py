@@ -20,6 +20,7 @@ from uniqueness_server.engine.plausibility import PLAUSIBLE, ColumnJudgement, ju
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
+Flags = npt.NDArray[np.bool_]
 
 Judge = Callable[[list[int]], dict[int, ColumnJudgement]]
 """Judges columns (source positions) never judged before."""
@@ -84,7 +85,7 @@ class RankedKeys:
             if size > 1:
                 raw *= np.where(self._near[keys[:, j]], 0.5, 1.0)
         raw *= 0.9 ** (size - 1)
-        has_missing = self._missing[keys].any(axis=1)
+        has_missing: Flags = np.asarray(self._missing[keys].any(axis=1))
         raw = np.where(has_missing, raw * 0.6, raw)
         score = _rounded(raw, 3)
         if self._plausible_only:
@@ -96,7 +97,7 @@ class RankedKeys:
         for j in range(size):
             length = length + self._length[keys[:, j]]
         length = _rounded(length, 2)
-        missing = has_missing.astype(np.int64)
+        missing: Ints = has_missing.astype(np.int64)
         if self._worst is not None:
             # a key ranked after the last one kept, before names are compared, is counted only
             worst_score, worst_size, worst_missing, worst_length = self._worst

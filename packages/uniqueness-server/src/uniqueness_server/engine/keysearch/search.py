@@ -246,6 +246,12 @@ def _walk(
     def told(fraction: float, message: str) -> None:
         report((size - 1 + fraction) / size, message)
 
+    report(
+        (size - 1) / size,
+        f"checking the candidate keys of {size} columns one prefix at a time (too many to hold)",
+        force=True,
+    )
+
     checked = walk_last_level(
         records,
         size,
