@@ -18,7 +18,12 @@ from pathlib import Path
 
 import pytest
 from conftest import write_project
-from context_server.core.index import IndexCache, ProjectIndex
+from context_server.core.index import (
+    IndexCache,
+    ProjectIndex,
+    SourceChangedError,
+    changed_sources_read_empty,
+)
 from context_server.core.service import ContextService
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -310,6 +315,33 @@ def test_a_tree_changing_during_calls_settles_to_the_right_answer(root: Path) ->
         worker.join()
     assert calls > 1
     assert session.graph() == fresh_graph(root)
+
+
+def test_a_source_gone_after_it_was_listed_is_a_change_never_read_through(root: Path) -> None:
+    """What a call meets when the tree changes under it: the file its index listed is gone,
+    or is now a symlink to a file outside. Either is a change (the call is answered again,
+    see tools/settle.py), and the last answer reads it as empty: never the outside file."""
+    session = Session(root)
+    index = session.index()
+    target = root / "src/app/Repository.java"
+    target.unlink()
+    with pytest.raises(SourceChangedError, match=r"src/app/Repository\.java: does not exist"):
+        session.service.text(index, "src/app/Repository.java")
+    with changed_sources_read_empty():
+        assert session.service.text(index, "src/app/Repository.java") == ""
+    secret = root.parent / "secret.txt"
+    secret.write_text("class Repository { String secret = 'SECRET'; }", encoding="utf-8")
+    target.symlink_to(secret)
+    with pytest.raises(SourceChangedError):
+        session.service.text(index, "src/app/Repository.java")
+    with changed_sources_read_empty():
+        assert session.service.text(index, "src/app/Repository.java") == ""
+    # the next index follows the change: the symlink leads out, so it is a problem, not a source
+    fresh = session.index()
+    assert "src/app/Repository.java" not in fresh.sources
+    assert {(p.path, p.reason) for p in fresh.problems} == {
+        ("src/app/Repository.java", "symlink leads outside the allowed directories")
+    }
 
 
 # The server as a real process: limits set inside a user namespace of its own (the
