@@ -25,9 +25,7 @@ _KEPT = 4_096  # agree sets a round hands on, at most
 class Sampler:
     """Windows over the columns' groups of one :class:`Records`, widened round by round."""
 
-    def __init__(
-        self, records: Records, budget: int, check_cancelled: Callable[[], None]
-    ) -> None:
+    def __init__(self, records: Records, budget: int, check_cancelled: Callable[[], None]) -> None:
         """``budget``: row pairs compared per round, at most (spread over the columns);
         ``check_cancelled`` is called before each column's rows are sorted (a round sorts
         every row of every open column: seconds on a tall, wide table)."""
