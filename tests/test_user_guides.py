@@ -60,6 +60,34 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
     assert kinds == {"stdio", "http"}
 
 
+CLIENT_SETUPS = {
+    "**Claude Code**": ("sh", "mcpServers"),
+    "**Claude Desktop**": ("json", "mcpServers"),
+    "**Cursor**": ("json", "mcpServers"),
+    "**VS Code**": ("json", "servers"),
+    "**A project `.mcp.json`**": ("json", "mcpServers"),
+}
+"""Each client the install section sets up, by its label: the kind of snippet under it and,
+for a configuration file, the client's name for its table of servers. tests/test_install.py
+starts the installed server through every snippet and lists its tools."""
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_client_has_its_own_setup(server: str) -> None:
+    section = client_section(server)
+    for label, (language, table) in CLIENT_SETUPS.items():
+        assert section.count(label) == 1, f"{server}: no setup labelled {label}"
+        under = re.split(r"(?m)^\*\*", section.split(label, 1)[1])[0]  # up to the next label
+        (snippet, *_) = fenced(under, language)
+        if language == "sh":
+            assert f"claude mcp add {server.removesuffix('-server')} -- {server}" in snippet
+            continue
+        (entry,) = json.loads(snippet)[table].values()
+        assert Path(entry["command"]).name == server
+        if label == "**Claude Desktop**":  # the app does not read the shell's PATH
+            assert Path(entry["command"]).is_absolute()
+
+
 @pytest.mark.parametrize("server", APPS)
 def test_every_command_line_uses_flags_the_server_has(server: str) -> None:
     app = APPS[server]
@@ -84,6 +112,29 @@ def test_the_variables_named_in_the_section_exist(server: str) -> None:
 
     assert named
     assert named <= known
+
+
+def test_the_debugging_section_names_each_servers_real_log_variables_and_flags() -> None:
+    """README "Debugging a server": each server's log-level variable, and the MCP Inspector
+    command line, use names the servers really read."""
+    section = (ROOT / "README.md").read_text("utf-8").split("## Debugging a server", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    known = {option.variable for app in APPS.values() for option in options(app)}
+    named = set(re.findall(r"\b[A-Z]+_SERVER_[A-Z_]+[A-Z]\b", section))
+    log_levels = {
+        option.variable
+        for app in APPS.values()
+        for option in options(app)
+        if option.flag == "--log-level"
+    }
+
+    assert named <= known, named - known
+    assert log_levels <= named, log_levels - named
+    (inspector,) = [line for line in fenced(section, "sh") if "inspector" in line]
+    server_words = inspector.split(" -- ", 1)[1].split()
+    assert server_words[0] in APPS
+    assert {w for w in server_words if w.startswith("--")} <= flags_of(APPS[server_words[0]])
+    assert {"--log-file", "--log-level"} <= set(re.findall(r"`(--[a-z-]+)", section))
 
 
 REGENERATE = "regenerate with: uv run --locked python docs/generate_examples.py"
