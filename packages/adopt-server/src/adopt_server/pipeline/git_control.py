@@ -1,0 +1,84 @@
+"""What a command run in the checkout must leave as it was: everything that would make the
+adoption's next git call there run a command.
+
+``claude`` and the repository's own build wrapper or formatter run in the checkout, and git
+runs there after them with the server's whole environment (``git checkout -b``, ``commit``,
+``push`` with the credential answers). A hook, a ``core.fsmonitor``, a filter driver or an
+include they wrote would run with every token the build was kept from (a planted
+``post-checkout`` printed ``GH_TOKEN``). So the checkout's git configuration, hooks and
+attributes, and the user's global git configuration, are compared before and after each such
+command; a change fails the step before git runs there again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from adopt_server.pipeline.context import RepoContext
+from adopt_server.pipeline.errors import StepError
+
+# what git reads from a git directory and could be made to run a command by
+_GIT_CONTROL = ("config", "config.worktree", "hooks", "info/attributes")
+
+
+@contextmanager
+def git_control_kept(ctx: RepoContext, step: str, who: str) -> Iterator[None]:
+    """Around a command ``who`` names (``claude``, ``the repository's build``) run in the
+    checkout: fail ``step`` when it changed what git there would run (see the module), also
+    when the command itself failed or timed out (the kept checkout must not run it later)."""
+    where = ctx.git_or_fail(step, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    git_dirs = sorted({ctx.checkout / line.strip() for line in where.transcript.splitlines()[-2:]})
+    watched = [git_dir / name for git_dir in git_dirs for name in _GIT_CONTROL]
+    watched += global_config_files(os.environ)
+    before = _digest(watched)
+    try:
+        yield
+    finally:
+        if _digest(watched) != before:
+            raise StepError(
+                f"{who} changed the checkout's git configuration or hooks (.git/config, "
+                ".git/hooks, .git/info/attributes) or your global git configuration, which "
+                "would make the next git call there run a command; nothing was committed or "
+                f"pushed. The checkout is kept at {ctx.checkout}: read those files without "
+                "running git in it, then delete the checkout and adopt again."
+            )
+
+
+def global_config_files(environ: Mapping[str, str]) -> list[Path]:
+    """The user's git configuration files git reads for ``environ`` (``GIT_CONFIG_GLOBAL``,
+    else ``~/.gitconfig`` and the XDG one), and the default global attributes file."""
+    home = Path(environ.get("HOME", "~")).expanduser()
+    xdg = Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+    configs = (
+        [Path(environ["GIT_CONFIG_GLOBAL"])]
+        if environ.get("GIT_CONFIG_GLOBAL")
+        else [home / ".gitconfig", xdg / "config"]
+    )
+    return [*configs, xdg / "attributes"]
+
+
+def _digest(paths: Sequence[Path]) -> str:
+    """What of ``paths`` could make git run a command: content, or for a folder (hooks)
+    every entry's name, mode, size and time."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"\0{path}\0".encode())
+        if not os.path.lexists(path):
+            continue
+        info = path.lstat()
+        digest.update(f"{info.st_mode}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_dir():
+            for entry in sorted(path.iterdir()):
+                item = entry.lstat()
+                digest.update(
+                    f"{entry.name}\0{item.st_mode}\0{item.st_size}\0{item.st_mtime_ns}\0".encode()
+                )
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
