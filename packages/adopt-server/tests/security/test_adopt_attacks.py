@@ -344,7 +344,8 @@ def test_a_build_wrapper_that_plants_git_hooks_or_config_gets_no_credential(
     afterwards with the server's own (``git checkout -b``, ``commit``, ``push`` with the
     credential answers): hooks and a ``core.fsmonitor`` it wrote in the checkout, or a
     ``core.fsmonitor`` in the user's global git configuration, ran with every token
-    (seventh attack pass: ``GH_TOKEN`` reached a planted hook)."""
+    (seventh attack pass: ``GH_TOKEN`` reached a planted hook). The failed adoption keeps
+    its checkout; a later verification or adoption in the same workspace ran what it held."""
     root, outside = world
     marker = outside / "planted-environment.txt"
     dump = f'#!/bin/sh\nenv >> "{marker}"\nexit 0\n'
@@ -368,14 +369,26 @@ def test_a_build_wrapper_that_plants_git_hooks_or_config_gets_no_credential(
     for name, value in SECRETS.items():
         adopt_env.monkeypatch.setenv(name, value)
 
-    async def adopt() -> Any:
+    async def adopt() -> tuple[Any, list[Any]]:
         async with server(adopt_env, root) as client:
-            return await client.call_tool("adopt_repo", {"repositoryUrl": str(remote)})
+            arguments = {"repositoryUrl": str(remote), "workspace": "kept"}
+            adopted = await client.call_tool("adopt_repo", arguments)
+            if where == "global":  # the user's own configuration: theirs to read and repair
+                return adopted, []
+            # the failed adoption keeps its checkout: running git there again must not run
+            # what was planted, whether verifying or adopting again
+            verified = await client.call_tool("verify_adoption", arguments)
+            again = await client.call_tool("adopt_repo", arguments)
+            return adopted, [verified, again]
 
-    adopted = anyio.run(adopt)
+    adopted, later_calls = anyio.run(adopt)
     seen = marker.read_text(encoding="utf-8") if marker.exists() else ""
     for name, value in SECRETS.items():
         assert value not in seen, f"{name} reached code the repository's build planted"
+    for later in later_calls:
+        assert "is a kept checkout whose git directory holds what a clone does not" in (
+            result_text(later)
+        ), result_text(later)
     assert adopted.is_error, "the adoption went on in a checkout whose git runs its code"
     text = result_text(adopted)
     assert "build-toolchain: the repository's build (" in text, text

@@ -7,13 +7,16 @@ runs there after them with the server's whole environment (``git checkout -b``, 
 include they wrote would run with every token the build was kept from (a planted
 ``post-checkout`` printed ``GH_TOKEN``). So the checkout's git configuration, hooks and
 attributes, and the user's global git configuration, are compared before and after each such
-command; a change fails the step before git runs there again.
+command; a change fails the step before git runs there again. A checkout kept from an
+earlier run is resumed only while its git directory holds nothing a clone would not
+(:func:`refuse_planted`): what a run that failed left there must not run at the next one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +26,54 @@ from adopt_server.pipeline.errors import StepError
 
 # what git reads from a git directory and could be made to run a command by
 _GIT_CONTROL = ("config", "config.worktree", "hooks", "info/attributes")
+# the keys of a checkout's own configuration that a clone, the adoption's branch and push,
+# or a person committing by hand write; none of them makes git run anything
+_CLONE_KEYS = re.compile(
+    r"core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks)|extensions\.objectformat|remote\.origin\.(url|fetch)|"
+    r"branch\..+\.(remote|merge)|user\.(name|email)"
+)
+
+
+def refuse_planted(ctx: RepoContext, step: str) -> None:
+    """Fail ``step`` unless the kept checkout's git directory holds only what a clone and an
+    adoption write: no hook (git's ``*.sample`` files aside), no ``config.worktree`` or
+    ``info/attributes``, no configuration key but :data:`_CLONE_KEYS`. Runs no git command
+    that could run one of them (``git config --file`` reads the file only)."""
+    git_dir = ctx.checkout / ".git"
+    found: list[str] = []
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        found.append(".git is not the directory a clone makes")
+    else:
+        hooks = git_dir / "hooks"
+        if hooks.is_symlink() or (hooks.exists() and not hooks.is_dir()):
+            found.append(".git/hooks")
+        elif hooks.is_dir():
+            found += [
+                f".git/hooks/{entry.name}"
+                for entry in sorted(hooks.iterdir())
+                if not entry.name.endswith(".sample")
+            ]
+        found += [
+            f".git/{name}"
+            for name in ("config.worktree", "info/attributes")
+            if os.path.lexists(git_dir / name)
+        ]
+        listed = ctx.git_or_fail(
+            step, "config", "--file", str(git_dir / "config"), "--list", "--name-only"
+        )
+        found += [
+            f"{key} in .git/config"
+            for key in listed.transcript.split()
+            if not _CLONE_KEYS.fullmatch(key)
+        ]
+    if found:
+        raise StepError(
+            f"{ctx.checkout} is a kept checkout whose git directory holds what a clone does not "
+            f"({', '.join(found)}): it could make git run a command there, and an earlier "
+            "run ran the repository's build or claude in it. Read those files without running "
+            "git in it, then delete the checkout or use another workspace."
+        )
 
 
 @contextmanager
@@ -30,7 +81,9 @@ def git_control_kept(ctx: RepoContext, step: str, who: str) -> Iterator[None]:
     """Around a command ``who`` names (``claude``, ``the repository's build``) run in the
     checkout: fail ``step`` when it changed what git there would run (see the module), also
     when the command itself failed or timed out (the kept checkout must not run it later)."""
-    where = ctx.git_or_fail(step, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+    where = ctx.git("rev-parse", "--absolute-git-dir", "--git-common-dir")
+    if not where.ok:  # a StepError: the command was not run, whatever its caller catches
+        raise StepError(f"{step} failed: {ctx.checkout} is not a git checkout")
     git_dirs = sorted({ctx.checkout / line.strip() for line in where.transcript.splitlines()[-2:]})
     watched = [git_dir / name for git_dir in git_dirs for name in _GIT_CONTROL]
     watched += global_config_files(os.environ)
