@@ -36,37 +36,32 @@ _CLONE_KEYS = re.compile(
 
 
 def refuse_planted(ctx: RepoContext, step: str) -> None:
-    """Fail ``step`` unless the kept checkout's git directory holds only what a clone and an
-    adoption write: no hook (git's ``*.sample`` files aside), no ``config.worktree`` or
-    ``info/attributes``, no configuration key but :data:`_CLONE_KEYS`. Runs no git command
-    that could run one of them (``git config --file`` reads the file only)."""
-    git_dir = ctx.checkout / ".git"
+    """Fail ``step`` unless the kept checkout's git directories (a linked worktree's and its
+    repository's) hold only what a clone and an adoption write: no hook (git's ``*.sample``
+    files aside), no ``config.worktree`` or ``info/attributes``, no configuration key but
+    :data:`_CLONE_KEYS`. Runs no git command that could run one of them (``rev-parse`` and
+    ``config --file`` read files only)."""
     found: list[str] = []
-    if git_dir.is_symlink() or not git_dir.is_dir():
-        found.append(".git is not the directory a clone makes")
-    else:
+    for git_dir in _git_dirs(ctx, step):
         hooks = git_dir / "hooks"
         if hooks.is_symlink() or (hooks.exists() and not hooks.is_dir()):
-            found.append(".git/hooks")
+            found.append(str(hooks))
         elif hooks.is_dir():
-            found += [
-                f".git/hooks/{entry.name}"
-                for entry in sorted(hooks.iterdir())
-                if not entry.name.endswith(".sample")
-            ]
+            found += [str(entry) for entry in sorted(hooks.iterdir()) if entry.suffix != ".sample"]
         found += [
-            f".git/{name}"
+            str(git_dir / name)
             for name in ("config.worktree", "info/attributes")
             if os.path.lexists(git_dir / name)
         ]
-        listed = ctx.git_or_fail(
-            step, "config", "--file", str(git_dir / "config"), "--list", "--name-only"
-        )
-        found += [
-            f"{key} in .git/config"
-            for key in listed.transcript.split()
-            if not _CLONE_KEYS.fullmatch(key)
-        ]
+        if (git_dir / "config").is_file():
+            listed = ctx.git_or_fail(
+                step, "config", "--file", str(git_dir / "config"), "--list", "--name-only"
+            )
+            found += [
+                f"{key} in {git_dir / 'config'}"
+                for key in listed.transcript.split()
+                if not _CLONE_KEYS.fullmatch(key)
+            ]
     if found:
         raise StepError(
             f"{ctx.checkout} is a kept checkout whose git directory holds what a clone does not "
@@ -76,16 +71,20 @@ def refuse_planted(ctx: RepoContext, step: str) -> None:
         )
 
 
+def _git_dirs(ctx: RepoContext, step: str) -> list[Path]:
+    """The checkout's git directory and, for a linked worktree, its repository's."""
+    where = ctx.git("rev-parse", "--absolute-git-dir", "--git-common-dir")
+    if not where.ok:  # a StepError: the command was not run, whatever its caller catches
+        raise StepError(f"{step} failed: {ctx.checkout} is not a git checkout")
+    return sorted({ctx.checkout / line.strip() for line in where.transcript.splitlines()[-2:]})
+
+
 @contextmanager
 def git_control_kept(ctx: RepoContext, step: str, who: str) -> Iterator[None]:
     """Around a command ``who`` names (``claude``, ``the repository's build``) run in the
     checkout: fail ``step`` when it changed what git there would run (see the module), also
     when the command itself failed or timed out (the kept checkout must not run it later)."""
-    where = ctx.git("rev-parse", "--absolute-git-dir", "--git-common-dir")
-    if not where.ok:  # a StepError: the command was not run, whatever its caller catches
-        raise StepError(f"{step} failed: {ctx.checkout} is not a git checkout")
-    git_dirs = sorted({ctx.checkout / line.strip() for line in where.transcript.splitlines()[-2:]})
-    watched = [git_dir / name for git_dir in git_dirs for name in _GIT_CONTROL]
+    watched = [git_dir / name for git_dir in _git_dirs(ctx, step) for name in _GIT_CONTROL]
     watched += global_config_files(os.environ)
     before = _digest(watched)
     try:
