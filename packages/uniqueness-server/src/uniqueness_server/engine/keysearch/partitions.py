@@ -96,10 +96,8 @@ class Partitions:
         step = max(1, _GATHER // len(rows))
         for start in range(0, len(partners), step):
             chunk = partners[start : start + step]
-            missing = np.array([records.missing(int(q)) for q in chunk], dtype=np.int64)
-            keys = np.empty((len(chunk), len(rows)), dtype=np.int64)
-            for i, q in enumerate(chunk.tolist()):
-                keys[i] = records.column(q).take(rows)
+            missing = records.missing_codes(chunk)
+            keys = records.gather(chunk, rows).astype(np.int64)
             lost = keys == missing[:, None] if distinct else None
             keys += labels[None, :] * (missing + 1)[:, None]
             if lost is not None:
