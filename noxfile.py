@@ -48,11 +48,23 @@ def _uv_run(session: nox.Session, *args: str) -> None:
     session.run("uv", "run", "--locked", *args, external=True, success_codes=[0])
 
 
+POSTGRES_BIN = "MCP_TOOLS_TEST_POSTGRES_BIN"
+"""Where PostgreSQL's server programs are when they are not on ``PATH``: a directory, else
+Debian's versioned ones (it keeps them off ``PATH``; the newest version is used)."""
+DEBIAN_POSTGRES_BIN = "/usr/lib/postgresql/*/bin"
+
+
+def _postgres_bin() -> str:
+    """The directories searched for ``initdb`` after ``PATH``, as a glob pattern."""
+    given = os.environ.get(POSTGRES_BIN)
+    return glob.escape(given) if given else DEBIAN_POSTGRES_BIN
+
+
 def _initdb() -> Path | None:
     found = shutil.which("initdb")
     if found:  # resolved: the directory holding pg_ctl and createdb too, not a link's
         return Path(found).resolve()
-    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version_key)
+    versions = sorted(glob.glob(f"{_postgres_bin()}/initdb"), key=_version_key)
     return Path(versions[-1]) if versions else None
 
 
@@ -76,8 +88,9 @@ def _postgres(session: nox.Session) -> None:
     initdb = _initdb()
     if initdb is None:
         session.warn(
-            "PostgreSQL tests will be SKIPPED: initdb was not found. Install PostgreSQL "
-            "(e.g. apt-get install postgresql) or set MCP_TOOLS_TEST_POSTGRES_URL."
+            f"PostgreSQL tests will be SKIPPED: initdb was not found on PATH nor in "
+            f"{_postgres_bin()}. Install PostgreSQL (e.g. apt-get install postgresql) or set "
+            f"{POSTGRES_URL}."
         )
         return
     binaries = initdb.parent
@@ -187,7 +200,10 @@ SPARK_TESTS = [
 SPARK = ["uv", "run", "--locked", "--group", "spark-tests"]
 """Only the Spark tests install the full ``pyspark`` (the ``spark-tests`` group, ~450 MB), so
 the default environment stays small."""
-NO_JAVA = "the Spark tests need Java 17, which is not installed (.ci/run installs a JRE)"
+NO_JAVA = (
+    "the Spark tests need Java 17, which is not on PATH: install a Java 17 runtime "
+    "(e.g. apt-get install openjdk-17-jre-headless, as .ci/run does)"
+)
 
 
 def _spark_pytest(*options: str) -> list[str]:

@@ -15,6 +15,13 @@ under ROOT (as it is given a git repository's tracked files) and no chat files, 
 the whole repository.
 ``--keep-cache`` keeps its tags cache (``ROOT/.aider.tags.cache.*``) from an earlier run;
 without it the cache is removed first, so the run is cold.
+``--mention NAME`` passes NAME as an identifier mentioned in the chat (what Aider does with a
+name the user typed: the ranking favours its definitions) and reports whether the map's text
+names it. ``--repeat N`` builds the map N more times in the same process, each forced to
+recompute (``force_refresh``: Aider's own memo would otherwise hand back the previous text
+without looking at the files), and reports their median CPU and wall time: what a long-lived
+Aider answering the same question again pays. ``--no-top`` skips the ranking listing (on a
+large tree it costs as much again as the map).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -84,20 +92,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("root", type=Path)
     parser.add_argument("budget", type=int)
     parser.add_argument("--keep-cache", action="store_true")
+    parser.add_argument("--mention", help="an identifier mentioned in the chat")
+    parser.add_argument("--repeat", type=int, default=0, help="warm maps in this process")
+    parser.add_argument("--no-top", action="store_true", help="skip the ranking listing")
     args = parser.parse_args(argv)
+    mentioned = {args.mention} if args.mention else None
     root = args.root.resolve()
     if not args.keep_cache:
         for cache in root.glob(".aider.tags.cache*"):
             shutil.rmtree(cache)
     started_cpu, started = time.process_time(), time.perf_counter()
     mapper = RepoMap(map_tokens=args.budget, root=str(root), main_model=_Model(), io=_Quiet())
-    text = mapper.get_repo_map([], files(root)) or ""
+    text = mapper.get_repo_map([], files(root), mentioned_idents=mentioned) or ""
     cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
+    warm_cpu: list[float] = []
+    warm_wall: list[float] = []
+    warm_same = True
+    for _ in range(args.repeat):
+        started_cpu, started = time.process_time(), time.perf_counter()
+        again = mapper.get_repo_map([], files(root), mentioned_idents=mentioned, force_refresh=True)
+        warm_cpu.append(time.process_time() - started_cpu)
+        warm_wall.append(time.perf_counter() - started)
+        warm_same &= (again or "") == text
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     ranked: list[str] = []
-    for tag in mapper.get_ranked_tags([], files(root), set(), set()):
-        if tag[0] not in ranked:
-            ranked.append(tag[0])
+    if not args.no_top:
+        for tag in mapper.get_ranked_tags([], files(root), set(), set()):
+            if tag[0] not in ranked:
+                ranked.append(tag[0])
     result = {
         "cpu": cpu,
         "wall": wall,
@@ -106,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         "digest": hashlib.sha256(text.encode()).hexdigest(),
         "shown": source_files(text, root),
         "top": ranked[:10],
+        "mentions": bool(args.mention) and args.mention in text,
+        "warm_cpu": statistics.median(warm_cpu) if warm_cpu else None,
+        "warm_wall": statistics.median(warm_wall) if warm_wall else None,
+        "warm_same": warm_same,
     }
     sys.stdout.write(json.dumps(result) + "\n")
     return 0

@@ -21,6 +21,12 @@ Modes (any combination; each prints a Markdown table):
   index (first call, wall), warm calls,
   restart from the index store (first call of a new process), peak RSS of the server
   (``VmHWM``). Targets: cold <= 120 s, warm < 100 ms, restart < 5 s, peak RSS < 1 GB.
+- ``--side-by-side DIR:NAME --aider PYTHON`` (repeatable): our ``repo_map`` focused on NAME
+  and Aider's RepoMap with NAME mentioned (``aider_repo_map.py`` run by PYTHON, an
+  environment of its own holding Aider), on the same tree: cold (a new server with an empty
+  store; Aider without its tags cache), warm (ours: later calls to that server; Aider: the
+  map forced to be recomputed in its process), a new process on the kept store or cache,
+  CPU beside wall, peak RSS, and whether each answer names NAME. No target: a comparison.
 
 Run: ``uv run python benchmarks/context_warm.py --repo DIR --class Engine --sizes 2000,20000``.
 Exits non-zero when a target is missed.
@@ -29,6 +35,7 @@ Exits non-zero when a target is missed.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -60,6 +67,8 @@ FLOOR = [
     "stdio",
 ]
 DATA = HERE / ".data" / "context-warm"
+AIDER_SCRIPT = HERE / "aider_repo_map.py"
+MAP_BUDGET = 1024
 TOOLS = ("find_context", "find_usages", "project_tree", "repo_map")
 TIMEOUT = 3600.0
 
@@ -84,9 +93,20 @@ class Server:
         return (int(fields[11]) + int(fields[12])) / _TICKS
 
     def children_cpu(self) -> float:
-        """CPU time of the server's children that ended (the parse workers), so far."""
+        """CPU time of the server's children (the parse workers) so far: those that ended
+        and those still running (a small project's parse child lives as long as the server)."""
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[13]) + int(fields[14])) / _TICKS
+        ticks = int(fields[13]) + int(fields[14])
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile: then counted above, on the next reading
+            if int(child[1]) == self.pid:
+                ticks += sum(int(value) for value in child[11:15])
+        return ticks / _TICKS
 
     @property
     def pid(self) -> int:
@@ -105,11 +125,24 @@ class Server:
                     continue
         raise RuntimeError("server process not found")
 
-    def peak_rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+    def peak_rss_mb(self, pid: int | None = None) -> float:
+        for line in Path(f"/proc/{pid or self.pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
+
+    def live_children_peak_rss_mb(self) -> float:
+        """The peak RSS of the server's children still running, added up."""
+        total = 0.0
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                    if int(child[1]) == self.pid:
+                        total += self.peak_rss_mb(int(entry.name))
+                except OSError:
+                    continue
+        return total
 
     async def call(self, tool: str, args: dict[str, Any]) -> tuple[float, dict[str, Any]]:
         start = time.perf_counter()
@@ -142,6 +175,9 @@ class Warm:
     # server CPU seconds per call (the stable figure on a loaded machine)
     ours_cpu: dict[str, float]
     floor_cpu: float
+    # this (client) process's CPU seconds per call: reading, parsing and validating the answer
+    client_cpu: dict[str, float]
+    floor_client_cpu: float
 
 
 async def warm_calls(server: Server, floor: Server, name: str, calls: int) -> Warm:
@@ -150,22 +186,30 @@ async def warm_calls(server: Server, floor: Server, name: str, calls: int) -> Wa
     floor_times: list[float] = []
     answers: dict[str, dict[str, Any]] = {}
     cpu: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
-    floor_cpu = 0.0
+    client: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
+    floor_cpu = floor_client = 0.0
     for tool in TOOLS:  # warm-up: the first call of each tool
         await server.call(tool, arguments(tool, name))
     await floor.call("echo", {"text": "x"})
     for _ in range(calls):
         for tool in TOOLS:
-            before = floor.cpu()
+            before, mine = floor.cpu(), time.process_time()
             elapsed, _ = await floor.call("echo", {"text": "x"})
+            floor_client += time.process_time() - mine
             floor_cpu += floor.cpu() - before
             floor_times.append(elapsed)
-            before = server.cpu()
+            before, mine = server.cpu(), time.process_time()
             elapsed, answers[tool] = await server.call(tool, arguments(tool, name))
+            client[tool] += time.process_time() - mine
             cpu[tool] += server.cpu() - before
             times[tool].append(elapsed)
     per_call = {tool: cpu[tool] / calls for tool in TOOLS}
-    return Warm(times, floor_times, answers, per_call, floor_cpu / (calls * len(TOOLS)))
+    client_per_call = {tool: client[tool] / calls for tool in TOOLS}
+    rounds = calls * len(TOOLS)
+    return Warm(
+        times, floor_times, answers, per_call, floor_cpu / rounds, client_per_call,
+        floor_client / rounds,
+    )  # fmt: skip
 
 
 def ms(seconds: float) -> str:
@@ -188,9 +232,10 @@ async def small_repository(root: Path, name: str, calls: int, scratch: Path) -> 
     base = median(warm.floor)
     print(
         "| tool | ours p50 ms | ours p90 ms | floor p50 ms | ours - floor ms | target "
-        "| ours server CPU ms/call | floor server CPU ms/call |"
+        "| ours server CPU ms/call | floor server CPU ms/call | ours client CPU ms/call "
+        "| floor client CPU ms/call | answer |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     ok = True
     for tool in TOOLS:
         values = sorted(warm.ours[tool])
@@ -201,9 +246,22 @@ async def small_repository(root: Path, name: str, calls: int, scratch: Path) -> 
         print(
             f"| {tool} | {ms(median(values))} | {ms(p90)} | {ms(base)} | {ms(extra)} "
             f"| floor + 10 ms: {'met' if met else 'MISSED'} | {ms(warm.ours_cpu[tool])} "
-            f"| {ms(warm.floor_cpu)} |"
+            f"| {ms(warm.floor_cpu)} | {ms(warm.client_cpu[tool])} "
+            f"| {ms(warm.floor_client_cpu)} | {summary(tool, warm.answers[tool])} |"
         )
     return ok
+
+
+def summary(tool: str, answer: dict[str, Any]) -> str:
+    """What the answer holds, in a few words (to see that it answers the question)."""
+    if tool == "find_context":
+        target = answer["target"]
+        return f"`{target['symbol']}` in {target['path']}, {len(answer['dependencies'])} deps"
+    if tool == "find_usages":
+        return f"`{answer['symbol']}`: {answer['page']['total']} users"
+    if tool == "project_tree":
+        return f"{answer['page']['returned']} of {answer['page']['total']} nodes"
+    return f"{len(answer['files'])} of {answer['rankedFiles']} files, {answer['tokens']} tokens"
 
 
 def sized_project(size: int, smallest: int) -> Path:
@@ -335,6 +393,88 @@ async def monorepo(root: Path, name: str, calls: int, scratch: Path) -> bool:
     return all(met for _, _, _, met in rows)
 
 
+async def our_map(root: Path, name: str, calls: int, scratch: Path) -> list[str]:
+    """Table cells for our repo_map focused on ``name``: cold, warm, a restart."""
+    store = scratch / f"map-store-{root.name}"
+    args = {"path": ".", "focus": [name], "tokenBudget": MAP_BUDGET}
+    log_file = scratch / f"map-{root.name}-1.log"
+    async with serve(ours(root, log_file, store), log_file, root) as server:
+        before, workers = server.cpu(), server.children_cpu()
+        started = time.perf_counter()
+        first = await server.client.call_tool("repo_map", args, read_timeout_seconds=TIMEOUT)
+        cold = time.perf_counter() - started
+        spent = server.cpu() - before + server.children_cpu() - workers
+        text = first.content[0].text if first.content and not first.is_error else ""
+        tokens = (first.structured_content or {}).get("tokens", "?")
+        before = server.cpu()
+        warm = [(await server.call("repo_map", args))[0] for _ in range(calls)]
+        warm_cpu = (server.cpu() - before) / calls
+        rss = server.peak_rss_mb()
+        children_rss = server.live_children_peak_rss_mb()
+    log_file = scratch / f"map-{root.name}-2.log"
+    async with serve(ours(root, log_file, store), log_file, root) as server:
+        before, workers = server.cpu(), server.children_cpu()
+        restart, _ = await server.call("repo_map", args)
+        restart_cpu = server.cpu() - before + server.children_cpu() - workers
+    return [
+        f"{cold:.2f} s", f"{spent:.2f} s", f"{ms(median(warm))} ms", f"{ms(warm_cpu)} ms",
+        f"{restart:.2f} s / {restart_cpu:.2f} s",
+        f"{rss:.0f} MB (+ {children_rss:.0f} MB parse child)", str(tokens),
+        "yes" if name in text else "**no**",
+    ]  # fmt: skip
+
+
+def aider_map(python: Path, root: Path, name: str, calls: int) -> list[str]:
+    # (a warm Aider map of a large tree costs tens of seconds: ``calls`` is kept small there)
+    """The same cells for Aider's RepoMap with ``name`` mentioned, in processes of its own."""
+    command = [str(python), str(AIDER_SCRIPT), str(root), str(MAP_BUDGET), "--mention", name,
+               "--no-top"]  # fmt: skip
+    try:
+        cold = json.loads(
+            subprocess.run(
+                [*command, "--repeat", str(calls)], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        again = json.loads(
+            subprocess.run(
+                [*command, "--keep-cache"], capture_output=True, text=True, check=True
+            ).stdout
+        )
+    finally:
+        for cache in root.glob(".aider.tags.cache*"):
+            shutil.rmtree(cache)
+    same = "" if cold["warm_same"] else " (text changed)"
+    return [
+        f"{cold['wall']:.2f} s", f"{cold['cpu']:.2f} s", f"{ms(cold['warm_wall'])} ms{same}",
+        f"{ms(cold['warm_cpu'])} ms", f"{again['wall']:.2f} s / {again['cpu']:.2f} s",
+        f"{cold['peak_mb']:.0f} MB", str(cold["tokens"]), "yes" if cold["mentions"] else "**no**",
+    ]  # fmt: skip
+
+
+async def side_by_side(
+    pairs: list[str], aider: Path, calls: int, aider_calls: int, scratch: Path
+) -> None:
+    print(
+        f"\n### repo_map beside Aider's RepoMap (budget {MAP_BUDGET}; warm: ours {calls} "
+        f"calls, Aider {aider_calls})\n"
+    )
+    print(
+        "| tree | files | focus / mentioned | map | cold wall | cold CPU | warm p50 wall "
+        "| warm CPU/call | new process on the kept store: wall / CPU | peak RSS "
+        "| answer tokens | names it |"
+    )
+    print("| " + " | ".join("---" for _ in range(12)) + " |")
+    for pair in pairs:
+        directory, _, name = pair.rpartition(":")
+        root = Path(directory).resolve()
+        files = sum(len(f) for _, _, f in os.walk(root))
+        for tool, cells in (
+            ("ours", await our_map(root, name, calls, scratch)),
+            ("Aider", aider_map(aider, root, name, aider_calls)),
+        ):
+            print(f"| `{root.name}` | {files} | `{name}` | {tool} | " + " | ".join(cells) + " |")
+
+
 async def run(options: argparse.Namespace) -> bool:
     ok = True
     with tempfile.TemporaryDirectory(prefix="context-warm-") as temporary:
@@ -346,6 +486,10 @@ async def run(options: argparse.Namespace) -> bool:
         if options.sizes:
             values = sorted(int(v) for v in options.sizes.split(","))
             ok &= await sizes(values, options.calls, scratch)
+        if options.side_by_side:
+            await side_by_side(
+                options.side_by_side, options.aider, options.calls, options.aider_calls, scratch
+            )
         if options.monorepo:
             if options.from_git and not options.monorepo.exists():
                 build_monorepo(options.monorepo, options.from_git, options.copies)
@@ -364,8 +508,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mono-class", default="DispatcherServlet", help="class asked for there")
     parser.add_argument("--from-git", type=Path, help="bare git directory to build it from")
     parser.add_argument("--copies", type=int, default=10, help="copies of --from-git")
+    parser.add_argument(
+        "--side-by-side", action="append", metavar="DIR:NAME", help="a tree and a class name"
+    )
+    parser.add_argument("--aider", type=Path, help="interpreter of an environment with Aider")
+    parser.add_argument("--aider-calls", type=int, default=3, help="Aider's warm maps per tree")
     parser.add_argument("--calls", type=int, default=30, help="measured rounds per project")
     options = parser.parse_args(argv)
+    if options.side_by_side and not options.aider:
+        parser.error("--side-by-side needs --aider")
     print(f"load average before: {os.getloadavg()}")
     ok = anyio.run(run, options)
     print(f"\nload average after: {os.getloadavg()}")

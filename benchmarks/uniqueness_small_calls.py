@@ -10,7 +10,9 @@ Two measurements, real server subprocesses on loopback, side by side in one run:
 - ``workers``: stateless HTTP, ``uniqueness-server --workers 1`` and ``--workers 2`` under
   concurrent clients calling ``uniqueness_check`` on the same small file back to back,
   alternating round by round (target: two workers >= 1.6x one on two cores). The load
-  generator is the minimal raw HTTP client of ``http_operations.py``.
+  generator is the minimal raw HTTP client of ``http_operations.py``; each round prints the
+  CPU each serving process and the load generator used, so a round whose servers were not
+  busy (the client, the network path or another job was the limit) shows as such.
 
 Run: ``uv run python benchmarks/uniqueness_small_calls.py [floor|workers|all]``.
 """
@@ -190,11 +192,20 @@ def workers(data: Path, rounds: int, seconds: float, clients: int) -> None:
             for index in range(rounds):
                 order = (1, 2) if index % 2 == 0 else (2, 1)
                 for n in order:
+                    process = servers[n][0]
+                    # the server and its children (with --workers 2: the two workers)
+                    serving = [process.pid, *_children(process.pid)]
+                    before = [_cpu_seconds(pid) for pid in serving]
+                    client_before = time.process_time()
                     calls, errors = asyncio.run(_drive(servers[n][1], clients, seconds))
+                    client_cpu = time.process_time() - client_before
+                    used = [_cpu_seconds(pid) - b for pid, b in zip(serving, before, strict=True)]
                     rates[n].append(calls / seconds)
                     print(
                         f"round {index + 1}: {n} worker(s): {calls / seconds:7.1f} calls/s "
-                        f"({errors} errors, load average {_loadavg()})",
+                        f"({errors} errors, load average {_loadavg()}); CPU over {seconds:g} s: "
+                        f"server {' + '.join(f'{u:.2f}' for u in used)} s, "
+                        f"load generator {client_cpu:.2f} s",
                         flush=True,
                     )
             paired = [b / a for a, b in zip(rates[1], rates[2], strict=True) if a]

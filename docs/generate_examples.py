@@ -1,12 +1,15 @@
 """Regenerate the reference parts of the user guides docs/<server>.md from the real servers.
 
-    uv run python docs/generate_examples.py
+    uv run --locked python docs/generate_examples.py            # rewrite the guides
+    uv run --locked python docs/generate_examples.py --check    # exit 1 if one is stale
 
 Between the ``<!-- BEGIN GENERATED: ... -->`` and ``<!-- END GENERATED: ... -->`` markers of
 each guide it writes every tool (parameters from the live input schema, deprecated aliases,
 an example call and the answer the tool really gives on the sample data in examples/) and
 every command-line flag with its environment variable. The prose around the markers is
-written by hand. tests/test_user_guides.py checks the guides against the registries.
+written by hand. tests/test_user_guides.py checks the guides against the registries, and runs
+``--check``: the same sample data gives the same answers on any machine, so a guide that differs
+from what its server answers today is stale.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ EXAMPLES = ROOT / "examples"
 FAKE_BIN = ROOT / "packages" / "adopt-server" / "tests" / "fakes" / "bin"
 sys.path.insert(0, str(EXAMPLES))  # the demo's sample repositories: one recipe for both
 MAX_ANSWER_LINES = 30
+REGENERATE = "regenerate with: uv run --locked python docs/generate_examples.py"
 _DEFAULT_VALUE_IN_TEXT = (
     re.compile(r"\(default ([^;,)]+)"),
     re.compile(r"(?:^|[:;,] )(\w+) \(default[;,)]"),
@@ -190,18 +194,14 @@ def tool_section(definition: ToolDefinition, example: Example, answer: str) -> s
     return "\n".join(parts)
 
 
-def machine_neutral(text: str) -> str:
-    """``text`` with this machine's temp dir and user id replaced by what they stand for."""
-    neutral = text.replace(tempfile.gettempdir(), "$TMPDIR")
-    return re.sub(rf"(\$TMPDIR/\S*?)-{os.getuid()}\b", r"\1-$UID", neutral)
-
-
 def flags_section(app: ServerApp[Any]) -> str:
     rows = []
     for option in options(app):
         flags = f"`{option.flag}`" + (f" `{option.metavar}`" if option.metavar else "")
         shown = "—" if option.default in (None, [], False) else f"`{option.default}`"
-        meaning = machine_neutral(option.help)
+        # as --help says it: a help text is the same on every machine (mcp_common.command_line
+        # commits it), so the guide is too
+        meaning = option.help
         repeatable = " Repeatable." if option.repeatable and "repeatable" not in meaning else ""
         rows.append(f"| {flags} | `{option.variable}` | {shown} | {cell(meaning)}.{repeatable} |")
     rows.append("| `--version` | — | — | print the version. |")
@@ -258,13 +258,22 @@ def replace_region(text: str, region: str, content: str) -> str:
     return f"{head}{begin}\n{content}\n{end}{tail}"
 
 
-def write_guide(app: ServerApp[Any], argv: Sequence[str], examples: Sequence[Example]) -> None:
+def write_guide(
+    app: ServerApp[Any], argv: Sequence[str], examples: Sequence[Example], *, check: bool
+) -> bool:
+    """Regenerate ``docs/<server>.md``; with ``check``, only say whether it is current."""
     path = DOCS / f"{app.name}.md"
-    text = path.read_text(encoding="utf-8")
-    text = replace_region(text, "tools", reference(app, argv, examples))
+    committed = path.read_text(encoding="utf-8")
+    text = replace_region(committed, "tools", reference(app, argv, examples))
     text = replace_region(text, "flags", flags_section(app))
+    shown = path.relative_to(ROOT)
+    if check:
+        if text != committed:
+            print(f"{shown} is stale: {REGENERATE}", file=sys.stderr)
+        return text == committed
     path.write_text(text, encoding="utf-8")
-    print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    print(f"wrote {shown}", file=sys.stderr)
+    return True
 
 
 @contextmanager
@@ -318,9 +327,13 @@ def adopt_examples(root: Path) -> list[Example]:
     ]
 
 
-def main() -> None:
+def main(argv: Sequence[str]) -> int:
+    """Write the guides; ``--check`` writes nothing and exits 1 if one differs."""
+    check = list(argv) == ["--check"]
+    if argv and not check:
+        raise SystemExit(f"usage: {Path(__file__).name} [--check]")
     data, project = EXAMPLES / "data", EXAMPLES / "shop-project"
-    write_guide(
+    current = write_guide(
         UNIQUENESS_APP,
         ["--allowed-dir", str(data)],
         [
@@ -335,8 +348,9 @@ def main() -> None:
             ),
             Example("list_columns", {"path": "orders.csv"}),
         ],
+        check=check,
     )
-    write_guide(
+    current &= write_guide(
         CONTEXT_APP,
         ["--allowed-dir", str(project)],
         [
@@ -347,14 +361,18 @@ def main() -> None:
             Example("repo_map", {"path": ".", "tokenBudget": 200, "focus": ["OrderService"]}),
             Example("find_usages", {"path": ".", "className": "Money"}),
         ],
+        check=check,
     )
     with tempfile.TemporaryDirectory(prefix="adopt-guide-") as scratch:
         root, home = Path(scratch) / "workspaces", Path(scratch) / "home"
         root.mkdir()
         home.mkdir()
         with stand_in_environment(home):
-            write_guide(ADOPT_APP, ["--workspace-root", str(root)], adopt_examples(root))
+            current &= write_guide(
+                ADOPT_APP, ["--workspace-root", str(root)], adopt_examples(root), check=check
+            )
+    return 0 if current else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

@@ -102,7 +102,8 @@ def wrong_value(command: str) -> tuple[str, ...]:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> None:
-    answer = run(command, *wrong_value(command))
+    given = wrong_value(command)
+    answer = run(command, *given)
 
     assert answer.returncode == 2, answer.stderr
     assert answer.stdout == ""
@@ -111,6 +112,9 @@ def test_a_wrong_flag_value_is_one_error_line_after_the_usage(command: str) -> N
     assert lines[0].lower().startswith("usage:")
     assert lines[-1].startswith(f"{command}: error:")
     assert sum(": error:" in line for line in lines) == 1
+    for path in (value for value in given if value.startswith("/")):
+        # the user's own path as given: masking (.../data) is for what reaches a model
+        assert lines[-1].endswith(f" {path}"), lines[-1]
 
 
 ENTRY_POINTS = {command: entry for package in PACKAGES for command, entry in package.scripts}

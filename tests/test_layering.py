@@ -134,6 +134,20 @@ def test_the_repository_keeps_its_contracts(tmp_path: Path) -> None:
             PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
             "layering_probe",
         ),
+        (
+            # a registry user could hand it a backend's class
+            "uniqueness-server/uniqueness_server/engine/layering_probe.py",
+            "from uniqueness_server.engine.files import DuckDbBackend\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
+        ),
+        (
+            # a backend's driver: its connection's type could be tested instead
+            "uniqueness-server/uniqueness_server/engine/keysearch/layering_probe.py",
+            "import duckdb\n",
+            PLUGIN_CONTRACT.format(package="uniqueness_server.engine.backends"),
+            "layering_probe",
+        ),
     ],
 )
 def test_a_forbidden_import_breaks_a_contract(

@@ -1,11 +1,15 @@
-"""Every shell example of the READMEs that can run offline runs, and succeeds.
+"""Every shell example of the READMEs and the other documents that can run offline runs, and
+succeeds.
 
-A README's shell examples are its ``sh``/``bash`` blocks. Each one runs here with
-``bash -euo pipefail``, unless the line before it says why it cannot run offline, or where
-another test runs it: ``<!-- not run here: REASON -->``. A block that uses ``uv run`` (a
-command of this checkout) runs at the repository root; any other runs in a scratch directory
-holding the small data files the examples name (``orders.csv``, ``shop.db``, ...). A command
-block left untagged would escape all this, so an untagged block may not start a command.
+The documents are every Markdown file a user reads: those at the root (README, CONTRIBUTING,
+SECURITY, ...), the user guides in docs/ and each package's README. A document's shell
+examples are its ``sh``/``bash`` blocks. Each one runs here with ``bash -euo pipefail``,
+unless the line before it says why it cannot run offline, or where another test runs it:
+``<!-- not run here: REASON -->``. A block that uses ``uv run`` (a command of this checkout)
+runs at the repository root; any other runs in a scratch directory holding the small data
+files the examples name (``orders.csv``, ``shop.db``, ...) and a copy of the sample data
+(``examples/data``). A command block left untagged would escape all this, so an untagged
+block may not start a command.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +28,10 @@ import pytest
 from mcp_common.workspace import workspace_packages
 from readme_snippets import ROOT
 
-READMES = [ROOT / "README.md", *sorted((ROOT / "packages").glob("*/README.md"))]
+DOCUMENTS = sorted(
+    {*ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"), *(ROOT / "packages").glob("*/*.md")}
+)
+"""Every Markdown file a user reads: at the root, the guides in docs/, each package's."""
 BLOCK = re.compile(
     r"(?:^<!-- not run here: (?P<reason>[^\n]*?) -->\n)?^```(?P<lang>\w*)\n(?P<body>.*?)^```",
     re.DOTALL | re.MULTILINE,
@@ -57,7 +65,7 @@ class Example:
 
 def examples() -> list[Example]:
     found = []
-    for readme in READMES:
+    for readme in DOCUMENTS:
         text = readme.read_text("utf-8")
         for match in BLOCK.finditer(text):
             found.append(
@@ -100,6 +108,7 @@ def example_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shop.execute("CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer TEXT)")
         shop.executemany("INSERT INTO orders VALUES (?, ?)", [(1, "a"), (2, "a"), (3, "b")])
     shop.close()
+    shutil.copytree(ROOT / "examples" / "data", data / "examples" / "data")
     return data
 
 

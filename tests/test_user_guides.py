@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,34 @@ def test_every_json_snippet_is_a_valid_client_configuration(server: str) -> None
     assert kinds == {"stdio", "http"}
 
 
+CLIENT_SETUPS = {
+    "**Claude Code**": ("sh", "mcpServers"),
+    "**Claude Desktop**": ("json", "mcpServers"),
+    "**Cursor**": ("json", "mcpServers"),
+    "**VS Code**": ("json", "servers"),
+    "**A project `.mcp.json`**": ("json", "mcpServers"),
+}
+"""Each client the install section sets up, by its label: the kind of snippet under it and,
+for a configuration file, the client's name for its table of servers. tests/test_install.py
+starts the installed server through every snippet and lists its tools."""
+
+
+@pytest.mark.parametrize("server", APPS)
+def test_every_client_has_its_own_setup(server: str) -> None:
+    section = client_section(server)
+    for label, (language, table) in CLIENT_SETUPS.items():
+        assert section.count(label) == 1, f"{server}: no setup labelled {label}"
+        under = re.split(r"(?m)^\*\*", section.split(label, 1)[1])[0]  # up to the next label
+        (snippet, *_) = fenced(under, language)
+        if language == "sh":
+            assert f"claude mcp add {server.removesuffix('-server')} -- {server}" in snippet
+            continue
+        (entry,) = json.loads(snippet)[table].values()
+        assert Path(entry["command"]).name == server
+        if label == "**Claude Desktop**":  # the app does not read the shell's PATH
+            assert Path(entry["command"]).is_absolute()
+
+
 @pytest.mark.parametrize("server", APPS)
 def test_every_command_line_uses_flags_the_server_has(server: str) -> None:
     app = APPS[server]
@@ -84,11 +114,53 @@ def test_the_variables_named_in_the_section_exist(server: str) -> None:
     assert named <= known
 
 
-REGENERATE = "regenerate with: uv run python docs/generate_examples.py"
+def test_the_debugging_section_names_each_servers_real_log_variables_and_flags() -> None:
+    """README "Debugging a server": each server's log-level variable, and the MCP Inspector
+    command line, use names the servers really read."""
+    section = (ROOT / "README.md").read_text("utf-8").split("## Debugging a server", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    known = {option.variable for app in APPS.values() for option in options(app)}
+    named = set(re.findall(r"\b[A-Z]+_SERVER_[A-Z_]+[A-Z]\b", section))
+    log_levels = {
+        option.variable
+        for app in APPS.values()
+        for option in options(app)
+        if option.flag == "--log-level"
+    }
+
+    assert named <= known, named - known
+    assert log_levels <= named, log_levels - named
+    (inspector,) = [line for line in fenced(section, "sh") if "inspector" in line]
+    server_words = inspector.split(" -- ", 1)[1].split()
+    assert server_words[0] in APPS
+    assert {w for w in server_words if w.startswith("--")} <= flags_of(APPS[server_words[0]])
+    assert {"--log-file", "--log-level"} <= set(re.findall(r"`(--[a-z-]+)", section))
+
+
+REGENERATE = "regenerate with: uv run --locked python docs/generate_examples.py"
 TOOL_HEADING = re.compile(r"(?m)^### `(\w+)`")
 ROW = re.compile(r"^\| `(\w+)` \| (.*?) \| (.*?) \| (.*) \|$")
 ALIAS_ROW = re.compile(r"^\| `(\w+)` \| `(\w+)` \|$")
 ANSWER_FENCE = re.compile(r"(?ms)^(`{4,})markdown\n(.*?)^\1$")
+
+
+@pytest.mark.e2e
+def test_the_generated_parts_of_the_guides_are_what_the_servers_answer_today() -> None:
+    """Every example answer and flag table of docs/<server>.md, made again from the servers on
+    the sample data: a change to a tool's answer, a description or a flag's help that the
+    guide does not show yet fails here (the generator's --check writes nothing)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "generate_examples.py"), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
 
 
 def guide(server: str) -> str:

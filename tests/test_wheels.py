@@ -91,6 +91,26 @@ def test_every_package_ships_the_repository_license() -> None:
     assert (ROOT / "LICENSE").read_text("utf-8").startswith("MIT License\n")
 
 
+REPOSITORY_DOCUMENTS = {
+    "CHANGELOG.md": ["## [Unreleased]"],
+    "CONTRIBUTING.md": ["## Running the checks", "## Adding a tool", "## Adding a server"],
+    "SECURITY.md": [
+        "## Reporting a vulnerability",
+        "## What the servers trust, and what they do not",
+    ],
+}
+"""Beside LICENSE, what a repository has, and the sections a reader looks them up for."""
+
+
+def test_the_repository_says_how_to_contribute_report_and_what_changed() -> None:
+    for name, headings in REPOSITORY_DOCUMENTS.items():
+        lines = (ROOT / name).read_text("utf-8").splitlines()
+        assert [heading for heading in headings if heading not in lines] == [], name
+    contributing = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    assert "uv run --locked nox" in contributing  # how to run the tests
+    assert "mcp-new-server" in contributing  # how to add a server
+
+
 def _workbook(work: Path) -> list[str]:
     import openpyxl  # the test's own environment has every optional part
 
@@ -162,6 +182,28 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         )
         assert answer.returncode == 0, answer.stderr
         assert version(SERVERS[server].distribution) in answer.stdout
+    # telemetry asked for through the standard variables, without the otel extra: the server
+    # serves on and says once what to install
+    traced = subprocess.run(
+        [str(venv / "bin" / server), *args],
+        env={**os.environ, "OTEL_TRACES_EXPORTER": "otlp"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,  # the client leaves at once: the server ends
+        check=False,
+    )
+    assert traced.returncode == 0, traced.stderr
+    assert "Traceback" not in traced.stderr
+    assert traced.stderr.count("install mcp-tools-common[otel]") == 1, traced.stderr
+    assert (
+        traced.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            "OTEL_* variables ask for OTLP export but the exporter is not installed: "
+            "install mcp-tools-common[otel]"
+        )
+    ), traced.stderr
     for argv_of, hint in MISSING_EXTRAS.get(server, []):
         argv = argv_of(work)
         refused = subprocess.run(
@@ -175,6 +217,69 @@ def test_a_server_wheel_runs_in_a_fresh_virtual_environment(
         assert refused.returncode == 2, refused.stderr
         assert "Traceback" not in refused.stderr
         assert refused.stderr.strip().splitlines()[-1].endswith(hint), refused.stderr
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_readme_warns_that_a_plain_pip_install_fails(server: str) -> None:
+    package = SERVERS[server]
+    ours = " and ".join(f"`{name}`" for name in package.workspace_dependencies)
+    readme = " ".join((ROOT / "packages" / server / "README.md").read_text("utf-8").split())
+    assert (
+        f"A plain `pip install ./packages/{server}` does not work: pip cannot find {ours}, "
+        f"which {'is' if len(package.workspace_dependencies) == 1 else 'are'} not on PyPI yet; "
+        "`--find-links dist` is what lets it."
+    ) in readme
+
+
+PLAIN_PIP = list({p.workspace_requirements: folder for folder, p in SERVERS.items()}.values())
+"""One server per set of our packages it requires: pip fails the same way for the others."""
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+@pytest.mark.parametrize("server", PLAIN_PIP)
+def test_the_plain_pip_install_fails_in_one_line_and_installs_nothing(
+    server: str, tmp_path: Path
+) -> None:
+    """The README's warning is true: a plain ``pip install ./packages/<server>`` fails in one
+    line naming a package of ours that is not on PyPI, before installing anything (pip
+    resolves every requirement first), so no half-installed server is left in the venv. Once
+    our packages are on PyPI this fails, and the README's sentence must go."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    environment = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    environment.pop("VIRTUAL_ENV", None)
+
+    def installed() -> str:
+        return subprocess.run(
+            [*pip, "list", "--format=freeze"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+
+    before = installed()
+    refused = subprocess.run(
+        [*pip, "install", f"./packages/{server}"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+    assert refused.returncode == 1, refused.stdout[-2000:] + refused.stderr[-2000:]
+    # pip stops at the first of our packages it looks for
+    assert refused.stderr.strip().splitlines()[-1] in {
+        f"ERROR: No matching distribution found for {requirement}"
+        for requirement in SERVERS[server].workspace_requirements
+    }
+    assert "Traceback" not in refused.stderr
+    assert installed() == before
 
 
 def manifest(server: str) -> dict[str, Any]:

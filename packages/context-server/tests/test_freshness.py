@@ -18,7 +18,12 @@ from pathlib import Path
 
 import pytest
 from conftest import write_project
-from context_server.core.index import IndexCache, ProjectIndex
+from context_server.core.index import (
+    IndexCache,
+    ProjectIndex,
+    SourceChangedError,
+    changed_sources_read_empty,
+)
 from context_server.core.service import ContextService
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -312,6 +317,33 @@ def test_a_tree_changing_during_calls_settles_to_the_right_answer(root: Path) ->
     assert session.graph() == fresh_graph(root)
 
 
+def test_a_source_gone_after_it_was_listed_is_a_change_never_read_through(root: Path) -> None:
+    """What a call meets when the tree changes under it: the file its index listed is gone,
+    or is now a symlink to a file outside. Either is a change (the call is answered again,
+    see tools/settle.py), and the last answer reads it as empty: never the outside file."""
+    session = Session(root)
+    index = session.index()
+    target = root / "src/app/Repository.java"
+    target.unlink()
+    with pytest.raises(SourceChangedError, match=r"src/app/Repository\.java: does not exist"):
+        session.service.text(index, "src/app/Repository.java")
+    with changed_sources_read_empty():
+        assert session.service.text(index, "src/app/Repository.java") == ""
+    secret = root.parent / "secret.txt"
+    secret.write_text("class Repository { String secret = 'SECRET'; }", encoding="utf-8")
+    target.symlink_to(secret)
+    with pytest.raises(SourceChangedError):
+        session.service.text(index, "src/app/Repository.java")
+    with changed_sources_read_empty():
+        assert session.service.text(index, "src/app/Repository.java") == ""
+    # the next index follows the change: the symlink leads out, so it is a problem, not a source
+    fresh = session.index()
+    assert "src/app/Repository.java" not in fresh.sources
+    assert {(p.path, p.reason) for p in fresh.problems} == {
+        ("src/app/Repository.java", "symlink leads outside the allowed directories")
+    }
+
+
 # The server as a real process: limits set inside a user namespace of its own (the
 # kernel's inotify limits are per user namespace), permissions checked as a plain user.
 COMMAND = Path(sys.executable).with_name("context-server")
@@ -450,5 +482,8 @@ async def test_an_unreadable_directory_is_reported_then_followed_once_readable(
     assert files["src/model/Order.java"] == []
     assert problems == {}
     assert files == _tree_graph(root)
+    logged = log_file.read_text()
     # walked once, on the first call: the permission change came as an event
-    assert log_file.read_text().count("(walked)") == 1
+    assert logged.count("(walked)") == 1
+    # the reason logged once, though two answers listed it
+    assert logged.count("src/model: unreadable directory: Permission denied") == 1, logged

@@ -188,6 +188,47 @@ def test_a_plugin_package_gets_a_contract_over_its_siblings(tmp_path: Path) -> N
     assert "\tb_server.engine.files -> b_server.engine.backends.**\n" in plugin
 
 
+def test_a_plugin_s_drivers_and_registry_users_are_forbidden_to_its_siblings(
+    tmp_path: Path,
+) -> None:
+    body = (
+        '[tool.mcp-tools]\ncore = ["engine"]\n'
+        '[tool.mcp-tools.plugins]\n"engine.backends" = ["engine.files", "engine.rows"]\n'
+        '[tool.mcp-tools.drivers]\n"engine.backends" = ["duckdb"]\n'
+    )
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    engine = root / "packages" / "b-server" / "src" / "b_server" / "engine"
+    (engine / "backends").mkdir(parents=True)
+    for module in ("__init__.py", "files.py", "rows.py", "backends/__init__.py"):
+        (engine / module).touch()
+    packages = workspace_packages(root)
+    assert packages[0].drivers == (("engine.backends", ("duckdb",)),)
+    plugin = import_contracts(packages).split(
+        "[importlinter:contract:plugin:b_server.engine.backends]", 1
+    )[1]
+    forbidden = "\n\tb_server.engine.backends\n\tb_server.engine.files\n\tb_server.engine.rows"
+    assert f"forbidden_modules = {forbidden}\n\tduckdb\n" in plugin
+    # the users reach the plugin, each other and the driver; the plugin its driver
+    for allowed in (
+        "b_server.engine.files -> b_server.engine.rows",
+        "b_server.engine.rows -> duckdb",
+        "b_server.engine.backends.** -> duckdb",
+    ):
+        assert f"\t{allowed}\n" in plugin
+    assert "b_server.engine.files -> b_server.engine.files\n" not in plugin
+
+
+def test_drivers_belong_to_a_declared_plugin(tmp_path: Path) -> None:
+    body = (
+        '[tool.mcp-tools]\ncore = ["engine"]\n[tool.mcp-tools.drivers]\n"engine.x" = ["duckdb"]\n'
+    )
+    root = _workspace(tmp_path, ROOT_TEXT, {"b-server": body})
+    (root / "packages" / "b-server" / "src" / "b_server" / "engine").mkdir(parents=True)
+    (root / "packages" / "b-server" / "src" / "b_server" / "engine" / "__init__.py").touch()
+    with pytest.raises(WorkspaceError, match=r"drivers\] names engine\.x, which is not declared"):
+        workspace_packages(root)
+
+
 @pytest.mark.parametrize(
     ("plugins", "message"),
     [

@@ -178,20 +178,63 @@ def test_server_refuses_bad_settings_at_startup(
     assert result.stdout == ""
 
 
-def test_cli_and_tool_read_the_same_delimiter_word(data: Path) -> None:
+@pytest.mark.anyio
+async def test_cli_and_tool_read_the_same_delimiter_word(data: Path, tmp_path: Path) -> None:
     # comma and tab each split every line in two: the sniffer takes the comma, so only the
     # delimiter given makes "id" a column
     write(data / "mixed.txt", "id\tname,x\n1\tAnn,1\n2\tBob,1\n")
     sniffed = run_check("mixed.txt", "id", cwd=data)
     assert sniffed.returncode == 2
     assert "column 'id' not found" in sniffed.stderr
-    for word in ("tab", "TAB", "\\t"):
-        tabbed = run_check("--delimiter", word, "mixed.txt", "id", cwd=data)
-        assert tabbed.returncode == 0, tabbed.stderr
-        assert tabbed.stdout.startswith("id: unique (2 rows)")
-    refused = run_check("--delimiter", "tabs", "mixed.txt", "id", cwd=data)
-    assert refused.returncode == 2
-    assert "or the word tab" in refused.stderr
+    params = StdioServerParameters(
+        command=str(SERVER), args=["--allowed-dir", str(data)], cwd=str(tmp_path)
+    )
+    async with Client(params) as client:
+        for word in ("tab", "TAB", "\\t"):
+            tabbed = run_check("--delimiter", word, "mixed.txt", "id", "--json", cwd=data)
+            assert tabbed.returncode == 0, tabbed.stderr
+            served = await client.call_tool(
+                "uniqueness_check", {"path": "mixed.txt", "columns": ["id"], "delimiter": word}
+            )
+            assert not served.is_error, text_of(served)
+            assert json.loads(tabbed.stdout) == served.structured_content
+            assert served.structured_content is not None
+            assert served.structured_content["unique"] is True
+        refused = run_check("--delimiter", "tabs", "mixed.txt", "id", cwd=data)
+        assert refused.returncode == 2
+        assert "or the word tab" in refused.stderr
+        served = await client.call_tool(
+            "uniqueness_check", {"path": "mixed.txt", "columns": ["id"], "delimiter": "tabs"}
+        )
+        assert served.is_error
+        assert "or the word tab" in text_of(served)
+
+
+@pytest.mark.anyio
+async def test_a_file_pandas_wrote_with_carriage_returns_in_values_reads_as_written(
+    data: Path, tmp_path: Path
+) -> None:
+    # DataFrame({"id": [1, 2, 3], "note": ["a\rb", "c", "d\re"], "x": [...]}).to_csv(index=False)
+    # writes these bytes: lines end with LF, the CRs stay unquoted inside the values
+    # (pandas.read_csv(lineterminator="\n") reads three rows; split at the CR, five)
+    (data / "notes.csv").write_bytes(b"id,note,x\n1,a\rb,p\n2,c,q\n3,d\re,r\n")
+    params = StdioServerParameters(
+        command=str(SERVER), args=["--allowed-dir", str(data)], cwd=str(tmp_path)
+    )
+    async with Client(params) as client:
+        checked = await client.call_tool(
+            "uniqueness_check", {"path": "notes.csv", "columns": ["note"]}
+        )
+        listed = await client.call_tool("list_columns", {"path": "notes.csv"})
+    assert not checked.is_error, text_of(checked)
+    assert checked.structured_content is not None
+    assert (checked.structured_content["rows"], checked.structured_content["unique"]) == (3, True)
+    assert listed.structured_content is not None
+    note = listed.structured_content["columns"][1]
+    assert note["samples"] == ["a\rb", "c", "d\re"]
+    answered = run_check("notes.csv", "note", "--json", cwd=data)
+    assert answered.returncode == 0, answered.stderr
+    assert json.loads(answered.stdout) == checked.structured_content
 
 
 @pytest.mark.anyio

@@ -1,13 +1,15 @@
 """The hybrid key search (sampling, induction, position-list checks) is exact and stoppable.
 
-Compared with brute force on random tables in both nulls modes, with a matrix reference on
-generated tables of 2,000 columns, paged whole through the tool when its answer is huge, and
-cancelled at every kind of progress it reports.
+Compared with brute force on random tables in both nulls modes (with the cover held small,
+so the last level is walked depth first), with a matrix reference on generated tables of
+2,000 columns, paged whole through the tool when its answer is huge (too large for the
+search to hold its candidates), and cancelled at every kind of progress it reports.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import threading
 import time
@@ -18,12 +20,14 @@ import numpy as np
 import pytest
 import uniqueness_server.engine.keys as key_search
 import uniqueness_server.engine.keysearch.records as records_module
+import uniqueness_server.engine.ranking as ranking
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
+from uniqueness_server.read_limits import ReadLimits
 from uniqueness_testkit import call, tools_for
 
 
@@ -172,12 +176,128 @@ def test_a_huge_answer_is_paged_whole(tmp_path: Path) -> None:
     assert got == expected
 
 
-def test_an_answer_too_large_to_hold_is_refused_whole(
+def _minimal_keys_up_to_three(codes: np.ndarray) -> set[frozenset[int]]:
+    """Every minimal key of at most 3 columns of ``codes`` (columns by rows, no missing
+    values), by counting: a matrix reference for the tests of huge answers."""
+    width, count = codes.shape
+    single = np.array([len(np.unique(c)) == count for c in codes])
+    found = {frozenset({p}) for p in np.flatnonzero(single).tolist()}
+    pair = np.zeros((width, width), dtype=np.bool_)
+    for a in range(width):
+        combined = codes[a][None, :] * (count + 1) + codes[a + 1 :]
+        ordered = np.sort(combined, axis=1)
+        pair[a, a + 1 :] = ~(ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    pair |= pair.T
+    a, b = np.triu_indices(width, k=1)
+    fresh = pair[a, b] & ~single[a] & ~single[b]
+    found |= {frozenset(k) for k in zip(a[fresh].tolist(), b[fresh].tolist(), strict=True)}
+    for a, b, c in itertools.combinations(np.flatnonzero(~single).tolist(), 3):
+        if pair[a, b] or pair[a, c] or pair[b, c]:
+            continue
+        key = (codes[a] * (count + 1) + codes[b]) * (count + 1) + codes[c]
+        if len(np.unique(key)) == count:
+            found.add(frozenset({a, b, c}))
+    return found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_tables(), st.sampled_from(list(Nulls)), st.integers(2, 4), st.booleans())
+def test_a_last_level_too_large_to_hold_is_walked_exactly(
+    rows: list[Row], nulls: Nulls, limit: int, to_sink: bool
+) -> None:
+    # the search may hold as many candidates as the levels below the last can have, never
+    # more: a last level with more candidates is walked depth first, to a sink or a list
+    columns = list(zip(*rows, strict=True))
+    below = sum(math.comb(len(columns), k) for k in range(1, limit))
+    sunk: list[tuple[int, ...]] = []
+    found = minimal_keys(
+        records_of(columns, nulls),
+        limit,
+        lambda: None,
+        capacity=below,
+        sink=(lambda keys: sunk.extend(tuple(k) for k in keys.tolist())) if to_sink else None,
+    )
+    expected = {tuple(sorted(k)) for k in brute_force_keys(rows, range(len(columns)), limit, nulls)}
+    if to_sink:
+        assert not found.keys
+        assert sorted(sunk) == sorted(expected)
+    else:
+        assert set(found.keys) == expected
+
+
+def _hundreds_of_keys(tmp_path: Path, width: int) -> np.ndarray:
+    # 30 rows, columns of 6 values: a few hundred unique pairs, thousands of minimal triples
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 6, size=(width, 30))
+    rows: list[Row] = [tuple(str(v) for v in codes[:, r]) for r in range(30)]
+    (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
+    return codes
+
+
+def test_an_answer_too_large_to_hold_is_paged_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 200 columns of 25 values over 30 rows: 1,333,500 combinations of up to 3 columns, and
-    # thousands of keys, more candidates than this test lets the search hold (a real file
-    # gets there with millions: 64 rows of 6,832 gene expression columns)
+    # the candidates of 3 columns outnumber what this test lets the search hold (a real
+    # file gets there with hundreds of millions: 24 rows of 1,729 ozone columns); the answer
+    # is still whole, page after page, in the order of one unpaged search
+    codes = _hundreds_of_keys(tmp_path, 60)
+    expected = _minimal_keys_up_to_three(codes)
+    assert len(expected) > 3_000
+    monkeypatch.setattr(key_search, "MOST_CANDIDATES", 2_000)
+    # the ranking cuts to the page every 50 keys, so keys arriving after a cut are ranked
+    # against the ones kept
+    monkeypatch.setattr(ranking, "_PRUNE", 50)
+    walked: list[str] = []
+    context = ToolContext(lambda _p, _t, message: walked.append(message or ""))
+    table = open_file(tmp_path / "many.csv", label="many.csv", context=context)
+    try:
+        whole = find_keys(table, max_columns=3, context=context)
+    finally:
+        table.close()
+    assert any("one prefix at a time" in m for m in walked), "the last level was not walked"
+    assert whole.keys_found == len(whole.keys) == len(expected)
+    tool = tools_for(tmp_path)["find_keys"]
+    paged: list[list[str]] = []
+    offset = 0
+    while True:
+        result = call(tool, {"path": "many.csv", "maxColumns": 3, "limit": 700, "offset": offset})
+        page = result.structured["page"]
+        assert page["total"] == len(expected)
+        paged += [key["columns"] for key in result.structured["keys"]]
+        if page["nextOffset"] is None:
+            break
+        offset = page["nextOffset"]
+    assert paged == [list(k.columns) for k in whole.keys]
+    assert {frozenset(int(c[1:]) for c in key) for key in paged} == expected
+
+
+def test_a_page_past_the_ranked_keys_is_refused_with_the_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the ranking holds the best MOST_RANKED keys: a page within them is served, one beyond
+    # is refused with the exact count, never cut silently
+    codes = _hundreds_of_keys(tmp_path, 30)
+    expected = _minimal_keys_up_to_three(codes)
+    assert len(expected) > 300
+    monkeypatch.setattr(key_search, "MOST_RANKED", 300)
+    tool = tools_for(tmp_path)["find_keys"]
+    served = call(tool, {"path": "many.csv", "maxColumns": 3, "limit": 100, "offset": 200})
+    assert served.structured["page"]["total"] == len(expected)
+    assert served.structured["page"]["returned"] == 100
+    with pytest.raises(ToolError) as refused:
+        call(tool, {"path": "many.csv", "maxColumns": 3, "limit": 100, "offset": 250})
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT
+    assert f"found {len(expected):,} keys; pages end within the best 300" in str(refused.value)
+    # a page past the end of a smaller answer is an empty page, not an error
+    past = call(tool, {"path": "many.csv", "maxColumns": 1, "limit": 100, "offset": 450})
+    assert past.structured["page"]["returned"] == 0
+
+
+def test_an_answer_whose_smaller_keys_do_not_fit_is_refused_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 200 columns of 25 values over 30 rows: the candidates of 2 columns alone outnumber
+    # what this test lets the search hold, so the last level cannot be walked
     monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
     width = 200
     rng = random.Random(4)
@@ -186,8 +306,46 @@ def test_an_answer_too_large_to_hold_is_refused_whole(
     with pytest.raises(ToolError) as refused:
         call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 3})
     assert refused.value.code is ErrorCode.INVALID_ARGUMENT
-    assert "more than 1,000 candidate keys of up to 3 columns" in str(refused.value)
+    assert "more than 1,000 candidate keys of fewer than 3 columns" in str(refused.value)
     assert "name fewer columns or lower maxColumns" in str(refused.value)
+
+
+def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
+    # 10,000 columns over 40 rows: two-valued columns (no key among them: 2 x 2 and 2 x 8
+    # value pairs are fewer than 40 rows), one unique column and 20 pairs of columns of 5
+    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's
+    # CSV reader needs more than the default 512 MiB for a record this wide, hence the
+    # engine memory.
+    width, count = 10_000, 40
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 2, size=(width, count))
+    codes[0] = np.arange(count)
+    planted = list(range(1, 41))
+    for j in planted[::2]:  # columns j and j + 1 together tell every row apart
+        order = rng.permutation(count)
+        codes[j], codes[j + 1] = order % 5, order // 5
+    rows: list[Row] = [tuple(str(v) for v in codes[:, r]) for r in range(count)]
+    path = tmp_path / "ten-thousand.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    expected = {frozenset({0})}
+    for a, b in itertools.combinations(planted, 2):
+        if len(set(zip(codes[a].tolist(), codes[b].tolist(), strict=True))) == count:
+            expected.add(frozenset({a, b}))
+    assert len(expected) > 20
+    limits = ReadLimits(max_engine_memory=1024)
+    table = open_file(path, label=path.name, limits=limits)
+    try:
+        whole = find_keys(table, max_columns=2)
+        page = find_keys(table, max_columns=2, offset=7, limit=7)
+    finally:
+        table.close()
+    got = {frozenset(int(c[1:]) for c in key.columns) for key in whole.keys}
+    assert got == expected, (
+        sorted(map(sorted, got - expected)),
+        sorted(map(sorted, expected - got)),
+    )
+    assert page.keys_found == whole.keys_found == len(expected)
+    assert list(page.keys) == list(whole.keys[7:14])
 
 
 def _long_search_file(tmp_path: Path) -> Path:

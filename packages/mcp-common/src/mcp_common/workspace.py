@@ -15,10 +15,15 @@ What a package declares for the checks, in its own pyproject::
     [tool.mcp-tools.plugins]     # plugin packages, each with the only modules importing it
     "engine.backends" = ["engine.files", "engine.database"]
 
+    [tool.mcp-tools.drivers]     # third-party packages only a plugin and its users import
+    "engine.backends" = ["duckdb", "sqlalchemy"]
+
 A plugin package holds the variants of one protocol (one module each, plus the registry in its
 ``__init__``). Its sibling modules reach a variant only through the protocol: none of them may
 import the plugin package, directly or indirectly, except the listed registry users (which
-open a variant by name). So calling code cannot switch on a variant's type.
+open a variant by name); nor a registry user (which could hand them a variant's class); nor
+the plugin's drivers (whose objects they could test instead). So calling code cannot switch
+on a variant's type.
 """
 
 from __future__ import annotations
@@ -74,6 +79,9 @@ class WorkspacePackage:
     plugins: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Plugin packages (dotted, under ``import_name``), each with the sibling modules allowed to
     import it (its registry users)."""
+    drivers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Plugin packages (among :attr:`plugins`), each with the third-party packages (import
+    names) that only it and its registry users may import."""
 
     @property
     def folder(self) -> str:
@@ -231,7 +239,14 @@ def _load_package(directory: Path) -> tuple[WorkspacePackage, list[tuple[str, st
         mcp_sdk=_strings(declared.get("mcp-sdk", []), f"{pyproject} [tool.mcp-tools] mcp-sdk"),
         acyclic=_strings(declared.get("acyclic", []), f"{pyproject} [tool.mcp-tools] acyclic"),
         plugins=_plugins(declared.get("plugins", {}), f"{pyproject} [tool.mcp-tools.plugins]"),
+        drivers=_plugins(declared.get("drivers", {}), f"{pyproject} [tool.mcp-tools.drivers]"),
     )
+    for plugin, _ in package.drivers:
+        if plugin not in dict(package.plugins):
+            raise WorkspaceError(
+                f"{pyproject}: [tool.mcp-tools.drivers] names {plugin}, which is not declared "
+                "in [tool.mcp-tools.plugins]"
+            )
     for sub in (
         *package.core,
         *package.mcp_sdk,
@@ -316,8 +331,9 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
     Two forbidden contracts: the mcp SDK is imported only by the sub-packages declared as
     ``mcp-sdk`` (``mcp_common.adapter`` and ``mcp_common.testing``), and no declared ``core``
     sub-package imports an SDK sub-package, any package's ``tools`` or the SDK, directly or
-    indirectly. Then one per declared plugin package: no sibling module imports it, directly
-    or indirectly, except its declared registry users. When a package declares ``acyclic``
+    indirectly. Then one per declared plugin package: no sibling module imports it, one of
+    its registry users or one of its drivers, directly or indirectly, except the registry
+    users themselves (and the plugin its drivers). When a package declares ``acyclic``
     sub-packages, one more contract keeps their parts free of import cycles (at every level
     below them).
     """
@@ -357,21 +373,33 @@ def import_contracts(packages: Sequence[WorkspacePackage]) -> str:
         "forbidden_modules": _lines([*sdk_subpackages, *tools, *SDK_MODULES]),
     }
     for package in packages:
+        drivers = dict(package.drivers)
         for plugin, users in package.plugins:
             dotted = f"{package.import_name}.{plugin}"
             parent = dotted.rpartition(".")[0]
+            entries = [f"{package.import_name}.{user}" for user in users]
+            owned = drivers.get(plugin, ())
+            allowed = [
+                *(
+                    f"{user} -> {target}"
+                    for user in entries
+                    for target in (dotted, f"{dotted}.**", *entries, *owned)
+                    if target != user
+                ),
+                *(
+                    f"{inside} -> {driver}"
+                    for inside in (dotted, f"{dotted}.**")
+                    for driver in owned
+                ),
+            ]
             config[f"importlinter:contract:plugin:{dotted}"] = {
                 "name": PLUGIN_CONTRACT.format(package=dotted),
                 "type": "forbidden",
                 # every module beside the plugin package (one added later too)
                 "source_modules": _lines([f"{parent}.*"]),
-                "forbidden_modules": _lines([dotted]),
+                "forbidden_modules": _lines([dotted, *entries, *owned]),
                 "unmatched_ignore_imports_alerting": "none",
-                "ignore_imports": _lines(
-                    f"{package.import_name}.{user} -> {dotted}{suffix}"
-                    for user in users
-                    for suffix in ("", ".**")
-                ),
+                "ignore_imports": _lines(allowed),
             }
     acyclic = [f"{package.import_name}.{sub}" for package in packages for sub in package.acyclic]
     if acyclic:

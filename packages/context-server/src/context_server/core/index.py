@@ -6,16 +6,19 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
+import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar, cast
 
 import msgspec
-from mcp_common import AllowedPaths
+from mcp_common import AllowedPaths, ToolError
 from mcp_common.paths import PathRefusedError
 
 from context_server.core.facts import SourceFacts
@@ -167,6 +170,8 @@ class _RootCache:
     indexes: dict[tuple[str, ...], ProjectIndex] = field(default_factory=dict)
     # reasons already logged for this root (each is logged once)
     logged: set[str] = field(default_factory=set)
+    # the listing's problems (path, reason) already logged (each is logged once)
+    problems_logged: set[tuple[str, str]] = field(default_factory=set)
     # what confines the root (for a verification walk between calls)
     allowed: AllowedPaths | None = None
     # stored rows of files not listed when the store was opened (to be removed)
@@ -236,6 +241,7 @@ class IndexCache:
             index = self._index(
                 cache, root, languages, listing, touched, allowed, check_cancelled, progress
             )
+            self._log_problems(cache, root, listing)
             index.statistics.walked = relisted is None
             index.statistics.relisted = relisted or 0
             index.statistics.listing_restored = restored
@@ -247,6 +253,16 @@ class IndexCache:
                 cache.frozen = True
                 gc.freeze()
             return index
+
+    @staticmethod
+    def _log_problems(cache: _RootCache, root: Path, listing: Listing) -> None:
+        """Log each of the walk's problems (an unreadable directory, a symlink leading out)
+        the first time it is seen: every answer lists them, the operator reads them once."""
+        for problem in listing.problems:
+            seen = (problem.path, problem.reason)
+            if seen not in cache.problems_logged:
+                cache.problems_logged.add(seen)
+                _log.warning("%s: %s: %s", root, problem.path, problem.reason)
 
     def _save_listing(self, cache: _RootCache, listing: Listing, boundary: Path | None) -> None:
         """Write ``listing`` to the store when it is not there yet, at most every
@@ -768,10 +784,52 @@ def _read_configs(items: list[FileEntry], allowed: AllowedPaths) -> dict[str, by
     return configs
 
 
+class SourceChangedError(ToolError):
+    """A file the index listed was removed or replaced while an answer was being made from
+    it: the tree changed during the call, and an index made now would not list it so."""
+
+
+_CHANGED_READ_EMPTY: ContextVar[bool] = ContextVar("changed_read_empty", default=False)
+
+
+@contextmanager
+def changed_sources_read_empty() -> Iterator[None]:
+    """Within it, :func:`read_source` reads a file removed or replaced since it was listed
+    as empty text instead of raising: the last answer to a call on a tree that keeps
+    changing is that of the tree as listed, less the text of what went away."""
+    token = _CHANGED_READ_EMPTY.set(True)
+    try:
+        yield
+    finally:
+        _CHANGED_READ_EMPTY.reset(token)
+
+
 def read_source(item: FileEntry, allowed: AllowedPaths) -> str:
-    """The text of a source file as indexed (UTF-8, a leading BOM dropped), read confined."""
-    data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
+    """The text of a source file as indexed (UTF-8, a leading BOM dropped), read confined.
+
+    Raises :class:`SourceChangedError` when the file cannot be read because it is no longer
+    what was listed (gone, or replaced by a directory or a symlink)."""
+    try:
+        data = allowed.read_bytes(item.real, max_bytes=MAX_SOURCE_BYTES)
+    except PathRefusedError as exc:
+        if _changed_since_listed(item):
+            if _CHANGED_READ_EMPTY.get():
+                return ""
+            raise SourceChangedError(exc.message, exc.code) from exc
+        raise
     return data.decode("utf-8-sig", errors="replace")
+
+
+def _changed_since_listed(item: FileEntry) -> bool:
+    try:
+        now = os.lstat(item.real)
+    except OSError:
+        return True
+    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) != (
+        item.size,
+        item.mtime_ns,
+        item.ctime_ns,
+    )
 
 
 def module_names(files: list[tuple[str, SourceLanguage]]) -> dict[str, str]:

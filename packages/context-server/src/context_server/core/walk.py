@@ -363,6 +363,11 @@ class _Walker:
         try:
             with os.scandir(directory) as scanner:
                 entries = sorted(scanner, key=lambda e: sort_key(e.name))
+        except FileNotFoundError:
+            # removed since its parent was listed: nothing in it, and no problem to report
+            # (the parent's watch, or the next walk, drops it from the listing)
+            self.scanned[node.relative] = ScannedDirectory(directory, inherited, lines)
+            return []
         except OSError as exc:
             node.problems.append(
                 Problem(node.relative or ".", f"unreadable directory: {exc.strerror}")

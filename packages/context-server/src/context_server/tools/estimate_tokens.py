@@ -23,6 +23,7 @@ from context_server.core.service import ContextService
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ClassArguments
+from context_server.tools.settle import settled
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
@@ -92,6 +93,7 @@ class EstimateTokensTool:
     def __init__(self, service: ContextService) -> None:
         self._service = service
 
+    @settled
     def call(self, arguments: TokensArguments, context: ToolContext) -> ToolResult:
         """Count the tokens of the target and its dependencies (target first)."""
         index = self._service.index(

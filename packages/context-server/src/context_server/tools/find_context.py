@@ -29,6 +29,7 @@ from context_server.core.service import DETAILS, ContextSelection, ContextServic
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ClassArguments
+from context_server.tools.settle import settled
 
 MAX_TOKEN_BUDGET = 10_000_000
 DEFAULT_LIMIT = 100
@@ -155,6 +156,7 @@ class FindContextTool:
     def __init__(self, service: ContextService) -> None:
         self._service = service
 
+    @settled
     def call(self, arguments: ContextArguments, context: ToolContext) -> ToolResult:
         """Select the class's dependencies and render them."""
         index = self._service.index(

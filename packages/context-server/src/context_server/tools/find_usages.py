@@ -28,6 +28,7 @@ from context_server.core.languages import LANGUAGE_NAMES
 from context_server.core.service import ContextService, UsageSelection
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
+from context_server.tools.settle import settled
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -96,6 +97,7 @@ class FindUsagesTool:
     def __init__(self, service: ContextService) -> None:
         self._service = service
 
+    @settled
     def call(self, arguments: UsagesArguments, context: ToolContext) -> ToolResult:
         """Index the project, reverse its graph at the target and render one page."""
         service = self._service

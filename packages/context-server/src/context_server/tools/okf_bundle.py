@@ -26,6 +26,7 @@ from context_server.core.tree import stored_tree
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import ProjectArguments
+from context_server.tools.settle import settled
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 2000
@@ -87,6 +88,7 @@ class OkfBundleTool:
         self._service = service
         self._producer = f"context-server/{package_version(DISTRIBUTION)}"
 
+    @settled
     def call(self, arguments: BundleArguments, context: ToolContext) -> ToolResult:
         """Build the bundle in memory and return one page of its documents."""
         index = self._service.index(

@@ -30,6 +30,7 @@ from context_server.core.walk import Problem as WalkProblem
 from context_server.tools.fit import fit_page, shortened_note
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import Problem, ProjectArguments
+from context_server.tools.settle import settled
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
@@ -90,6 +91,7 @@ class ProjectTreeTool:
     def __init__(self, service: ContextService) -> None:
         self._service = service
 
+    @settled
     def call(self, arguments: TreeArguments, context: ToolContext) -> ToolResult:
         """Index the project and render one page of its tree."""
         depth, format_name = arguments.depth, arguments.format

@@ -26,6 +26,7 @@ from context_server.core.service import ContextService
 from context_server.core.tokens import TOKENIZERS
 from context_server.tools.progress import indexing_progress
 from context_server.tools.schema import Problem
+from context_server.tools.settle import settled
 
 DEFAULT_TOKEN_BUDGET = 1024
 # The map's text must stay under the adapter's answer cap whatever the tokenizer counts.
@@ -121,6 +122,7 @@ class RepoMapTool:
     def __init__(self, service: ContextService) -> None:
         self._service = service
 
+    @settled
     def call(self, arguments: RepoMapArguments, context: ToolContext) -> ToolResult:
         """Index the project, rank its files and render the map."""
         index = self._service.index(

@@ -26,6 +26,7 @@ from uniqueness_server.engine.heartbeat import Heartbeat
 from uniqueness_server.engine.keysearch import (
     KeysFound,
     Progress,
+    Sink,
     TooManyCandidatesError,
     minimal_keys,
 )
@@ -35,20 +36,17 @@ from uniqueness_server.engine.metadata import (
     proves,
     read_metadata,
 )
-from uniqueness_server.engine.model import MAX_KEY_COLUMNS, Key, KeySearch, Nulls, TableMetadata
-from uniqueness_server.engine.plausibility import (
-    PLAUSIBLE,
-    ColumnKind,
-    column_kind,
-    judge_column,
-    judge_key,
-)
+from uniqueness_server.engine.model import MAX_KEY_COLUMNS, KeySearch, Nulls, TableMetadata
+from uniqueness_server.engine.plausibility import ColumnJudgement, column_kind, judge_column
+from uniqueness_server.engine.ranking import RankedKeys
 from uniqueness_server.engine.sql import sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
 MOST_CANDIDATES = 5_000_000  # candidates a search holds at once, at most (about 100 MB of sets)
+# (past it the largest size is walked depth first, holding none of its candidates)
 REMOTE_CELLS = 20_000_000  # codes fetched from a database or cluster, at most
+MOST_RANKED = 1_000_000  # keys held for ranking, at most (a page ends within them)
 SAMPLE_ROWS = 100_000  # rows coded as a sample when the codes of every row would not fit
 _KIND_SAMPLE = 200
 
@@ -63,13 +61,18 @@ def find_keys(
     max_columns: int = 3,
     nulls: Nulls = Nulls.EQUAL,
     plausible_only: bool = False,
+    offset: int = 0,
+    limit: int | None = None,
     context: ToolContext | None = None,
 ) -> KeySearch:
     """All minimal unique combinations of up to ``max_columns`` of ``columns`` (default all).
 
     Ranked by plausibility as an identifier (see :mod:`.plausibility`), then fewest columns,
     keys without missing values and shortest values. ``plausible_only`` leaves out keys whose
-    uniqueness looks accidental (their number is reported).
+    uniqueness looks accidental (their number is reported). The answer's ``keys`` are the
+    ranked keys from ``offset`` on, at most ``limit`` (all when None), and ``keys_found``
+    counts them all: the search holds only the best ``offset + limit`` keys, so an answer of
+    millions of keys is paged in bounded memory.
     """
     context = context or ToolContext()
     if not 1 <= max_columns <= MAX_KEY_COLUMNS:
@@ -88,8 +91,17 @@ def find_keys(
         heartbeat.phase(0.0, 40.0, f"reading {table.label}")
         stats = column_stats(table, positions, code=True)
         declared = declared_keys(metadata, stats, positions, nulls)
+        ranked = RankedKeys(
+            table.names,
+            [stats.missing[p] if p in set(positions) else 0 for p in range(len(table.names))],
+            stats.average_length,
+            lambda new: _judged(table, stats, new),
+            declared=declared,
+            plausible_only=plausible_only,
+            keep=None if limit is None else min(offset + limit, MOST_RANKED),
+        )
         heartbeat.phase(40.0, 100.0, "searching keys")
-        found, checked = [], (0, 0)
+        checked = (0, 0)
         if stats.rows:
             search = search_keys(
                 table,
@@ -103,68 +115,56 @@ def find_keys(
                 hash_safe=stats.hash_safe,
                 progress=heartbeat.update,
                 notes=notes,
+                sink=ranked.add,
             )
-            found, checked = search.keys, (search.checked, search.full_checks)
+            checked = (search.checked, search.full_checks)
     if not stats.rows:
         notes.append(
             "the source has no rows, so every column is trivially unique; no key is reported"
         )
-    sampled = sorted({p for key in found for p in key})
-    kinds: dict[int, ColumnKind] = {}
-    if sampled:
-        rows = table.query(
-            f"SELECT {sampled_list(table, sampled)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
+    page = ranked.page(offset, limit)
+    if limit is not None and offset + limit > MOST_RANKED and ranked.total > MOST_RANKED:
+        # a page that deep would hold the ranking of millions of keys; the count is exact
+        raise ToolError(
+            f"found {ranked.total:,} keys; pages end within the best {MOST_RANKED:,} "
+            f"(offset {offset:,} asked); name fewer columns, lower maxColumns or set "
+            "plausibleOnly to narrow the answer",
+            ErrorCode.INVALID_ARGUMENT,
         )
-        kinds = {p: column_kind([r[i] for r in rows]) for i, p in enumerate(sampled)}
-    # every column is judged once; a key then only combines its columns' facts
-    judged = {
-        p: judge_column(
-            table.names[p],
-            kinds[p],
-            stats.average_length[p],
-            stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0,
-        )
-        for p in sampled
-    }
-    lengths = stats.average_length
-    declared_sets = set(declared)
-    keys: list[Key] = []
-    for key in found:
-        has_missing = any(stats.missing[p] for p in key)
-        judgement = judge_key([judged[p] for p in key], has_missing)
-        keys.append(
-            Key(
-                columns=tuple(table.names[p] for p in key),
-                has_missing=has_missing,
-                average_length=round(sum(lengths[p] for p in key), 2),
-                score=judgement.score,
-                confidence=judgement.confidence,
-                reasons=judgement.reasons,
-                basis="declared" if key in declared_sets else "scanned",
-            )
-        )
-    left_out = 0
-    if plausible_only:
-        kept = [k for k in keys if k.score >= PLAUSIBLE]
-        left_out = len(keys) - len(kept)
-        keys = kept
-    keys.sort(key=lambda k: (-k.score, len(k.columns), k.has_missing, k.average_length, k.columns))
     return KeySearch(
         source=table.label,
         rows=stats.rows,
         searched_columns=tuple(table.names[p] for p in positions),
         max_columns=max_columns,
-        keys=tuple(keys),
+        keys=tuple(page),
+        keys_found=ranked.total,
         candidates_checked=checked[0],
         full_checks=checked[1],
         notes=tuple(notes),
-        implausible_left_out=left_out,
+        implausible_left_out=ranked.left_out,
         metadata=metadata,
         declared_used=len(declared),
         missing=tuple(
             stats.missing[p] if p in set(positions) else None for p in range(len(table.names))
         ),
     )
+
+
+def _judged(table: Table, stats: ColumnStats, positions: list[int]) -> dict[int, ColumnJudgement]:
+    """Each column of ``positions`` judged once, its kind from a sample of rows (one query
+    for all of them: keys share a few columns)."""
+    rows = table.query(
+        f"SELECT {sampled_list(table, positions)} FROM {table.relation} LIMIT {_KIND_SAMPLE}"
+    )
+    return {
+        p: judge_column(
+            table.names[p],
+            column_kind([r[i] for r in rows]),
+            stats.average_length[p],
+            stats.estimated_distinct[p] / stats.rows if stats.rows else 0.0,
+        )
+        for i, p in enumerate(positions)
+    }
 
 
 def declared_keys(
@@ -199,6 +199,7 @@ def search_keys(
     sample_rows: int | None = None,
     progress: Progress | None = None,
     notes: list[str] | None = None,
+    sink: Sink | None = None,
 ) -> KeysFound:
     """Every minimal unique set of at most ``max_columns`` of ``positions`` (``rows`` rows).
 
@@ -210,7 +211,8 @@ def search_keys(
     ``sample_rows`` (default :data:`SAMPLE_ROWS`) rows, whose surviving candidates the backend
     then checks over every row. ``known`` sets are unique already (declared, or checked):
     candidates holding one need no check. ``notes`` gets a note when all the columns
-    together hold duplicate rows.
+    together hold duplicate rows. ``sink``: the keys go to it as they are found (see
+    :data:`~uniqueness_server.engine.keysearch.Sink`), not into the answer.
     """
     backend = table.backend
     source = backend.search_source(table, positions, nulls, context, rows=rows, hash_safe=hash_safe)
@@ -274,13 +276,19 @@ def search_keys(
             None if whole else verify,
             pairs,
             known,
+            sink,
         )
     except TooManyCandidatesError:
-        # the answer (millions of keys) is refused whole rather than exhausting the memory
+        # even the levels below the largest size leave too many candidates to hold
         raise ToolError(
             f"{len(positions)} columns over {rows} rows leave more than "
-            f"{MOST_CANDIDATES:,} candidate keys of up to {max_columns} columns open at once, "
-            "too many to check and list; name fewer columns or lower maxColumns",
+            f"{MOST_CANDIDATES:,} candidate keys of fewer than {max_columns} columns open at "
+            "once, too many to check; name fewer columns or lower maxColumns",
             ErrorCode.INVALID_ARGUMENT,
         ) from None
-    return replace(found, full_checks=found.full_checks + whole_checked)
+    # the whole set's check is a combination decided over every row like any other
+    return replace(
+        found,
+        checked=found.checked + whole_checked,
+        full_checks=found.full_checks + whole_checked,
+    )

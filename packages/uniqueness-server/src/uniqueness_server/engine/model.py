@@ -151,13 +151,15 @@ class Key:
 
 @dataclass(frozen=True, slots=True)
 class KeySearch:
-    """All minimal keys up to ``max_columns`` columns, ranked best first."""
+    """The minimal keys up to ``max_columns`` columns, ranked best first: the page asked
+    for (all of them unless a page was asked for) and how many were found."""
 
     source: str
     rows: int
     searched_columns: tuple[str, ...]
     max_columns: int
     keys: tuple[Key, ...]
+    keys_found: int
     candidates_checked: int
     full_checks: int
     notes: tuple[str, ...] = field(default=())

@@ -246,11 +246,18 @@ class FindKeysTool:
                 max_columns=arguments.max_columns,
                 nulls=nulls,
                 plausible_only=arguments.plausible_only,
+                offset=arguments.offset,
+                limit=arguments.limit,
                 context=context,
             )
         finally:
             table.close()
-        keys = [KeyFacts.of(key) for key in search.keys]
-        page = Pagination(arguments.limit, arguments.offset).apply(keys)
+        # the engine ranks every key but holds only this page (answers run to millions)
+        page = Page(
+            items=[KeyFacts.of(key) for key in search.keys],
+            total=search.keys_found,
+            offset=arguments.offset,
+            limit=arguments.limit,
+        )
         answer = KeysAnswer.of(search, nulls, page, table_names)
         return ToolResult.success(markdown(answer, page), answer)

@@ -3,13 +3,20 @@
 
 from uniqueness_server.engine.keysearch.cover import TooManyCandidatesError
 from uniqueness_server.engine.keysearch.records import CodeBlock, Records
-from uniqueness_server.engine.keysearch.search import KeysFound, Progress, Verify, minimal_keys
+from uniqueness_server.engine.keysearch.search import (
+    KeysFound,
+    Progress,
+    Sink,
+    Verify,
+    minimal_keys,
+)
 
 __all__ = [
     "CodeBlock",
     "KeysFound",
     "Progress",
     "Records",
+    "Sink",
     "TooManyCandidatesError",
     "Verify",
     "minimal_keys",

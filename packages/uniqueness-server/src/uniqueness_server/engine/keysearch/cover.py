@@ -125,11 +125,7 @@ class Cover:
         self.width = width
         self.limit = limit
         self._capacity = capacity
-        self._bits = max(1, (max(width, 2) - 1).bit_length())
-        self._per_word = 64 // self._bits
-        if limit > 2 * self._per_word:
-            raise ValueError(f"sets of {limit} of {width} columns do not fit 128 bits")
-        self._wide = limit > self._per_word
+        self._encode = SetCodes(width, limit).encode
         self._empty = True
         self._levels = {k: _Level(k) for k in range(1, limit + 1)}
 
@@ -243,10 +239,21 @@ class Cover:
         self._levels[size + 1].add(grown[fresh], keys[fresh])
         return grown[fresh]
 
-    # --- encoding -----------------------------------------------------------------------
 
-    def _encode(self, sets: Sets) -> Keys:
-        """One exact integer per sorted row of ``sets``: its columns as bit fields."""
+class SetCodes:
+    """One exact integer per sorted set of at most ``limit`` of ``width`` columns: its columns
+    as bit fields (one 64-bit word, or a (hi, lo) record of two), sortable and searchable
+    with numpy (equal sets, equal codes)."""
+
+    def __init__(self, width: int, limit: int) -> None:
+        self._bits = max(1, (max(width, 2) - 1).bit_length())
+        self._per_word = 64 // self._bits
+        if limit > 2 * self._per_word:
+            raise ValueError(f"sets of {limit} of {width} columns do not fit 128 bits")
+        self._wide = limit > self._per_word
+
+    def encode(self, sets: Sets) -> Keys:
+        """The code of each sorted row of ``sets``."""
         shifts = (np.arange(sets.shape[1]) % self._per_word * self._bits).astype(np.uint64)
         fields = sets.astype(np.uint64) << shifts
         if not self._wide:

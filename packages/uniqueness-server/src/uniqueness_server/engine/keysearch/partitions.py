@@ -12,6 +12,7 @@ other candidates at once (:mod:`.cover`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,8 +31,11 @@ class Partitions:
     """Position-list indexes of column sets of one :class:`Records`, the prefixes in use
     kept while candidates sharing them are checked."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, check_cancelled: Callable[[], None]) -> None:
+        """``check_cancelled`` is called before each sort of rows (of a prefix's index, or of
+        a chunk of candidates): a group of candidates on a tall table takes several."""
         self._records = records
+        self._check_cancelled = check_cancelled
         self._kept: dict[tuple[int, ...], tuple[Ints, Ints]] = {}
 
     def index(self, columns: tuple[int, ...]) -> tuple[Ints, Ints]:
@@ -48,6 +52,7 @@ class Partitions:
             # sorted order, so the next ones share most of it
             self._kept = {k: v for k, v in self._kept.items() if columns[: len(k)] == k}
             rows, labels = self.index(columns[:-1])
+            self._check_cancelled()
             found = self._refine(rows, labels, columns[-1])
         self._kept[columns] = found
         return found
@@ -77,6 +82,7 @@ class Partitions:
         if not prefix:
             # a single column: a value counted twice (a count, no sort), then two of its rows
             for i, q in enumerate(partners.tolist()):
+                self._check_cancelled()
                 codes = self._records.column(q)
                 counts = np.bincount(codes, minlength=self._records.missing(q) + 1)
                 if self._records.nulls is Nulls.DISTINCT:
@@ -95,11 +101,10 @@ class Partitions:
         distinct = records.nulls is Nulls.DISTINCT
         step = max(1, _GATHER // len(rows))
         for start in range(0, len(partners), step):
+            self._check_cancelled()
             chunk = partners[start : start + step]
-            missing = np.array([records.missing(int(q)) for q in chunk], dtype=np.int64)
-            keys = np.empty((len(chunk), len(rows)), dtype=np.int64)
-            for i, q in enumerate(chunk.tolist()):
-                keys[i] = records.column(q).take(rows)
+            missing = records.missing_codes(chunk)
+            keys = records.gather(chunk, rows).astype(np.int64)
             lost = keys == missing[:, None] if distinct else None
             keys += labels[None, :] * (missing + 1)[:, None]
             if lost is not None:

@@ -85,6 +85,17 @@ class Records:
         """The code of a missing value in search column ``c``."""
         return int(self._missing[c])
 
+    def missing_codes(self, columns: Ints) -> Ints:
+        """The code of a missing value in each of ``columns`` (search columns)."""
+        return self._missing[columns]
+
+    def gather(self, columns: Ints, rows: Ints) -> Codes:
+        """The codes of ``columns`` (search columns) at ``rows``: one row per column."""
+        by_row = self._rows_of_codes()
+        if by_row is not None:
+            return by_row[np.ix_(rows, columns)].T
+        return np.stack([self._columns[c][rows] for c in columns.tolist()])
+
     def clustered(self, c: int) -> tuple[Ints, Codes]:
         """The rows of column ``c`` whose value another row shares (under ``nulls=distinct``
         a missing value is shared by none), equal values adjacent, and their codes: the

@@ -31,10 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from uniqueness_server.engine.keysearch.cover import Cover
+from uniqueness_server.engine.keysearch.cover import Cover, TooManyCandidatesError
 from uniqueness_server.engine.keysearch.partitions import Partitions, group_by_prefix
 from uniqueness_server.engine.keysearch.records import Records, unique_rows
 from uniqueness_server.engine.keysearch.sampling import Sampler, pairs_agree
+from uniqueness_server.engine.keysearch.stream import Emit, KnownKeys, walk_last_level
+
+Ints = npt.NDArray[np.int64]
 
 Progress = Callable[[float, str], None]
 """Told how far the search is (0..1) and what it does, at least every :data:`REPORT_SECONDS`
@@ -44,11 +47,15 @@ REPORT_SECONDS = 0.5
 PAIRS_PER_ROUND = 50_000  # row pairs a sampling round compares, at most
 PAIRS_PER_ROUND_CELLS = 20_000_000  # and cells
 FAILURE_RATIO = 0.01  # more failed checks than this per passed one: sample again
+_PAIRS_AT_ONCE = 2_000_000  # column pairs decided in bulk at once, at most about this many
 
 
 Pairs = Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
 """Given column pairs (source positions ``a[i]``, ``b[i]``), whether each is unique over every
 row: a bulk check of many pairs at once (counting bounds, row samples, pivot comparisons)."""
+
+Sink = Callable[[npt.NDArray[np.int64]], None]
+"""Takes keys found: rows of sorted source positions, one key size a call."""
 
 Verify = Callable[[list[tuple[int, ...]]], set[tuple[int, ...]]]
 """Given candidates (sorted source positions) no sampled row pair rules out, the ones holding
@@ -74,6 +81,7 @@ def minimal_keys(
     verify: Verify | None = None,
     pairs: Pairs | None = None,
     known: Sequence[tuple[int, ...]] = (),
+    sink: Sink | None = None,
 ) -> KeysFound:
     """Every minimal key of at most ``limit`` columns of ``records`` (one row or more).
 
@@ -84,31 +92,88 @@ def minimal_keys(
     level of pairs is decided by it in bulk (see :data:`Pairs`), and a search of keys of at
     most two columns then samples no row pairs: witnesses of the single columns rule out
     what pairs they can, the bulk check decides the rest without needing witnesses.
-    Raises :class:`TooManyCandidatesError` when the agree sets leave more than ``capacity``
-    candidates at once (the answer would not fit the memory a search may take)."""
+    ``sink``: the keys go to it in batches as they are found (see :data:`Sink`) and the
+    answer's ``keys`` stays empty, so an answer too large to hold is still given whole.
+
+    When the agree sets leave more than ``capacity`` candidates at once, the levels below
+    ``limit`` are searched again with a cover of their own and the last level is walked
+    depth first (:mod:`.stream`), holding none of its candidates; only when the levels below
+    leave too many does it raise :class:`TooManyCandidatesError`."""
     report = _Reporter(progress)
     width = records.width
     limit = min(limit, width)
     if not width or limit < 1:
         return KeysFound([], 0, 0)
+    collected: list[tuple[int, ...]] = []
+    where = np.asarray(records.positions, dtype=np.int64)
+
+    def emit(columns: Ints) -> None:
+        if not len(columns):
+            return
+        found = np.sort(where[columns], axis=1)
+        if sink is None:
+            collected.extend(tuple(k) for k in found.tolist())
+        else:
+            sink(found)
+
     index = {p: c for c, p in enumerate(records.positions)}
     held = [[index[p] for p in k] for k in known if set(k) <= index.keys()]
     if pairs is not None and verify is None and limit <= 2:
-        return _pairs_in_bulk(records, pairs, check_cancelled, report, limit, held)
-    cover = Cover(width, limit, capacity)
+        checked = _pairs_in_bulk(records, pairs, check_cancelled, report, limit, held, emit)
+        return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checked, checked)
+    try:
+        keys, checks, full = _levels(
+            records, limit, limit, check_cancelled, report, capacity, verify, held
+        )
+        streamed = False
+    except TooManyCandidatesError:
+        if limit < 2:
+            raise
+        keys, checks, full = _levels(
+            records, limit - 1, limit, check_cancelled, report, capacity, verify, held
+        )
+        streamed = True
+    for size in range(1, limit + 1):
+        of_size = [k for k in keys if len(k) == size]
+        if of_size:
+            emit(np.array(of_size, dtype=np.int64))
+    if streamed:
+        walked, verified = _walk(records, limit, keys, emit, check_cancelled, report, verify)
+        checks += walked
+        full += walked if verify is None else verified
+    report(1.0, "search done", force=True)
+    return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checks, full)
+
+
+def _levels(
+    records: Records,
+    top: int,
+    limit: int,
+    check_cancelled: Callable[[], None],
+    report: _Reporter,
+    capacity: int | None,
+    verify: Verify | None,
+    held: list[list[int]],
+) -> tuple[list[tuple[int, ...]], int, int]:
+    """The minimal keys of at most ``top`` columns (search columns), level by level from a
+    cover (progress told as a part of a search up to ``limit``), how many candidates were
+    decided and how many by a check of every row."""
+    width = records.width
+    cover = Cover(width, top, capacity)
     # with two rows or more the empty set is no key: start from the single columns
     cover.exclude_all(np.zeros((1, width), dtype=np.bool_), check_cancelled)
-    sampler = Sampler(records, max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)))
+    per_round = max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width))
+    sampler = Sampler(records, per_round, check_cancelled)
     report(0.0, "sampling row pairs", force=True)
     _exclude_all(cover, sampler.round(), check_cancelled)
-    partitions = Partitions(records)
+    partitions = Partitions(records, check_cancelled)
     keys: list[tuple[int, ...]] = []
     checks = full = 0
-    for size in range(1, limit + 1):
+    for size in range(1, top + 1):
         check_cancelled()
         candidates = cover.level(size)
         if not len(candidates):
-            if not any(len(cover.level(k)) for k in range(size + 1, limit + 1)):
+            if not any(len(cover.level(k)) for k in range(size + 1, top + 1)):
                 break
             continue
         settled = _holding(candidates.astype(np.int64), held)
@@ -127,7 +192,7 @@ def minimal_keys(
                 force=not checked,  # every level is announced
             )
             # the last level's failures extend to nothing searched: no witness needed
-            unique, found = partitions.check(prefix, partners, witness=size < limit)
+            unique, found = partitions.check(prefix, partners, witness=size < top)
             passed += [(*prefix, int(q)) for q in partners[unique].tolist()]
             witnesses += found
             checked += len(partners)
@@ -144,7 +209,7 @@ def minimal_keys(
             full += checked
         keys += passed
         checks += checked
-        if size == limit:
+        if size == top:
             break  # the failed candidates of the last level extend to nothing searched
         ruled_out = pairs_agree(records, witnesses)
         if duplicated:
@@ -153,9 +218,50 @@ def minimal_keys(
         if failed > FAILURE_RATIO * (checked - failed) and not sampler.exhausted:
             report(size / limit, "sampling more row pairs")
             _exclude_all(cover, sampler.round(), check_cancelled)
-    report(1.0, f"found {len(keys)} keys", force=True)
-    found_keys = [tuple(sorted(records.positions[c] for c in key)) for key in keys]
-    return KeysFound(sorted(found_keys, key=lambda k: (len(k), k)), checks, full)
+    return keys, checks, full
+
+
+def _walk(
+    records: Records,
+    size: int,
+    below: list[tuple[int, ...]],
+    emit: Emit,
+    check_cancelled: Callable[[], None],
+    report: _Reporter,
+    verify: Verify | None,
+) -> tuple[int, int]:
+    """The last level walked depth first (:func:`.stream.walk_last_level`), its keys handed
+    to ``emit`` (those of a sample first confirmed by ``verify``); how many sets were
+    checked, and how many of them over every row."""
+    verified = 0
+
+    def found(keys: Ints) -> None:
+        nonlocal verified
+        if verify is not None:
+            verified += len(keys)
+            kept, _ = _verified(records, [tuple(k) for k in keys.tolist()], verify)
+            keys = np.array(kept, dtype=np.int64).reshape(-1, size)
+        if len(keys):
+            emit(keys)
+
+    def told(fraction: float, message: str) -> None:
+        report((size - 1 + fraction) / size, message)
+
+    report(
+        (size - 1) / size,
+        f"checking the candidate keys of {size} columns one prefix at a time (too many to hold)",
+        force=True,
+    )
+
+    checked = walk_last_level(
+        records,
+        size,
+        KnownKeys(records.width, size, below),
+        found,
+        check_cancelled,
+        told,
+    )
+    return checked, verified
 
 
 def _pairs_in_bulk(
@@ -165,35 +271,47 @@ def _pairs_in_bulk(
     report: _Reporter,
     limit: int,
     held: list[list[int]],
-) -> KeysFound:
+    emit: Emit,
+) -> int:
     """Keys of at most ``limit`` (1 or 2) columns: the single columns checked, then every
-    pair of two non-unique ones decided by ``pairs`` in bulk. No agree set is needed: a
-    pair's witness would only rule out the pair itself, which the bulk check decides as
-    cheaply."""
+    pair of two non-unique ones decided by ``pairs`` in bulk, a slice of first columns at a
+    time (millions of pairs are never laid out at once). No agree set is needed: a pair's
+    witness would only rule out the pair itself, which the bulk check decides as cheaply.
+    Returns how many candidates were checked."""
     report(0.0, f"checking {records.width} candidate keys of 1 column", force=True)
     columns = np.arange(records.width, dtype=np.int64)
     unique = _holding(columns[:, None], held)
     checked = int((~unique).sum())
-    unique[~unique], _ = Partitions(records).check((), columns[~unique], witness=False)
+    unique[~unique], _ = Partitions(records, check_cancelled).check(
+        (), columns[~unique], witness=False
+    )
     check_cancelled()
-    others = columns[~unique]
-    first, second = np.triu_indices(len(others) if limit == 2 else 0, k=1)
-    report(0.5, f"checking {len(first)} candidate keys of 2 columns", force=True)
-    where = np.asarray(records.positions, dtype=np.int64)
-    decided = _holding(np.stack([others[first], others[second]], axis=1), held)
-    checked += int((~decided).sum())
-    decided[~decided] = pairs(where[others[first][~decided]], where[others[second][~decided]])
-    keys = [(p,) for p in where[columns[unique]].tolist()]
-    keys += [
-        tuple(sorted(pair))
-        for pair in zip(
-            where[others[first][decided]].tolist(),
-            where[others[second][decided]].tolist(),
-            strict=True,
-        )
-    ]
-    report(1.0, f"found {len(keys)} keys", force=True)
-    return KeysFound(sorted(keys, key=lambda k: (len(k), k)), checked, checked)
+    emit(columns[unique][:, None])
+    others = columns[~unique] if limit == 2 else columns[:0]
+    total = len(others) * (len(others) - 1) // 2
+    report(0.5, f"checking {total} candidate keys of 2 columns", force=True)
+    done = start = 0
+    while start < len(others) - 1:
+        # first columns others[start:stop] with their later partners: about _PAIRS_AT_ONCE
+        stop, count = start, 0
+        while stop < len(others) - 1 and (count == 0 or count < _PAIRS_AT_ONCE):
+            count += len(others) - 1 - stop
+            stop += 1
+        first = np.repeat(np.arange(start, stop), len(others) - 1 - np.arange(start, stop))
+        second = np.concatenate([np.arange(i + 1, len(others)) for i in range(start, stop)])
+        both = np.stack([others[first], others[second]], axis=1)
+        decided = _holding(both, held)
+        checked += int((~decided).sum())
+        where = np.asarray(records.positions, dtype=np.int64)
+        decided[~decided] = pairs(where[both[~decided, 0]], where[both[~decided, 1]])
+        if decided.any():
+            emit(both[decided])
+        done += count
+        report(0.5 + done / max(1, 2 * total), f"checking {total} candidate keys of 2 columns")
+        check_cancelled()
+        start = stop
+    report(1.0, "search done", force=True)
+    return checked
 
 
 def _holding(candidates: npt.NDArray[np.int64], held: list[list[int]]) -> npt.NDArray[np.bool_]:
