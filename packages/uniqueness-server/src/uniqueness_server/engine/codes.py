@@ -694,8 +694,9 @@ class _DistinctValues:
         """Column ``i``'s groups' dictionary entries as codes of the whole column (missing =
         the number of present values), in the code type its block uses, and its
         :meth:`values`."""
+        self._merge(i)
         maps = self._maps[i]
-        values = self.values(i)
+        values = self.values(i)  # the merged values (and lets go of the maps)
         distinct = len(values)
         # held for every column at once until the blocks are written: the narrowest type
         kind = np.uint16 if distinct < 2**16 else np.uint32
