@@ -39,5 +39,7 @@ def spark() -> Iterator[LocalSpark]:
 
 @pytest.fixture(scope="session")
 def lake(spark: LocalSpark) -> DatabaseRegistry:
-    """The registry of a server started with ``--database lake=<the local Spark URL>``."""
-    return DatabaseRegistry.from_options([f"lake={spark.url}"])
+    """The registry of a server started with ``--database lake=<the local Spark URL>``, whose
+    operations may take 10 minutes: a 30-million-row job of these tests passed the default
+    60 s on a loaded 2-core machine (the timeout's own test sets a short one)."""
+    return DatabaseRegistry.from_options([f"lake={spark.url};statement_timeout=10min"])
