@@ -12,6 +12,7 @@ other candidates at once (:mod:`.cover`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,8 +31,11 @@ class Partitions:
     """Position-list indexes of column sets of one :class:`Records`, the prefixes in use
     kept while candidates sharing them are checked."""
 
-    def __init__(self, records: Records) -> None:
+    def __init__(self, records: Records, check_cancelled: Callable[[], None]) -> None:
+        """``check_cancelled`` is called between chunks of a check (a chunk of a large
+        prefix's index is a sort of millions of codes)."""
         self._records = records
+        self._check_cancelled = check_cancelled
         self._kept: dict[tuple[int, ...], tuple[Ints, Ints]] = {}
 
     def index(self, columns: tuple[int, ...]) -> tuple[Ints, Ints]:
@@ -95,6 +99,7 @@ class Partitions:
         distinct = records.nulls is Nulls.DISTINCT
         step = max(1, _GATHER // len(rows))
         for start in range(0, len(partners), step):
+            self._check_cancelled()
             chunk = partners[start : start + step]
             missing = records.missing_codes(chunk)
             keys = records.gather(chunk, rows).astype(np.int64)

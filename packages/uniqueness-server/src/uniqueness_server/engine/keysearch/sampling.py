@@ -9,6 +9,8 @@ a round stops growing a column's window once it stops paying.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -23,9 +25,11 @@ _KEPT = 4_096  # agree sets a round hands on, at most
 class Sampler:
     """Windows over the columns' groups of one :class:`Records`, widened round by round."""
 
-    def __init__(self, records: Records, budget: int) -> None:
-        """``budget``: row pairs compared per round, at most (spread over the columns)."""
+    def __init__(self, records: Records, budget: int, check_cancelled: Callable[[], None]) -> None:
+        """``budget``: row pairs compared per round, at most (spread over the columns);
+        ``check_cancelled`` is called per column (a column's rows are sorted each round)."""
         self._records = records
+        self._check_cancelled = check_cancelled
         self._budget = budget
         self._window = np.zeros(records.width, dtype=np.int64)
         self._open = np.ones(records.width, dtype=np.bool_)
@@ -43,6 +47,7 @@ class Sampler:
         # per column with pairs left: its clustered rows, where a pair starts, the window
         found: list[tuple[Ints, Ints, int]] = []
         for c in np.flatnonzero(self._open).tolist():
+            self._check_cancelled()
             rows, codes = records.clustered(c)
             window = int(self._window[c]) + 1
             self._window[c] = window

@@ -162,10 +162,14 @@ def _levels(
     cover = Cover(width, top, capacity)
     # with two rows or more the empty set is no key: start from the single columns
     cover.exclude_all(np.zeros((1, width), dtype=np.bool_), check_cancelled)
-    sampler = Sampler(records, max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)))
+    sampler = Sampler(
+        records,
+        max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)),
+        check_cancelled,
+    )
     report(0.0, "sampling row pairs", force=True)
     _exclude_all(cover, sampler.round(), check_cancelled)
-    partitions = Partitions(records)
+    partitions = Partitions(records, check_cancelled)
     keys: list[tuple[int, ...]] = []
     checks = full = 0
     for size in range(1, top + 1):
@@ -281,7 +285,9 @@ def _pairs_in_bulk(
     columns = np.arange(records.width, dtype=np.int64)
     unique = _holding(columns[:, None], held)
     checked = int((~unique).sum())
-    unique[~unique], _ = Partitions(records).check((), columns[~unique], witness=False)
+    unique[~unique], _ = Partitions(records, check_cancelled).check(
+        (), columns[~unique], witness=False
+    )
     check_cancelled()
     emit(columns[unique][:, None])
     others = columns[~unique] if limit == 2 else columns[:0]

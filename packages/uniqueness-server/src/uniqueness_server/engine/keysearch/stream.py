@@ -81,7 +81,7 @@ def walk_last_level(
 ) -> int:
     """Check every set of ``size`` (2 or more) search columns of ``records`` that holds no
     known key, handing the unique ones to ``emit``; returns how many sets were checked."""
-    partitions = Partitions(records)
+    partitions = Partitions(records, check_cancelled)
     found: list[Ints] = []
     held = 0
     checked = 0
