@@ -285,6 +285,7 @@ def _context(checkout: Path, warnings: list[str]) -> RepoContext:
 def test_a_declared_formatter_on_the_path_formats_the_written_file(tmp_path: Path) -> None:
     checkout = tmp_path / "tool"
     checkout.mkdir()
+    git(checkout, "init", "-q")  # an adoption's checkout is a clone
     (checkout / ".pre-commit-config.yaml").write_text(
         "repos:\n- repo: https://github.com/astral-sh/ruff-pre-commit\n  hooks:\n"
         "  - id: ruff-format\n"

@@ -308,8 +308,8 @@ async def test_two_servers_on_one_tree_and_one_store_at_once(root: Path, tmp_pat
     write_project(
         root,
         {
-            f"src/gen/G{n}.java": f"package gen;\nclass G{n} {{ G{(n + 1) % 300} next; }}\n"
-            for n in range(300)
+            f"src/gen/G{n}.java": f"package gen;\nclass G{n} {{ G{(n + 1) % 120} next; }}\n"
+            for n in range(120)
         },
     )
     store = ("--index-store-dir", str(tmp_path / "store"))

@@ -8,6 +8,7 @@ import logging
 import os
 import sqlite3
 import stat
+import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -444,3 +445,37 @@ async def test_a_restarted_server_answers_from_the_store(
     fifth = await _serve_once(root, logs[4], *flag)
     assert fifth == third
     assert "WARNING context_server.core.store: index store file" in logs[4].read_text()
+
+
+def test_a_store_directory_inside_an_allowed_directory_is_refused_at_startup(
+    tmp_path: Path,
+) -> None:
+    """As the README says: a usage error (exit status 2) naming the flag, the directory as
+    given and the project it lies in; nothing is created there."""
+    project = tmp_path / "project"
+    project.mkdir()
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "context-server"),
+            "--allowed-dir",
+            "project",
+            "--index-store-dir",
+            "project/.store",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("usage: context-server")
+    assert lines[-1] == (
+        f"context-server: error: --index-store-dir project/.store lies inside the allowed "
+        f"directory {project.resolve()}: choose a directory outside every project, or "
+        "--no-index-store"
+    )
+    assert not (project / ".store").exists()

@@ -59,7 +59,13 @@ def build_tools(settings: AdoptSettings) -> Sequence[McpTool]:
 
     if settings.workspace_root:
         root = Path(settings.workspace_root)
-        root.mkdir(parents=True, exist_ok=True)
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            # one line for the person starting the server: their path as given, and why
+            # (the bare OSError read "[Errno 17] File exists: '...'" for a file)
+            reason = "it is not a directory" if root.exists() else error.strerror
+            raise ValueError(f"--workspace-root {root}: cannot create it: {reason}") from error
     else:
         root = default_workspace_root()
         prepare_default_root(root)

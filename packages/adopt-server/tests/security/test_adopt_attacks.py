@@ -334,3 +334,62 @@ def test_invisible_and_control_characters_in_a_workspace_or_url_are_refused(
     assert "repositoryUrl must not contain control or invisible characters, even" in texts[2]
     assert not any("\u202e" in text for text in texts)
     assert sorted(p.name for p in root.iterdir()) == before, "no workspace was created"
+
+
+@pytest.mark.parametrize("where", ["checkout", "global"])
+def test_a_build_wrapper_that_plants_git_hooks_or_config_gets_no_credential(
+    adopt_env: AdoptEnv, world: tuple[Path, Path], where: str
+) -> None:
+    """The wrapper runs with a scrubbed environment, but git runs in the same checkout
+    afterwards with the server's own (``git checkout -b``, ``commit``, ``push`` with the
+    credential answers): hooks and a ``core.fsmonitor`` it wrote in the checkout, or a
+    ``core.fsmonitor`` in the user's global git configuration, ran with every token
+    (seventh attack pass: ``GH_TOKEN`` reached a planted hook). The failed adoption keeps
+    its checkout; a later verification or adoption in the same workspace ran what it held."""
+    root, outside = world
+    marker = outside / "planted-environment.txt"
+    dump = f'#!/bin/sh\nenv >> "{marker}"\nexit 0\n'
+    plant = {
+        "checkout": (
+            "for hook in post-checkout pre-commit commit-msg post-commit pre-push; do\n"
+            f"  cat > \"$git_dir/hooks/$hook\" <<'HOOK'\n{dump}HOOK\n"
+            '  chmod +x "$git_dir/hooks/$hook"\n'
+            "done\n"
+            'git config core.fsmonitor "$git_dir/fsmonitor"\n'
+        ),
+        "global": 'git config --global core.fsmonitor "$git_dir/fsmonitor"\n',
+    }[where]
+    wrapper = (
+        "#!/bin/sh\n"
+        "git_dir=$(git rev-parse --absolute-git-dir)\n"
+        f"printf '%s' '{dump}' > \"$git_dir/fsmonitor\"; chmod +x \"$git_dir/fsmonitor\"\n"
+        f"{plant}exit 0\n"
+    )
+    remote = repository(root / "repos", "hooks", {"pom.xml": POM, "mvnw": wrapper}, {})
+    for name, value in SECRETS.items():
+        adopt_env.monkeypatch.setenv(name, value)
+
+    async def adopt() -> tuple[Any, list[Any]]:
+        async with server(adopt_env, root) as client:
+            arguments = {"repositoryUrl": str(remote), "workspace": "kept"}
+            adopted = await client.call_tool("adopt_repo", arguments)
+            if where == "global":  # the user's own configuration: theirs to read and repair
+                return adopted, []
+            # the failed adoption keeps its checkout: running git there again must not run
+            # what was planted, whether verifying or adopting again
+            verified = await client.call_tool("verify_adoption", arguments)
+            again = await client.call_tool("adopt_repo", arguments)
+            return adopted, [verified, again]
+
+    adopted, later_calls = anyio.run(adopt)
+    seen = marker.read_text(encoding="utf-8") if marker.exists() else ""
+    for name, value in SECRETS.items():
+        assert value not in seen, f"{name} reached code the repository's build planted"
+    for later in later_calls:
+        assert "is a kept checkout whose git directory holds what a clone does not" in (
+            result_text(later)
+        ), result_text(later)
+    assert adopted.is_error, "the adoption went on in a checkout whose git runs its code"
+    text = result_text(adopted)
+    assert "build-toolchain: the repository's build (" in text, text
+    assert "changed the checkout's git configuration or hooks" in text, text

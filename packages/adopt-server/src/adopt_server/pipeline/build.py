@@ -25,6 +25,7 @@ from adopt_server.guards.checker_script import SCRIPT, script_is_ours
 from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
+from adopt_server.pipeline.git_control import git_control_kept
 from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, render
 from adopt_server.pipeline.untrusted import run_untrusted
 
@@ -46,6 +47,14 @@ def launcher(checkout: Path, tool: BuildTool) -> list[str]:
     return [tool.program]
 
 
+def run_repository_code(ctx: RepoContext, step: str, argv: list[str]) -> CommandResult:
+    """``argv`` (the repository's wrapper, its build tool or a formatter reading its
+    configuration) run in the checkout with :func:`build_environment` only; a change it made
+    to what git there would run fails ``step`` (see :mod:`.git_control`)."""
+    with git_control_kept(ctx, step, f"the repository's build ({render(argv)})"):
+        return ctx.runner.run(ctx.checkout, argv, repository_code=True)
+
+
 def build_toolchain(ctx: RepoContext) -> None:
     """Prove the detected build tool can run, before anything is written."""
     guard = detect_guard(ctx.checkout)
@@ -54,7 +63,7 @@ def build_toolchain(ctx: RepoContext) -> None:
     probe = [*launcher(ctx.checkout, guard.tool), "--version"]
     advice = "Install it on the PATH, or commit the project's build wrapper."
     try:
-        result: CommandResult | str = ctx.runner.run(ctx.checkout, probe, repository_code=True)
+        result: CommandResult | str = run_repository_code(ctx, "build-toolchain", probe)
     except CommandError as error:
         result = str(error)
     if isinstance(result, str) or not result.ok:
@@ -101,7 +110,7 @@ def format_written(ctx: RepoContext, written: list[str]) -> None:
             ctx.warn(formatter.advice)
             continue
         try:
-            result = ctx.runner.run(ctx.checkout, list(formatter.command), repository_code=True)
+            result = run_repository_code(ctx, "format", list(formatter.command))
         except CommandError:
             ctx.warn(f"{formatter.name} is not on the PATH here. {formatter.advice}")
             continue
@@ -152,7 +161,7 @@ def verify(ctx: RepoContext) -> None:
     if guard.tool is None or ctx.options.verify_only:
         return
     argv = [*launcher(ctx.checkout, guard.tool), *guard.tool.verify_args]
-    result = ctx.runner.run(ctx.checkout, argv, repository_code=True)
+    result = run_repository_code(ctx, "verify", argv)
     if not result.ok:
         raise StepError(
             f"verify failed (exit {result.exit_code}) running: {render(argv)}\n"

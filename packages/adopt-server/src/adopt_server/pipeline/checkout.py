@@ -10,6 +10,7 @@ from mcp_common import mask_credentials
 from adopt_server.guards import written_paths
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
+from adopt_server.pipeline.git_control import refuse_planted
 from adopt_server.pipeline.urls import same_repository
 
 _PORCELAIN = re.compile(r"^(?P<status>[ MTADRCU?!]{2}) (?P<path>.+)$")
@@ -18,6 +19,7 @@ _PORCELAIN = re.compile(r"^(?P<status>[ MTADRCU?!]{2}) (?P<path>.+)$")
 def clone(ctx: RepoContext) -> None:
     """Clone into the checkout, or resume the existing checkout of the same repository."""
     if ctx.reused:
+        refuse_planted(ctx, "clone")
         _confirm_origin(ctx)
         _confirm_only_adoption_changes(ctx)
         ctx.git_or_fail("clone", "fetch", "--no-write-fetch-head", "--", "origin", remote=True)

@@ -80,9 +80,19 @@ PROGRESS_EVERY = 200
 """Files parsed between two progress reports."""
 POLL_SECONDS = 0.05
 """How often a waiting build looks for a cancel."""
-MAX_ANSWER_BYTES = 64 * MIB
-"""The longest answer a child may send for one file (the facts of a 2 MB file take less than
-a tenth): a longer one ends it."""
+FACTS_PER_SOURCE_BYTE = 16
+"""How many times its own size a file's packed facts may take: past that it is skipped.
+Real code stays under 5 (0.3 on average over 6,000 Python, Java, Kotlin, Scala, C#, Go,
+Rust and TypeScript files); a hostile one repeats a long prefix per imported name (``from
+<30 KB name> import (n0, ..., n1999)``: 40 KB of source, 60 MB of facts), which without
+this bound held the server at 1.3 GB and filled the store with 600 MB for a 400 KB
+project of ten such files."""
+FACTS_SLACK = 4096
+"""Bytes of facts any file may take whatever its size (an empty file's take 127, most of
+them its module's names)."""
+MAX_ANSWER_BYTES = FACTS_PER_SOURCE_BYTE * MAX_SOURCE_BYTES + MIB
+"""The longest answer a child may send for one file (the largest facts a file may have, and
+room for the rest of its record): a longer one ends it."""
 KEPT = 1
 """Children kept waiting between builds (for warm re-parses)."""
 
@@ -142,6 +152,12 @@ def parse_file(job: ParseJob, allowed: AllowedPaths) -> tuple[FileRecord, bool]:
         return problem(f"skipped: {exc}", digest)
     except MemoryError:
         return problem(f"skipped: {_OVER_MEMORY}", digest)
+    if len(facts) > FACTS_PER_SOURCE_BYTE * len(data) + FACTS_SLACK:
+        return problem(
+            f"skipped: its facts take {_size(len(facts))}, more than"
+            f" {FACTS_PER_SOURCE_BYTE} times its size",
+            digest,
+        )
     record = FileRecord(
         item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
     )

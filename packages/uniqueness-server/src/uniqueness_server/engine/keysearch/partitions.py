@@ -32,8 +32,8 @@ class Partitions:
     kept while candidates sharing them are checked."""
 
     def __init__(self, records: Records, check_cancelled: Callable[[], None]) -> None:
-        """``check_cancelled`` is called between chunks of a check (a chunk of a large
-        prefix's index is a sort of millions of codes)."""
+        """``check_cancelled`` is called before each sort of rows (of a prefix's index, or of
+        a chunk of candidates): a group of candidates on a tall table takes several."""
         self._records = records
         self._check_cancelled = check_cancelled
         self._kept: dict[tuple[int, ...], tuple[Ints, Ints]] = {}
@@ -52,6 +52,7 @@ class Partitions:
             # sorted order, so the next ones share most of it
             self._kept = {k: v for k, v in self._kept.items() if columns[: len(k)] == k}
             rows, labels = self.index(columns[:-1])
+            self._check_cancelled()
             found = self._refine(rows, labels, columns[-1])
         self._kept[columns] = found
         return found
@@ -81,6 +82,7 @@ class Partitions:
         if not prefix:
             # a single column: a value counted twice (a count, no sort), then two of its rows
             for i, q in enumerate(partners.tolist()):
+                self._check_cancelled()
                 codes = self._records.column(q)
                 counts = np.bincount(codes, minlength=self._records.missing(q) + 1)
                 if self._records.nulls is Nulls.DISTINCT:

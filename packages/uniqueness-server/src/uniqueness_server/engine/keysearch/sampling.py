@@ -27,7 +27,8 @@ class Sampler:
 
     def __init__(self, records: Records, budget: int, check_cancelled: Callable[[], None]) -> None:
         """``budget``: row pairs compared per round, at most (spread over the columns);
-        ``check_cancelled`` is called per column (a column's rows are sorted each round)."""
+        ``check_cancelled`` is called before each column's rows are sorted (a round sorts
+        every row of every open column: seconds on a tall, wide table)."""
         self._records = records
         self._check_cancelled = check_cancelled
         self._budget = budget

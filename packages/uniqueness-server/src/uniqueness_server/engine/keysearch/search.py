@@ -162,11 +162,8 @@ def _levels(
     cover = Cover(width, top, capacity)
     # with two rows or more the empty set is no key: start from the single columns
     cover.exclude_all(np.zeros((1, width), dtype=np.bool_), check_cancelled)
-    sampler = Sampler(
-        records,
-        max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width)),
-        check_cancelled,
-    )
+    per_round = max(1_000, min(PAIRS_PER_ROUND, PAIRS_PER_ROUND_CELLS // width))
+    sampler = Sampler(records, per_round, check_cancelled)
     report(0.0, "sampling row pairs", force=True)
     _exclude_all(cover, sampler.round(), check_cancelled)
     partitions = Partitions(records, check_cancelled)
