@@ -271,6 +271,26 @@ def test_an_answer_too_large_to_hold_is_paged_whole(
     assert {frozenset(int(c[1:]) for c in key) for key in paged} == expected
 
 
+def test_cancelling_the_walked_last_level_stops_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _hundreds_of_keys(tmp_path, 60)
+    monkeypatch.setattr(key_search, "MOST_CANDIDATES", 2_000)
+    context: ToolContext
+
+    def sink(progress: float, total: float | None, message: str | None) -> None:
+        if message is not None and "one prefix at a time" in message:
+            context.cancel()
+
+    context = ToolContext(sink)
+    table = open_file(tmp_path / "many.csv", label="many.csv", context=context)
+    try:
+        with pytest.raises(ToolCancelledError):
+            find_keys(table, max_columns=3, context=context)
+    finally:
+        table.close()
+
+
 def test_a_page_past_the_ranked_keys_is_refused_with_the_count(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

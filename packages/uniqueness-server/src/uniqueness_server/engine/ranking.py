@@ -152,8 +152,11 @@ class RankedKeys:
         return keys
 
     def _judge_columns(self, batches: list[Ints]) -> None:
-        columns = np.unique(np.concatenate([np.unique(keys) for keys in batches]))
-        new = columns[~self._seen[columns]].tolist()
+        # flags, not numpy.unique: a batch holds up to millions of keys of a few columns
+        held = np.zeros(len(self._seen), dtype=np.bool_)
+        for keys in batches:
+            held[keys.ravel()] = True
+        new = np.flatnonzero(held & ~self._seen).tolist()
         if not new:
             return
         judged = self._judge(new)
