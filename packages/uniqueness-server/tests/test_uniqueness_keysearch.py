@@ -20,13 +20,15 @@ import numpy as np
 import pytest
 import uniqueness_server.engine.keys as key_search
 import uniqueness_server.engine.keysearch.records as records_module
+import uniqueness_server.engine.keysearch.triples as triples
 import uniqueness_server.engine.ranking as ranking
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
+from uniqueness_server.engine.keysearch.triples import walk_to_three
 from uniqueness_server.read_limits import ReadLimits
 from uniqueness_testkit import call, tools_for
 
@@ -223,6 +225,124 @@ def test_a_last_level_too_large_to_hold_is_walked_exactly(
         assert sorted(sunk) == sorted(expected)
     else:
         assert set(found.keys) == expected
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    random_tables(),
+    st.sampled_from(list(Nulls)),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+)
+# under nulls=distinct, (a, t, m) is a key only through m's missing values: the counting
+# bound must count them (a's group of 5 rows has 2 rows complete on t and m); in the first
+# table m is searched after t, in the second before it
+@example(
+    rows=[
+        *(("x", t, m) for t, m in [("0", "7"), ("1", "7"), ("0", None), ("1", None), ("0", None)]),
+        *(("p", "0", "7"), ("q", "1", "7"), ("r", "1", "7"), ("s", "2", "7")),
+    ],
+    nulls=Nulls.DISTINCT,
+    limit=3,
+    by_indexes=False,
+    split=False,
+)
+@example(
+    rows=[
+        *(("x", t, m) for t, m in [("0", "7"), ("1", "7"), ("0", None), ("1", None), ("0", None)]),
+        *(("p", "0", "7"), ("q", "1", "7"), ("r", "1", "7"), ("s", "0", "7")),
+    ],
+    nulls=Nulls.DISTINCT,
+    limit=3,
+    by_indexes=False,
+    split=False,
+)
+def test_keys_decided_one_first_column_at_a_time_match_brute_force(
+    rows: list[Row], nulls: Nulls, limit: int, by_indexes: bool, split: bool
+) -> None:
+    # the walk that holds no candidate of any size (the cover of even the pairs too large),
+    # with bit sets of row pairs or, as on tall tables, position-list indexes
+    columns = list(zip(*rows, strict=True))
+    records = records_of(columns, nulls, split=split)
+    found: list[tuple[int, ...]] = []
+    with pytest.MonkeyPatch.context() as patch:
+        if by_indexes:
+            patch.setattr(triples, "_ROW_PAIRS", 0)
+        walk_to_three(
+            records,
+            limit,
+            lambda keys: found.extend(tuple(k) for k in keys.tolist()),
+            lambda: None,
+            lambda _fraction, _message: None,
+        )
+    expected = brute_force_keys(rows, range(len(columns)), limit, nulls)
+    got = [tuple(sorted(records.positions[c] for c in key)) for key in found]
+    assert len(got) == len(set(got))
+    assert set(got) == {tuple(sorted(k)) for k in expected}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_tables(), st.sampled_from(list(Nulls)))
+def test_a_search_holding_no_candidate_of_three_columns_stays_exact(
+    rows: list[Row], nulls: Nulls
+) -> None:
+    # no room for a single candidate: a search of keys up to 3 columns goes to the walk
+    columns = list(zip(*rows, strict=True))
+    assume(len(columns) >= 3)
+    found = minimal_keys(records_of(columns, nulls), 3, lambda: None, capacity=0)
+    expected = brute_force_keys(rows, range(len(columns)), 3, nulls)
+    assert set(found.keys) == {tuple(sorted(k)) for k in expected}
+    assert [len(k) for k in found.keys] == sorted(len(k) for k in found.keys)
+
+
+def test_ten_thousand_columns_up_to_three_are_searched_whole(tmp_path: Path) -> None:
+    # 10,000 columns over 40 rows, keys known by construction: k0 is unique; 30 columns
+    # of 4 values hold planted keys of 3 columns (the digits of a permutation of 0..39 in
+    # base 4) and whatever triples of them tell the 40 rows apart (counted below); the
+    # other 9,969 are two-valued, so a set holding one and at most two others of at most
+    # 4 values has at most 2 x 4 x 4 = 32 < 40 combinations: never a key. A cover of the
+    # pairs of these columns passes millions of candidates
+    width, count, designed = 10_000, 40, 30
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 2, size=(width, count))
+    codes[0] = np.arange(count)
+    codes[1 : designed + 1] = rng.integers(0, 4, size=(designed, count))
+    for first in range(1, designed + 1, 6):  # 5 planted triples
+        order = rng.permutation(count)
+        codes[first], codes[first + 1], codes[first + 2] = order % 4, order // 4 % 4, order // 16
+    rows: list[Row] = [tuple(str(v) for v in codes[:, r]) for r in range(count)]
+    path = tmp_path / "ten-thousand.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    expected = {frozenset({0})}
+    small = range(1, designed + 1)
+    for size in (2, 3):
+        for combo in itertools.combinations(small, size):
+            if any(k <= set(combo) for k in expected):
+                continue
+            key = np.zeros(count, dtype=np.int64)
+            for p in combo:
+                key = key * 4 + codes[p]
+            if len(np.unique(key)) == count:
+                expected.add(frozenset(combo))
+    assert {frozenset({f, f + 1, f + 2}) for f in range(1, designed + 1, 6)} <= expected
+    walked: list[str] = []
+    context = ToolContext(lambda _p, _t, message: walked.append(message or ""))
+    limits = ReadLimits(max_engine_memory=1024)
+    table = open_file(path, label=path.name, limits=limits, context=context)
+    try:
+        whole = find_keys(table, max_columns=3, context=context)
+        page = find_keys(table, max_columns=3, offset=5, limit=5)
+    finally:
+        table.close()
+    assert any("one first column at a time" in m for m in walked), "no walk: the cover held"
+    got = {frozenset(int(c[1:]) for c in key.columns) for key in whole.keys}
+    assert got == expected, (
+        sorted(map(sorted, got - expected)),
+        sorted(map(sorted, expected - got)),
+    )
+    assert page.keys_found == whole.keys_found == len(expected)
+    assert list(page.keys) == list(whole.keys[5:10])
 
 
 def _hundreds_of_keys(tmp_path: Path, width: int) -> np.ndarray:

@@ -36,6 +36,7 @@ from uniqueness_server.engine.keysearch.partitions import Partitions, group_by_p
 from uniqueness_server.engine.keysearch.records import Records, unique_rows
 from uniqueness_server.engine.keysearch.sampling import Sampler, pairs_agree
 from uniqueness_server.engine.keysearch.stream import Emit, KnownKeys, walk_last_level
+from uniqueness_server.engine.keysearch.triples import walk_to_three
 
 Ints = npt.NDArray[np.int64]
 
@@ -97,8 +98,10 @@ def minimal_keys(
 
     When the agree sets leave more than ``capacity`` candidates at once, the levels below
     ``limit`` are searched again with a cover of their own and the last level is walked
-    depth first (:mod:`.stream`), holding none of its candidates; only when the levels below
-    leave too many does it raise :class:`TooManyCandidatesError`."""
+    depth first (:mod:`.stream`), holding none of its candidates; keys of up to 3 columns
+    over every row (no ``verify``) are instead all decided one first column at a time
+    (:mod:`.triples`), holding no candidate of any size. Only when the levels below leave
+    too many otherwise does it raise :class:`TooManyCandidatesError`."""
     report = _Reporter(progress)
     width = records.width
     limit = min(limit, width)
@@ -129,6 +132,13 @@ def minimal_keys(
     except TooManyCandidatesError:
         if limit < 2:
             raise
+        if limit == 3 and verify is None:
+            # the keys of 1 and 2 columns may be too many to hold as well: every size is
+            # decided one first column at a time (:mod:`.triples`)
+            report(0.0, "checking the candidate keys one first column at a time", force=True)
+            checks = walk_to_three(records, limit, emit, check_cancelled, report)
+            report(1.0, "search done", force=True)
+            return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checks, checks)
         keys, checks, full = _levels(
             records, limit - 1, limit, check_cancelled, report, capacity, verify, held
         )
