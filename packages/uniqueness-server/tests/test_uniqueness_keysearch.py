@@ -29,7 +29,6 @@ from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
 from uniqueness_server.engine.keysearch.triples import walk_to_three
-from uniqueness_server.read_limits import ReadLimits
 from uniqueness_testkit import call, tools_for
 
 
@@ -328,8 +327,7 @@ def test_ten_thousand_columns_up_to_three_are_searched_whole(tmp_path: Path) -> 
     assert {frozenset({f, f + 1, f + 2}) for f in range(1, designed + 1, 6)} <= expected
     walked: list[str] = []
     context = ToolContext(lambda _p, _t, message: walked.append(message or ""))
-    limits = ReadLimits(max_engine_memory=1024)
-    table = open_file(path, label=path.name, limits=limits, context=context)
+    table = open_file(path, label=path.name, context=context)
     try:
         whole = find_keys(table, max_columns=3, context=context)
         page = find_keys(table, max_columns=3, offset=5, limit=5)
@@ -374,7 +372,7 @@ def test_an_answer_too_large_to_hold_is_paged_whole(
         whole = find_keys(table, max_columns=3, context=context)
     finally:
         table.close()
-    assert any("one prefix at a time" in m for m in walked), "the last level was not walked"
+    assert any("one first column at a time" in m for m in walked), "the keys were not walked"
     assert whole.keys_found == len(whole.keys) == len(expected)
     tool = tools_for(tmp_path)["find_keys"]
     paged: list[list[str]] = []
@@ -399,7 +397,7 @@ def test_cancelling_the_walked_last_level_stops_it(
     context: ToolContext
 
     def sink(progress: float, total: float | None, message: str | None) -> None:
-        if message is not None and "one prefix at a time" in message:
+        if message is not None and "one first column at a time" in message:
             context.cancel()
 
     context = ToolContext(sink)
@@ -436,26 +434,45 @@ def test_a_page_past_the_ranked_keys_is_refused_with_the_count(
 def test_an_answer_whose_smaller_keys_do_not_fit_is_refused_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 200 columns of 25 values over 30 rows: the candidates of 2 columns alone outnumber
-    # what this test lets the search hold, so the last level cannot be walked
+    # 200 columns of 25 values over 30 rows: the candidates of 2 and 3 columns alone
+    # outnumber what this test lets the search hold, so the last level of 4 cannot be walked
+    # (keys of up to 3 columns would be walked without a cover)
     monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
     width = 200
     rng = random.Random(4)
     rows: list[Row] = [tuple(str(rng.randrange(25)) for _ in range(width)) for _ in range(30)]
     (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
     with pytest.raises(ToolError) as refused:
+        call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 4})
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT
+    assert "more than 1,000 candidate keys of fewer than 4 columns" in str(refused.value)
+    assert "name fewer columns or lower maxColumns" in str(refused.value)
+    assert "keys of up to 3 columns over every row are searched without" in str(refused.value)
+
+
+def test_a_walk_wider_than_its_matrix_of_pairs_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the walk records which pairs are keys in width x width bits (256 MiB: 46,341
+    # columns); past that it refuses, saying so, rather than take the memory
+    monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
+    monkeypatch.setattr(triples, "MOST_PAIR_BITS", 100 * 100)
+    width = 101
+    rng = random.Random(4)
+    rows: list[Row] = [tuple(str(rng.randrange(25)) for _ in range(width)) for _ in range(30)]
+    (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
+    with pytest.raises(ToolError) as refused:
         call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 3})
     assert refused.value.code is ErrorCode.INVALID_ARGUMENT
-    assert "more than 1,000 candidate keys of fewer than 3 columns" in str(refused.value)
+    assert "101 columns make more pairs than the 10,000 bits" in str(refused.value)
     assert "name fewer columns or lower maxColumns" in str(refused.value)
 
 
 def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
     # 10,000 columns over 40 rows: two-valued columns (no key among them: 2 x 2 and 2 x 8
     # value pairs are fewer than 40 rows), one unique column and 20 pairs of columns of 5
-    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's
-    # CSV reader needs more than the default 512 MiB for a record this wide, hence the
-    # engine memory.
+    # and 8 values, each pair a key (other pairs of them may be keys by chance). Read at
+    # the default engine memory (DuckDB reads it 2,000 columns a query).
     width, count = 10_000, 40
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 2, size=(width, count))
@@ -472,8 +489,7 @@ def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
         if len(set(zip(codes[a].tolist(), codes[b].tolist(), strict=True))) == count:
             expected.add(frozenset({a, b}))
     assert len(expected) > 20
-    limits = ReadLimits(max_engine_memory=1024)
-    table = open_file(path, label=path.name, limits=limits)
+    table = open_file(path, label=path.name)
     try:
         whole = find_keys(table, max_columns=2)
         page = find_keys(table, max_columns=2, offset=7, limit=7)

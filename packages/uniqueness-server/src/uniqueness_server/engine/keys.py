@@ -292,12 +292,17 @@ def search_keys(
             known,
             sink,
         )
-    except TooManyCandidatesError:
-        # even the levels below the largest size leave too many candidates to hold
-        raise ToolError(
+    except TooManyCandidatesError as exc:
+        # even the levels below the largest size leave too many candidates to hold (or,
+        # said by the walk, too many columns for its matrix of pairs)
+        reason = str(exc) or (
             f"{len(positions)} columns over {rows} rows leave more than "
             f"{MOST_CANDIDATES:,} candidate keys of fewer than {max_columns} columns open at "
-            "once, too many to check; name fewer columns or lower maxColumns",
+            "once"
+        )
+        raise ToolError(
+            f"{reason}, too many to check; name fewer columns or lower maxColumns (keys of up "
+            "to 3 columns over every row are searched without this limit)",
             ErrorCode.INVALID_ARGUMENT,
         ) from None
     # the whole set's check is a combination decided over every row like any other

@@ -58,7 +58,10 @@ def walk_to_three(
     :data:`MOST_PAIR_BITS` bits."""
     width = records.width
     if limit >= 2 and width * width > MOST_PAIR_BITS:
-        raise TooManyCandidatesError
+        raise TooManyCandidatesError(
+            f"{width:,} columns make more pairs than the {MOST_PAIR_BITS:,} bits that "
+            "record which pairs are keys"
+        )
     partitions = Partitions(records, check_cancelled)
     columns = np.arange(width, dtype=np.int64)
     single, _ = partitions.check((), columns, witness=False)
