@@ -232,15 +232,18 @@ class _Walk:
         """``[i, j]``: may ``(a, b[i], d[j])`` be a minimal key (``a``'s largest group of
         ``largest`` rows)? Not when ``(b, d)`` is a key or the two columns have too few
         combinations of values for that group."""
+        rows = np.unpackbits(self._pairs[b], axis=1, count=self._records.width, bitorder="little")
+        open_ = ~rows[:, d].astype(np.bool_)
         values = np.minimum(self._values, largest)
-        enough = (
+        fewest = int(values[b].min()) * int(values[d].min())
+        if fewest + int(self._slack[b].min()) + int(self._slack[d].min()) >= largest:
+            return open_  # every pair has enough combinations (columns of many values)
+        return open_ & (
             values[b][:, None] * values[d][None, :]
             + self._slack[b][:, None]
             + self._slack[d][None, :]
             >= largest
         )
-        rows = np.unpackbits(self._pairs[b], axis=1, count=self._records.width, bitorder="little")
-        return enough & ~rows[:, d].astype(np.bool_)
 
     def _found_pairs(self, a: int, partners: Ints) -> None:
         if not len(partners):
