@@ -2,7 +2,8 @@
 
 When the agree sets leave more candidates of 1 and 2 columns than a search may hold (64 rows
 of 6,832 gene columns have 21 million keys of 2 columns; 10,000 two-valued columns leave tens
-of millions of intermediate pairs in the cover), no cover is built. The first columns are
+of millions of intermediate pairs in the cover), or when keys of up to 2 of thousands of
+columns over few rows are asked, no cover is built. The first columns are
 taken from the last to the first (in the search's order, most selective first), and for each
 first column ``a`` every set ``(a, d)`` and ``(a, b, d)`` with later ``b < d`` is decided:
 
@@ -78,7 +79,7 @@ def walk_to_three(
         report(
             (done / len(roots)) ** 3,
             f"checking candidate keys of up to {limit} columns from column {done + 1} of "
-            f"{len(roots)} (too many to hold)",
+            f"{len(roots)}",
         )
         checked += walk.first(int(roots[i]), roots[i + 1 :])
     sink.flush()
