@@ -402,12 +402,13 @@ class _Build:
         self.suspects: deque[int] = deque()
         self.results: list[tuple[FileRecord, bool] | None] = [None] * len(jobs)
         self.done = 0
+        self.progress: Callable[[int, int], None] | None = None
 
     def run(
         self, check_cancelled: Callable[[], None], progress: Callable[[int, int], None] | None
     ) -> list[tuple[FileRecord, bool]]:
         total = len(self.jobs)
-        report = PROGRESS_EVERY
+        self.progress = progress
         with selectors.DefaultSelector() as selector:
             for child in self.children:
                 selector.register(child.stdout, selectors.EVENT_READ, child)
@@ -426,9 +427,6 @@ class _Build:
                     if child.batches and now - child.since > WALL_SECONDS:
                         child.stalled = True
                         self._ended(child, selector)
-                if progress is not None and self.done >= report and self.done < total:
-                    progress(report, total)
-                    report = (self.done // PROGRESS_EVERY + 1) * PROGRESS_EVERY
         assert all(result is not None for result in self.results)
         return cast(list[tuple[FileRecord, bool]], self.results)
 
@@ -498,6 +496,10 @@ class _Build:
     def _record(self, number: int, record: FileRecord, parsed: bool) -> None:
         self.results[number] = (record, parsed)
         self.done += 1
+        # each multiple reported as it is passed (one read may bring several batches' answers)
+        total = len(self.jobs)
+        if self.progress is not None and self.done % PROGRESS_EVERY == 0 and self.done < total:
+            self.progress(self.done, total)
 
     def _ended(self, child: _Child, selector: selectors.BaseSelector) -> None:
         """``child`` ended, broke the protocol or stalled: kill it, skip the file it was
