@@ -15,7 +15,7 @@ import mcp_common
 import pytest
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README, re.DOTALL | re.MULTILINE)
+BLOCKS: list[str] = re.findall(r"^```python\n(.*?)^```", README, re.DOTALL | re.MULTILINE)
 # what a reader of the examples is expected to have imported already
 PRELUDE = """
 from typing import Annotated
