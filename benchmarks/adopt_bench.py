@@ -47,6 +47,16 @@ FAKES = Path(__file__).resolve().parents[1] / "packages" / "adopt-server" / "tes
 TARGET_RATIO = 0.35
 
 
+def _claude_env(**values: str) -> None:
+    """Set variables for the fake ``claude`` under ``env`` in the user's Claude Code settings:
+    the adoption gives claude an allow-listed environment, without the fake's controls."""
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data.setdefault("env", {}).update(values)
+    settings.write_text(json.dumps(data))
+
+
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
@@ -97,6 +107,7 @@ def _campaign_run(
     log = root / "fake.log"
     log.unlink(missing_ok=True)
     os.environ["FAKE_LOG"] = str(log)
+    _claude_env(FAKE_LOG=str(log))
     started = time.perf_counter()
     reports = run_campaign(urls, root / "ws", AdoptionOptions(parallel=parallel), controls)
     elapsed = time.perf_counter() - started
@@ -239,9 +250,9 @@ def main() -> int:
             "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
             "GIT_CONFIG_NOSYSTEM": "1",
             "PATH": f"{FAKES / 'bin'}{os.pathsep}{os.environ['PATH']}",
-            "FAKE_CLAUDE_SLEEP": str(args.claude_seconds),
         }
     )
+    _claude_env(FAKE_CLAUDE_SLEEP=str(args.claude_seconds))
     if args.isolation:
         try:
             return isolation(args.rounds, scratch)

@@ -3,6 +3,7 @@ mvn/gradle on the PATH, and bare repositories copied from session-wide templates
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -43,6 +44,22 @@ class AdoptEnv:
         self.monkeypatch.setenv("PATH", f"{FAKES / 'flaky'}{os.pathsep}{os.environ['PATH']}")
         self.monkeypatch.setenv("REAL_GIT", REAL_GIT)
 
+    def claude_env(self, **values: str) -> None:
+        """Set variables for ``claude`` alone, under ``env`` in the user's Claude Code
+        settings: the adoption starts claude with an allow-listed environment, so the fake's
+        controls (``FAKE_CLAUDE_MODE`` ...) reach it this way, as an operator's would."""
+        settings = self.home / ".claude" / "settings.json"
+        data = json.loads(settings.read_text(encoding="utf-8"))
+        data.setdefault("env", {}).update(values)
+        settings.write_text(json.dumps(data), encoding="utf-8")
+
+    def claude_environments(self) -> list[dict[str, dict[str, str]]]:
+        """What each ``claude`` call so far started with (``received``) and ran with after
+        its settings' ``env`` (``effective``), in order."""
+        folder = self.state / "claude-env"
+        files = sorted(folder.iterdir()) if folder.is_dir() else []
+        return [json.loads(file.read_text(encoding="utf-8")) for file in files]
+
     def git_config(self, text: str) -> None:
         """Append to the test's global git configuration."""
         with (self.home / ".gitconfig").open("a", encoding="utf-8") as handle:
@@ -71,6 +88,10 @@ def isolated_env(
     for name in list(os.environ):
         if name.startswith(("FAKE_CLAUDE", "FAKE_GH", "FAKE_GIT", "GH_", "GITHUB_TOKEN")):
             monkeypatch.delenv(name)
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"env": {"FAKE_LOG": str(log), "FAKE_STATE": str(state)}}), encoding="utf-8"
+    )
     return AdoptEnv(
         root=root,
         home=home,

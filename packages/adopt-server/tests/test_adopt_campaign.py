@@ -156,7 +156,7 @@ def test_a_corrupt_state_file_names_line_and_column_and_nothing_is_pushed(
 def test_a_failed_canary_stops_the_campaign(adopt_env: AdoptEnv) -> None:
     canary = str(adopt_env.remote("plain", "canary"))
     rest = [adopt_env.remote("plain", "later1"), adopt_env.remote("plain", "later2")]
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "fail")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="fail")
     done = claude_adopt(
         canary, *map(str, rest), "--canary", "1", "--workspace", str(adopt_env.workspace)
     )

@@ -153,7 +153,7 @@ def test_guidance_is_asked_for_section_by_section_and_lands(adopt_env: AdoptEnv,
 def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothing(
     adopt_env: AdoptEnv, kind: str
 ) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "ignore")
+    adopt_env.claude_env(FAKE_CLAUDE_PROMPTS="ignore")
     remote = adopt_env.remote(kind)
     report = adopt(adopt_env, remote)
     assert report.failure is not None
@@ -197,7 +197,7 @@ def test_claude_ignoring_the_request_fails_naming_every_section_and_pushes_nothi
 def test_partly_written_guidance_is_asked_again_for_exactly_the_rest(
     adopt_env: AdoptEnv, kind: str
 ) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "partial")
+    adopt_env.claude_env(FAKE_CLAUDE_PROMPTS="partial")
     remote = adopt_env.remote(kind)
     report = adopt(adopt_env, remote)
     assert report.succeeded, report.failure
@@ -245,8 +245,7 @@ BAD = {
 def test_a_misbehaving_claude_fails_only_its_repository(adopt_env: AdoptEnv, bad: str) -> None:
     which, mode = bad.split(":")
     variable = "FAKE_CLAUDE_MODE" if which == "init" else "FAKE_CLAUDE_PROMPTS"
-    adopt_env.monkeypatch.setenv(variable, mode)
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_ONLY", "victim")
+    adopt_env.claude_env(**{variable: mode, "FAKE_CLAUDE_ONLY": "victim"})
     remotes = [
         adopt_env.remote("maven", "first"),
         adopt_env.remote("python", "victim"),
@@ -411,7 +410,7 @@ def test_the_line_budget_is_the_adoptions_option_held_by_every_part(adopt_env: A
 def test_guidance_over_the_line_budget_is_asked_again_then_fails_with_the_resume_command(
     adopt_env: AdoptEnv,
 ) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_PROMPTS", "ignore")
+    adopt_env.claude_env(FAKE_CLAUDE_PROMPTS="ignore")
     long = GOOD_AGENTS_MD + "".join(f"- a detail, {n}\n" for n in range(30))
     remote = make_bare_repository(
         adopt_env.remotes, "long", {"pyproject.toml": "[project]\nname = 'x'\n", "AGENTS.md": long}

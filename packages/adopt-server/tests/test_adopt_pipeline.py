@@ -101,9 +101,11 @@ def test_whole_adoption_pushes_a_branch_and_opens_a_pull_request(
         "pr create --title Adopt Claude Code --body " + AdoptionOptions().body + f" --head {BRANCH}"
     ]
     prompts = [c for c in log_lines(adopt_env.log, "claude") if c.startswith("-p ")]
-    assert prompts[0] == "-p /init --permission-mode acceptEdits"
+    # edits allowed; the repository's own settings (hooks) and MCP servers left out
+    isolated = "--permission-mode acceptEdits --setting-sources user --strict-mcp-config"
+    assert prompts[0] == f"-p /init {isolated}"
     assert len(prompts) == 2, "one request for the guidance sections, followed at once"
-    assert prompts[1].endswith("--permission-mode acceptEdits")
+    assert prompts[1].endswith(isolated)
     assert not (adopt_env.workspace / kind).exists(), "a successful checkout is removed"
     assert not (adopt_env.home / ".claude.json").exists(), "the run's trust is taken back"
 
@@ -380,7 +382,7 @@ def test_tolerated_gh_wording_reads_the_url_back(adopt_env: AdoptEnv) -> None:
 
 
 def test_a_hanging_command_is_killed_at_its_timeout(adopt_env: AdoptEnv) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "hang")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="hang")
     report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, timeout_seconds=1.0)
     assert report.failure is not None
     assert report.failure.startswith("claude-init: Timed out after 1s running: claude -p /init")
@@ -388,9 +390,9 @@ def test_a_hanging_command_is_killed_at_its_timeout(adopt_env: AdoptEnv) -> None
 
 
 def test_claude_that_writes_nothing_is_retried_then_reported(adopt_env: AdoptEnv) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "late")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="late")
     assert adopt_one(adopt_env, adopt_env.remote("plain", "late"), dry_run=True).succeeded
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "nothing")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="nothing")
     report = adopt_one(adopt_env, adopt_env.remote("plain", "never"), dry_run=True, retries=1)
     assert report.failure is not None
     assert report.failure.startswith("claude-init: claude-init completed but CLAUDE.md was not")
@@ -399,7 +401,7 @@ def test_claude_that_writes_nothing_is_retried_then_reported(adopt_env: AdoptEnv
 
 
 def test_claude_failure_is_not_retried_and_masked(adopt_env: AdoptEnv) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "fail")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="fail")
     report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True, retries=3)
     assert report.failure is not None
     assert "s3cret-claude" not in report.failure

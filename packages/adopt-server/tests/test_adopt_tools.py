@@ -236,7 +236,7 @@ def test_protocol_bad_argument_is_a_tool_error(adopt_env: AdoptEnv) -> None:
 
 
 def test_fuzzing_the_tools(adopt_env: AdoptEnv) -> None:
-    adopt_env.monkeypatch.setenv("FAKE_CLAUDE_MODE", "nothing")
+    adopt_env.claude_env(FAKE_CLAUDE_MODE="nothing")
     fuzz_tools(
         APP,
         ["--workspace-root", str(adopt_env.root)],

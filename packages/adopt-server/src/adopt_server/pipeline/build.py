@@ -26,7 +26,13 @@ from adopt_server.guards.style import declared_formatters
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.git_control import git_control_kept
-from adopt_server.pipeline.runner import CommandError, CommandResult, excerpt, render
+from adopt_server.pipeline.runner import (
+    CommandError,
+    CommandResult,
+    build_environment,
+    excerpt,
+    render,
+)
 from adopt_server.pipeline.untrusted import run_untrusted
 
 _DOWNLOAD_FAILURE = re.compile(
@@ -52,7 +58,7 @@ def run_repository_code(ctx: RepoContext, step: str, argv: list[str]) -> Command
     configuration) run in the checkout with :func:`build_environment` only; a change it made
     to what git there would run fails ``step`` (see :mod:`.git_control`)."""
     with git_control_kept(ctx, step, f"the repository's build ({render(argv)})"):
-        return ctx.runner.run(ctx.checkout, argv, repository_code=True)
+        return ctx.runner.run(ctx.checkout, argv, allowed_environment=build_environment)
 
 
 def build_toolchain(ctx: RepoContext) -> None:

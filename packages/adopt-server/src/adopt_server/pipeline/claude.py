@@ -7,13 +7,14 @@ from mcp_common import ToolError
 from adopt_server.checks import conformed_guidance
 from adopt_server.conformance import claude_md_importing_agents_md, rules_for
 from adopt_server.guards import detect_build
+from adopt_server.pipeline.claude_command import claude_argv, run_claude_prompt
 from adopt_server.pipeline.claude_edits import GUIDANCE_FILES, claude_edits_checked
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.runner import CommandError, CommandResult
 from adopt_server.pipeline.untrusted import run_untrusted
 
-CLAUDE_INIT = ("claude", "-p", "/init", "--permission-mode", "acceptEdits")
+INIT = "/init"
 _INIT_WAITS = (5.0, 10.0, 20.0, 30.0)
 
 
@@ -42,7 +43,7 @@ def claude_init(ctx: RepoContext) -> None:
     assert result is not None
     raise StepError(
         f"claude-init completed but CLAUDE.md was not found in {ctx.checkout}. "
-        f"{' '.join(CLAUDE_INIT)} exited {result.exit_code} and said:\n"
+        f"{' '.join(claude_argv(INIT))} exited {result.exit_code} and said:\n"
         f"{result.transcript.rstrip()}"
     )
 
@@ -64,7 +65,7 @@ def _run_init_keeping_nested(ctx: RepoContext) -> CommandResult:
         ctx.files.remove(nested)
     try:
         with claude_edits_checked(ctx, "claude-init", GUIDANCE_FILES):
-            return ctx.runner.run(ctx.checkout, CLAUDE_INIT)
+            return run_claude_prompt(ctx.runner, ctx.checkout, INIT)
     finally:
         if kept is not None:
             ctx.files.write_bytes(nested, kept)

@@ -12,10 +12,11 @@ checked first, before git runs there again.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
 from adopt_server.pipeline.checkout import changed_paths
+from adopt_server.pipeline.claude_command import claude_argv, run_claude_prompt
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.git_control import git_control_kept
@@ -52,14 +53,16 @@ def claude_edits_checked(
             )
 
 
-def run_claude(ctx: RepoContext, step: str, argv: Sequence[str], shown: str) -> None:
-    """Run ``argv`` (a ``claude -p`` call with edits allowed) in the checkout under
-    :func:`claude_edits_checked`; a non-zero exit fails ``step``, with ``shown`` standing for
-    the command (a prompt is long)."""
+def run_claude(ctx: RepoContext, step: str, prompt: str, shown: str) -> None:
+    """Run ``claude -p <prompt>`` with edits allowed (see :mod:`.claude_command`) in the
+    checkout under :func:`claude_edits_checked`; a non-zero exit fails ``step``, with
+    ``shown`` standing for the command (a prompt is long)."""
     with claude_edits_checked(ctx, step):
-        result = ctx.runner.run(ctx.checkout, list(argv))
+        result = run_claude_prompt(ctx.runner, ctx.checkout, prompt)
     if not result.ok:
-        raise CommandError(result.describe_failure(step).replace(render(argv), shown))
+        raise CommandError(
+            result.describe_failure(step).replace(render(claude_argv(prompt)), shown)
+        )
 
 
 def _changed(ctx: RepoContext, step: str) -> set[str]:

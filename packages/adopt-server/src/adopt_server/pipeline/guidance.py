@@ -33,7 +33,6 @@ from adopt_server.pipeline.options import DEFAULT_BRANCH
 from adopt_server.pipeline.untrusted import run_untrusted
 
 BUILD_SECTION = "## Build, test, and run"
-_EDIT_MODE = ("--permission-mode", "acceptEdits")
 _WHY = {
     "missing": "is missing",
     "empty": "is empty",
@@ -236,9 +235,7 @@ def _render(name: str, facts: str, documents: str, max_lines: int) -> str:
 def _ask(ctx: RepoContext, prompt: str) -> None:
     """Run ``claude -p <prompt>`` with edits allowed; refuse what it must not do (see
     :mod:`.claude_edits`)."""
-    run_claude(
-        ctx, "guidance", ["claude", "-p", prompt, *_EDIT_MODE], "claude -p <guidance prompt>"
-    )
+    run_claude(ctx, "guidance", prompt, "claude -p <guidance prompt>")
 
 
 def _rerun_flags(ctx: RepoContext) -> list[str]:

@@ -109,6 +109,10 @@ BUILD_VARIABLES = frozenset(
 )
 
 
+EnvironmentFilter = Callable[[Mapping[str, str]], dict[str, str]]
+"""The part of this process's environment a command may see, given all of it."""
+
+
 def build_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The part of ``environ`` a repository's own build runs with: mcp-common's allow-list
     (:func:`~mcp_common.child_environment.child_environment`), the JDK and build tool homes
@@ -271,20 +275,21 @@ class CommandRunner:
         argv: Sequence[str],
         *,
         env: Mapping[str, str] | None = None,
-        repository_code: bool = False,
+        allowed_environment: EnvironmentFilter | None = None,
     ) -> CommandResult:
         """Run ``argv`` in ``cwd``, retrying transient git/gh network failures.
 
-        ``repository_code`` says the command runs code the repository controls (its build
-        wrapper, its build tool, a formatter it configures): it then sees only
-        :func:`build_environment` of this process's environment.
+        ``allowed_environment`` is given to a command that runs code the repository controls
+        or reads (its build wrapper, its build tool, a formatter it configures, ``claude``):
+        the command then sees only what it keeps of this process's environment (for a build
+        :func:`build_environment`), never a token it does not need.
 
         Raises :class:`CommandError` when the program cannot start and
         :class:`CommandTimeoutError` when it outlives the timeout (neither is retried).
         """
         attempt = 0
         while True:
-            result = self.run_once(cwd, argv, env=env, repository_code=repository_code)
+            result = self.run_once(cwd, argv, env=env, allowed_environment=allowed_environment)
             if attempt >= self.retries or not is_transient(argv, result):
                 if attempt and result.ok:
                     _log.info("%s succeeded after %d retries", render(argv), attempt)
@@ -316,13 +321,13 @@ class CommandRunner:
         argv: Sequence[str],
         *,
         env: Mapping[str, str] | None = None,
-        repository_code: bool = False,
+        allowed_environment: EnvironmentFilter | None = None,
     ) -> CommandResult:
         """One attempt, no retry."""
         command = tuple(argv)
         environment = dict(os.environ if self._env is None else self._env)
-        if repository_code:
-            environment = build_environment(environment)
+        if allowed_environment is not None:
+            environment = allowed_environment(environment)
         environment.setdefault("GIT_TERMINAL_PROMPT", "0")
         if env:
             environment.update(env)

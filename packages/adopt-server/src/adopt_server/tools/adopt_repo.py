@@ -23,9 +23,10 @@ DEFINITION = ToolDefinition(
     description=(
         "Adopt Claude Code into one or more GitHub repositories: clone, branch, have claude "
         "write AGENTS.md section by section (CLAUDE.md imports it), wire a guard into the "
-        "build, verify, push and open a pull request. Runs the repository's build wrapper with "
-        "an allow-listed environment (no tokens or API keys). Needs git, claude and gh on the "
-        "server's PATH; use dryRun to review first."
+        "build, verify, push and open a pull request. Runs the repository's build wrapper, and "
+        "claude without the repository's own Claude settings, hooks or MCP servers, with an "
+        "allow-listed environment (no GitHub token; only claude gets its API key). Needs git, "
+        "claude and gh on the server's PATH; use dryRun to review first."
     ),
     arguments=AdoptArguments,
     annotations=ToolAnnotations(

@@ -7,8 +7,9 @@ these shapes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 RULES: tuple[str, ...] = ("qualified", "import", "package", "wildcard", "simple-name")
 """How an edge was found, strongest first; ``simple-name`` is the guess worth checking."""
@@ -94,6 +95,98 @@ class SourceFacts:
     def counted(self) -> dict[str, int]:
         """Each reference with how often the code uses it."""
         return dict(zip(self.references, self.uses or (1,) * len(self.references), strict=True))
+
+
+MAX_ENTRIES = 10_000
+"""Entries of each kind (imports, declarations, references, local names, supertypes) one
+file's facts keep: the first ones, the rest cut (see :func:`bounded`)."""
+MAX_NAME_CHARACTERS = 256 * 1024
+"""Characters of names the entries of each kind may spell together in one file's facts."""
+
+
+def bounded(facts: SourceFacts) -> tuple[SourceFacts, str]:
+    """``facts`` cut to :data:`MAX_ENTRIES` entries and :data:`MAX_NAME_CHARACTERS`
+    characters of names per kind, and what was cut, in words (empty: nothing was).
+
+    Decoded and linked, a file's facts cost the server about a hundred bytes per entry
+    besides their names: an import-only file of 2 MB names 270,000 imports (ten such files
+    held the server at 1.1 GB), real code a few hundred per file (see
+    ``docs/context-server.md``). Each kind keeps its first entries; a reference to a name
+    bound only by what was cut (an import, a declaration, a local name) is dropped with it,
+    so that linking never guesses another file for it: a cut file loses edges, it gains
+    none."""
+    imports = _first(facts.imports, _import_characters)
+    declarations = _first(facts.declarations, _declaration_characters)
+    local_names = facts.local_names
+    kept_locals = len(local_names)
+    if kept_locals > MAX_ENTRIES or sum(map(len, local_names)) > MAX_NAME_CHARACTERS:
+        ordered = sorted(local_names)
+        kept_locals = _first(ordered, len)
+        local_names = frozenset(ordered[:kept_locals])
+    supertypes = _first(facts.supertypes, len)
+    unbound = (
+        {item.bound_name for item in facts.imports[imports:]}
+        | {item.simple_name for item in facts.declarations[declarations:]}
+        | (facts.local_names - local_names)
+    )
+    pairs = list(zip(facts.references, facts.uses or (1,) * len(facts.references), strict=True))
+    if unbound:
+        unbound -= {item.bound_name for item in facts.imports[:imports]}
+        unbound -= {item.simple_name for item in facts.declarations[:declarations]}
+        unbound -= local_names
+        pairs = [pair for pair in pairs if pair[0].split(".", 1)[0] not in unbound]
+    references = _first([name for name, _ in pairs], len)
+    counts = {
+        "imports": (imports, len(facts.imports)),
+        "declarations": (declarations, len(facts.declarations)),
+        "references": (references, len(facts.references)),
+        "local names": (kept_locals, len(facts.local_names)),
+        "supertypes": (supertypes, len(facts.supertypes)),
+    }
+    cut = [
+        f"{kind} {kept:,} of {whole:,}" for kind, (kept, whole) in counts.items() if kept < whole
+    ]
+    if not cut:
+        return facts, ""
+    note = (
+        f"facts cut to the limit per file ({MAX_ENTRIES:,} entries and"
+        f" {MAX_NAME_CHARACTERS // 1024} K characters of names of each kind), kept: "
+        + ", ".join(cut)
+    )
+    smaller = replace(
+        facts,
+        imports=facts.imports[:imports],
+        declarations=facts.declarations[:declarations],
+        local_names=local_names,
+        references=tuple(name for name, _ in pairs[:references]),
+        uses=tuple(uses for _, uses in pairs[:references]) if facts.uses else (),
+        supertypes=facts.supertypes[:supertypes],
+        notes=(*facts.notes, note),
+    )
+    return smaller, note
+
+
+_T = TypeVar("_T")
+
+
+def _first(items: Sequence[_T], characters: Callable[[_T], int]) -> int:
+    """How many of ``items`` fit the limits per kind, taken in order."""
+    if len(items) <= MAX_ENTRIES and sum(map(characters, items)) <= MAX_NAME_CHARACTERS:
+        return len(items)
+    total = 0
+    for count, item in enumerate(items[:MAX_ENTRIES]):
+        total += characters(item)
+        if total > MAX_NAME_CHARACTERS:
+            return count
+    return min(len(items), MAX_ENTRIES)
+
+
+def _import_characters(item: Import) -> int:
+    return len(item.target) + len(item.alias or "") + len(item.name or "") + len(item.condition)
+
+
+def _declaration_characters(item: Declaration) -> int:
+    return len(item.simple_name) + len(item.qualified_name) + len(item.condition)
 
 
 @dataclass(frozen=True, slots=True)

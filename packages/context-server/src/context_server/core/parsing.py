@@ -53,6 +53,7 @@ from mcp_common import AllowedPaths
 from mcp_common.child_environment import child_environment
 from mcp_common.paths import PathRefusedError
 
+from context_server.core.facts import bounded
 from context_server.core.languages import TooComplexError, dialect, family_of
 from context_server.core.languages.base import BUDGET_EXCEEDED, Parsed
 from context_server.core.packed import pack
@@ -81,12 +82,13 @@ PROGRESS_EVERY = 200
 POLL_SECONDS = 0.05
 """How often a waiting build looks for a cancel."""
 FACTS_PER_SOURCE_BYTE = 16
-"""How many times its own size a file's packed facts may take: past that it is skipped.
-Real code stays under 5 (0.3 on average over 6,000 Python, Java, Kotlin, Scala, C#, Go,
-Rust and TypeScript files); a hostile one repeats a long prefix per imported name (``from
-<30 KB name> import (n0, ..., n1999)``: 40 KB of source, 60 MB of facts), which without
-this bound held the server at 1.3 GB and filled the store with 600 MB for a 400 KB
-project of ten such files."""
+"""How many times its own size a file's packed facts may take once cut to the limits per
+file (see :func:`~context_server.core.facts.bounded`): past that it is skipped. Real code
+stays under 5 (0.3 on average over 6,000 Python, Java, Kotlin, Scala, C#, Go, Rust and
+TypeScript files); a hostile one repeats a long prefix per imported name (``from <3 KB
+name> import (n0, ..., n99)``: 3.5 KB of source, 262 KB of facts once cut to 256 K
+characters of names; uncut, ten files of ``from <30 KB name> import (n0, ..., n1999)``
+held the server at 1.3 GB and filled the store with 600 MB)."""
 FACTS_SLACK = 4096
 """Bytes of facts any file may take whatever its size (an empty file's take 127, most of
 them its module's names)."""
@@ -113,11 +115,16 @@ class ParseJob(msgspec.Struct, frozen=True, array_like=True):
 
 
 class _Answer(msgspec.Struct, frozen=True, array_like=True):
+    """A child's answer for one file: its record, whether it was parsed, and what of its
+    facts was cut to the limits per file (see :func:`~context_server.core.facts.bounded`;
+    empty: nothing), which the server logs."""
+
     record: FileRecord
     parsed: bool
+    cut: str = ""
 
 
-def parse_file(job: ParseJob, allowed: AllowedPaths) -> tuple[FileRecord, bool]:
+def parse_file(job: ParseJob, allowed: AllowedPaths) -> _Answer:
     """The record of one file and whether it was parsed (not when its content hash is
     ``job.digest``: the record then carries no facts, its caller keeps those it had).
 
@@ -125,8 +132,8 @@ def parse_file(job: ParseJob, allowed: AllowedPaths) -> tuple[FileRecord, bool]:
     """
     item, language, module = job.entry, dialect(job.language), job.module
 
-    def problem(reason: str, digest: str = "") -> tuple[FileRecord, bool]:
-        return _skipped(job, reason, digest), True
+    def problem(reason: str, digest: str = "") -> _Answer:
+        return _Answer(_skipped(job, reason, digest), True)
 
     if item.size > MAX_SOURCE_BYTES:
         return problem(
@@ -139,7 +146,7 @@ def parse_file(job: ParseJob, allowed: AllowedPaths) -> tuple[FileRecord, bool]:
         return problem(f"skipped: {exc.reason}")
     digest = hashlib.sha256(data).hexdigest()
     if job.digest == digest:
-        return _skipped(job, None, digest), False
+        return _Answer(_skipped(job, None, digest), False)
     if b"\x00" in data[:8192]:
         return problem("skipped: binary content in a source file", digest)
     try:
@@ -147,21 +154,24 @@ def parse_file(job: ParseJob, allowed: AllowedPaths) -> tuple[FileRecord, bool]:
     except UnicodeDecodeError as exc:
         return problem(f"skipped: not UTF-8 (invalid byte at offset {exc.start})", digest)
     try:
-        facts = pack(family_of(language.name).extract(language, text, item.relative, module))
+        facts, cut = bounded(
+            family_of(language.name).extract(language, text, item.relative, module)
+        )
+        packed = pack(facts)
     except TooComplexError as exc:
         return problem(f"skipped: {exc}", digest)
     except MemoryError:
         return problem(f"skipped: {_OVER_MEMORY}", digest)
-    if len(facts) > FACTS_PER_SOURCE_BYTE * len(data) + FACTS_SLACK:
+    if len(packed) > FACTS_PER_SOURCE_BYTE * len(data) + FACTS_SLACK:
         return problem(
-            f"skipped: its facts take {_size(len(facts))}, more than"
+            f"skipped: its facts take {_size(len(packed))}, more than"
             f" {FACTS_PER_SOURCE_BYTE} times its size",
             digest,
         )
     record = FileRecord(
-        item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, facts, None
+        item.size, item.mtime_ns, item.ctime_ns, digest, module, language.name, packed, None
     )
-    return record, True
+    return _Answer(record, True, cut)
 
 
 _OVER_MEMORY = f"reading it needed more than the {MEMORY_BYTES // MIB} MiB memory limit"
@@ -392,12 +402,13 @@ class _Build:
         self.suspects: deque[int] = deque()
         self.results: list[tuple[FileRecord, bool] | None] = [None] * len(jobs)
         self.done = 0
+        self.progress: Callable[[int, int], None] | None = None
 
     def run(
         self, check_cancelled: Callable[[], None], progress: Callable[[int, int], None] | None
     ) -> list[tuple[FileRecord, bool]]:
         total = len(self.jobs)
-        report = PROGRESS_EVERY
+        self.progress = progress
         with selectors.DefaultSelector() as selector:
             for child in self.children:
                 selector.register(child.stdout, selectors.EVENT_READ, child)
@@ -416,9 +427,6 @@ class _Build:
                     if child.batches and now - child.since > WALL_SECONDS:
                         child.stalled = True
                         self._ended(child, selector)
-                if progress is not None and self.done >= report and self.done < total:
-                    progress(report, total)
-                    report = (self.done // PROGRESS_EVERY + 1) * PROGRESS_EVERY
         assert all(result is not None for result in self.results)
         return cast(list[tuple[FileRecord, bool]], self.results)
 
@@ -477,7 +485,10 @@ class _Build:
                 self._ended(child, selector)
                 return
             head = child.batches[0]
-            self._record(head.pop(0), answer.record, answer.parsed)
+            number = head.pop(0)
+            if answer.cut:
+                _log.warning("%s: %s", self.jobs[number].entry.relative, answer.cut)
+            self._record(number, answer.record, answer.parsed)
             if not head:
                 child.batches.popleft()
                 child.since = time.monotonic()
@@ -485,6 +496,10 @@ class _Build:
     def _record(self, number: int, record: FileRecord, parsed: bool) -> None:
         self.results[number] = (record, parsed)
         self.done += 1
+        # each multiple reported as it is passed (one read may bring several batches' answers)
+        total = len(self.jobs)
+        if self.progress is not None and self.done % PROGRESS_EVERY == 0 and self.done < total:
+            self.progress(self.done, total)
 
     def _ended(self, child: _Child, selector: selectors.BaseSelector) -> None:
         """``child`` ended, broke the protocol or stalled: kill it, skip the file it was
@@ -575,13 +590,13 @@ def serve() -> None:
                 soft = min(soft, cpu_hard)
             resource.setrlimit(resource.RLIMIT_CPU, (soft, cpu_hard))
             try:
-                record, parsed = parse_file(job, allowed)
+                found = parse_file(job, allowed)
             except MemoryError:
-                record, parsed = _skipped(job, f"skipped: {_OVER_MEMORY}"), True
+                found = _Answer(_skipped(job, f"skipped: {_OVER_MEMORY}"), True)
             except Exception as exc:  # a defect, not the file's fault: say so, go on
                 reason = f"skipped: reading it failed ({type(exc).__name__}: {exc})"
-                record, parsed = _skipped(job, reason), True
-            answer = encoder.encode(_Answer(record, parsed))
+                found = _Answer(_skipped(job, reason), True)
+            answer = encoder.encode(found)
             out += len(answer).to_bytes(_LENGTH, "big") + answer
         view = memoryview(out)
         while view:

@@ -424,8 +424,9 @@ def _csv(
     delimiter = DELIMITER_WORDS.get(delimiter.strip().lower(), delimiter) if delimiter else None
     if delimiter is not None and (len(delimiter) != 1 or delimiter in '"\r\n'):
         raise ToolError(
-            f"delimiter must be one character other than a quote or a line break (or the word "
-            f"tab), not {delimiter!r}",
+            f"delimiter must be one character other than a quote or a line break (or one of "
+            f"the words {', '.join(word for word in DELIMITER_WORDS if word.isalpha())}), "
+            f"not {delimiter!r}",
             ErrorCode.INVALID_ARGUMENT,
         )
     layout = read_layout(path, compressed, kind, header_row, delimiter, max_line_bytes, label)
