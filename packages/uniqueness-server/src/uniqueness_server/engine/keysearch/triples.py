@@ -178,15 +178,19 @@ class _Walk:
             one.append(start + i)
             two.append(start + j)
         left, right = np.concatenate(one), np.concatenate(two)
-        gathered = records.gather(rest, rows)
-        agree = gathered[:, left] == gathered[:, right]
-        if records.nulls is Nulls.DISTINCT:
-            agree &= gathered[:, left] != records.missing_codes(rest)[:, None].astype(
-                gathered.dtype
-            )
-        packed = np.packbits(agree, axis=1, bitorder="little")
-        words = np.zeros((len(rest), -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
-        words[:, : packed.shape[1]] = packed
+        words = np.zeros((len(rest), -(-len(left) // 64) * 8), dtype=np.uint8)
+        # a slice of the later columns at a time: their codes at a's rows stay small
+        step = max(1, _AT_ONCE // max(1, len(rows)))
+        for start in range(0, len(rest), step):
+            part = rest[start : start + step]
+            gathered = records.gather(part, rows)
+            agree = gathered[:, left] == gathered[:, right]
+            if records.nulls is Nulls.DISTINCT:
+                agree &= gathered[:, left] != records.missing_codes(part)[:, None].astype(
+                    gathered.dtype
+                )
+            packed = np.packbits(agree, axis=1, bitorder="little")
+            words[start : start + len(part), : packed.shape[1]] = packed
         bits: Words = words.view("<u8")
         paired = ~bits.any(axis=1)
         self._found_pairs(a, rest[paired])
