@@ -11,6 +11,11 @@ Modes (any combination; each prints a Markdown table):
 
 - ``--repo DIR --class NAME``: a small real repository. Target: each warm call within the
   floor + 10 ms (medians).
+- ``--repo DIR --class NAME --edit FILE``: the first call after an edit. Each round edits
+  FILE (a root-relative source file; a comment line appended, a new one each time) and then
+  calls one tool, which pays for bringing the index up to date; the same tool is called
+  once more right after (warm). No target: before and after are compared in
+  docs/benchmarks.md. The file is restored at the end.
 - ``--sizes 2000,20000``: generated Java/Kotlin projects, the larger one being the smaller
   plus other packages that nothing in it uses, so that find_context and find_usages give
   the same answer in both (checked). Target: the largest warm cost within 2x of the
@@ -264,6 +269,61 @@ def summary(tool: str, answer: dict[str, Any]) -> str:
     return f"{len(answer['files'])} of {answer['rankedFiles']} files, {answer['tokens']} tokens"
 
 
+COMMENTS = {".py": "#"}
+"""How a line comment starts, by file suffix (``//`` otherwise)."""
+
+
+async def edited_repository(
+    root: Path, name: str, relative: str, calls: int, scratch: Path
+) -> None:
+    """Rounds of: edit ``relative``, call one tool (the first call after the edit), call it
+    again (warm); each call after one floor call."""
+    path = root / relative
+    original = path.read_text(encoding="utf-8")
+    comment = COMMENTS.get(path.suffix, "//")
+    first: dict[str, list[float]] = {tool: [] for tool in TOOLS}
+    warm: dict[str, list[float]] = {tool: [] for tool in TOOLS}
+    first_cpu: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
+    warm_cpu: dict[str, float] = dict.fromkeys(TOOLS, 0.0)
+    floor_times: list[float] = []
+    log_file = scratch / "edited.log"
+    print(f"\n### First call after editing `{relative}` in `{root.name}` ({calls} rounds)\n")
+    async with (
+        serve(FLOOR, scratch / "floor.log", root) as floor,
+        serve(ours(root, log_file, scratch / "store"), log_file, root) as server,
+    ):
+        try:
+            for tool in TOOLS:  # warm-up: the index and what each tool derives from it
+                await server.call(tool, arguments(tool, name))
+            for number in range(calls):
+                for tool in TOOLS:
+                    path.write_text(
+                        f"{original}\n{comment} context_warm edit {number} {tool}\n",
+                        encoding="utf-8",
+                    )
+                    for times, cpu in ((first, first_cpu), (warm, warm_cpu)):
+                        floor_times.append((await floor.call("echo", {"text": "x"}))[0])
+                        before = server.cpu()
+                        elapsed, _ = await server.call(tool, arguments(tool, name))
+                        cpu[tool] += server.cpu() - before
+                        times[tool].append(elapsed)
+        finally:
+            path.write_text(original, encoding="utf-8")
+    print(
+        "| tool | first call after an edit p50 ms | p90 ms | server CPU ms/call "
+        "| warm call p50 ms | warm server CPU ms/call | floor p50 ms |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for tool in TOOLS:
+        values = sorted(first[tool])
+        p90 = values[max(int(len(values) * 0.9) - 1, 0)]
+        print(
+            f"| {tool} | {ms(median(values))} | {ms(p90)} | {ms(first_cpu[tool] / calls)} "
+            f"| {ms(median(warm[tool]))} | {ms(warm_cpu[tool] / calls)} "
+            f"| {ms(median(floor_times))} |"
+        )
+
+
 def sized_project(size: int, smallest: int) -> Path:
     """``size`` files: the ``smallest`` project plus packages nothing in it uses."""
     root = DATA / f"sized-{size}"
@@ -479,7 +539,11 @@ async def run(options: argparse.Namespace) -> bool:
     ok = True
     with tempfile.TemporaryDirectory(prefix="context-warm-") as temporary:
         scratch = Path(temporary)
-        if options.repo:
+        if options.repo and options.edit:
+            await edited_repository(
+                options.repo.resolve(), options.name, options.edit, options.calls, scratch
+            )
+        elif options.repo:
             ok &= await small_repository(
                 options.repo.resolve(), options.name, options.calls, scratch
             )
@@ -503,6 +567,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--repo", type=Path, help="a small real repository")
     parser.add_argument("--class", dest="name", default="Engine", help="class asked for there")
+    parser.add_argument(
+        "--edit", metavar="FILE", help="with --repo: measure the first call after editing FILE"
+    )
     parser.add_argument("--sizes", help="generated project sizes, e.g. 2000,20000")
     parser.add_argument("--monorepo", type=Path, help="a large tree (ten copies of a repository)")
     parser.add_argument("--mono-class", default="DispatcherServlet", help="class asked for there")
@@ -517,6 +584,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.side_by_side and not options.aider:
         parser.error("--side-by-side needs --aider")
+    if options.edit and not options.repo:
+        parser.error("--edit needs --repo")
     print(f"load average before: {os.getloadavg()}")
     ok = anyio.run(run, options)
     print(f"\nload average after: {os.getloadavg()}")

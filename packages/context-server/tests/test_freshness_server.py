@@ -69,9 +69,11 @@ class Served:
         self.client = client
         self.log_file = log_file
 
-    async def answers(self) -> list[object]:
+    async def answers(
+        self, questions: list[tuple[str, dict[str, Any]]] = QUESTIONS
+    ) -> list[object]:
         found = []
-        for name, arguments in QUESTIONS:
+        for name, arguments in questions:
             with anyio.fail_after(CALL_SECONDS):
                 result = await self.client.call_tool(name, arguments)
             text = "".join(getattr(block, "text", "") for block in result.content)
@@ -345,3 +347,86 @@ async def test_two_servers_on_one_tree_and_one_store_at_once(root: Path, tmp_pat
         log = log_file.read_text()
         assert " WARNING " not in log, log
         assert " ERROR " not in log, log
+
+
+# Questions whose answers come from what the index derives and keeps (the type names, token
+# counts, reverse edges, a nested declaration's own dependencies, the lines a member is
+# named on, the tree, the map): asked before each edit, so that the next index carries
+# those over (only what the edit changed is derived again), and after it.
+DERIVED_FILES = {
+    "src/app/Main.java": "package app;\nclass Main { Service service; Holder.Inner inner; }\n",
+    "src/app/Service.java": (
+        "package app;\nimport model.Order;\nclass Service { Order order; Repository r; }\n"
+    ),
+    "src/app/Repository.java": "package app;\nclass Repository {}\n",
+    "src/app/Holder.java": (
+        "package app;\nclass Holder {\n  static class Inner { Repository repository; }\n"
+        "  static class Other { Service service; }\n}\n"
+    ),
+    "src/model/Order.java": (
+        "package model;\npublic class Order {\n  int total() { return 1; }\n}\n"
+    ),
+}
+DERIVED_QUESTIONS: list[tuple[str, dict[str, Any]]] = [
+    ("find_context", {"path": ".", "className": "Order", "includeSource": True}),
+    ("find_context", {"path": ".", "className": "Service", "tokenizer": "heuristic"}),
+    ("find_context", {"path": ".", "className": "Holder.Inner", "detail": "signatures"}),
+    ("find_context", {"path": ".", "className": "Inside"}),
+    ("find_usages", {"path": ".", "className": "Order"}),
+    ("find_usages", {"path": ".", "className": "Holder.Inner"}),
+    ("find_usages", {"path": ".", "className": "Order#total"}),
+    ("find_usages", {"path": ".", "className": "Repository"}),
+    ("project_tree", {"path": ".", "format": "json"}),
+    ("repo_map", {"path": "."}),
+]
+EDITS: list[dict[str, str]] = [
+    # a body: Service now uses Holder.Inner and grows (its token count changes)
+    {
+        "src/app/Service.java": (
+            "package app;\nimport model.Order;\n"
+            "class Service { Order order; Repository r; Holder.Inner inner;\n"
+            "  void run() { System.out.println(order); }\n}\n"
+        )
+    },
+    # a declaration: Holder's Inner becomes Inside, which uses Order
+    {
+        "src/app/Holder.java": (
+            "package app;\nclass Holder {\n  static class Inside { model.Order order; }\n"
+            "  static class Other { Service service; }\n}\n"
+        )
+    },
+    # the lines: Order#total moves down, Repository names it
+    {
+        "src/model/Order.java": (
+            "package model;\npublic class Order {\n\n  int count;\n  int total() { return 2; }\n}\n"
+        ),
+        "src/app/Repository.java": (
+            "package app;\nclass Repository {\n  int t() { return new model.Order().total(); }\n}\n"
+        ),
+    },
+]
+
+
+async def test_answers_after_edits_are_a_fresh_servers(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "proj", DERIVED_FILES)
+    store = ("--index-store-dir", str(tmp_path / "store"))
+    async with serve(root, tmp_path / "server.log", *store) as server:
+        answers = [await server.answers(DERIVED_QUESTIONS)]
+        for number, edit in enumerate(EDITS):
+            write_project(root, edit)
+            answers.append(await server.answers(DERIVED_QUESTIONS))
+            # the answer of a server that never saw the tree before, in a process of its own
+            fresh_log = tmp_path / f"fresh{number}.log"
+            async with serve(root, fresh_log, "--no-index-store") as fresh:
+                assert answers[-1] == await fresh.answers(DERIVED_QUESTIONS), edit
+        log = server.log()
+    assert walks(log) == 1, log  # every edit was followed, not walked
+    # each edit is in the answers (so the comparisons above compared what changed)
+    before, body, declaration, lines = answers
+    assert body[5] != before[5]  # Service uses Holder.Inner
+    assert body[1] != before[1]  # Service's context and token counts
+    assert isinstance(body[3], tuple)  # no Inside yet
+    assert isinstance(declaration[2], tuple)  # Holder.Inner is gone...
+    assert isinstance(declaration[5], tuple)
+    assert not isinstance(declaration[3], tuple)  # ... and Inside is there
+    assert lines[6] != declaration[6]  # Repository names Order#total

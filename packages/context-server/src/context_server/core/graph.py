@@ -180,6 +180,10 @@ class PackedGraph(Mapping[str, FileDependencies]):
     def __contains__(self, path: object) -> bool:
         return path in self._number
 
+    def position(self, path: str) -> int:
+        """Where the source file ``path`` stands in index order."""
+        return self._number[path]
+
     def files(self, path: str) -> tuple[str, ...]:
         """The dependency files of ``path`` in order of first reference (no edge objects
         made); empty for a path that is not a source file."""

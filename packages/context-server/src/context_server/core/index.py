@@ -22,6 +22,7 @@ from mcp_common import AllowedPaths, ToolError
 from mcp_common.paths import PathRefusedError
 
 from context_server.core.facts import SourceFacts
+from context_server.core.graph import PackedGraph
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
@@ -84,6 +85,93 @@ class IndexStatistics:
     listing_restored: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """How an index differs from one built before it when no source file was added,
+    removed or renamed and no module config changed in between: only the content of some
+    sources (or of files that are no source). What was derived from the index before may
+    be carried over (see :meth:`ProjectIndex.derived`) rather than derived again from every
+    file."""
+
+    edited: frozenset[str]
+    """The source files whose content changed."""
+    relinked: frozenset[str]
+    """The source files linked again (the edited ones, and those reading a name whose
+    declaration an edit added or removed): every other file links as it did before."""
+    sources: PackedFacts
+    """The facts of the index before."""
+    graph: PackedGraph
+    """The dependency graph of the index before."""
+    listing: Listing
+    """The listing of the index before."""
+
+    def then(self, later: Edit) -> Edit:
+        """This edit followed by ``later`` (which starts where this one ends)."""
+        return Edit(
+            self.edited | later.edited,
+            self.relinked | later.relinked,
+            self.sources,
+            self.graph,
+            self.listing,
+        )
+
+
+Carry = Callable[[_T, Edit], _T | None]
+"""Makes a derived value of an index from the value of an index before it and how the two
+differ; None when it cannot (the value is then derived afresh)."""
+
+
+_Value = TypeVar("_Value")
+
+
+def carry_edited(found: dict[tuple[str, ...], _Value], edit: Edit) -> dict[tuple[str, ...], _Value]:
+    """Carries a table of what a file's text gives (keyed by tuples whose first item is
+    the file's path) over an edit: the entries of the files whose content changed go."""
+    return _without(found, edit.edited)
+
+
+def carry_relinked(
+    found: dict[tuple[str, ...], _Value], edit: Edit
+) -> dict[tuple[str, ...], _Value]:
+    """Carries a table of what linking a file gives (keyed like :func:`carry_edited`'s)
+    over an edit: the entries of the files linked again go."""
+    return _without(found, edit.relinked)
+
+
+def _without(
+    found: dict[tuple[str, ...], _Value], paths: frozenset[str]
+) -> dict[tuple[str, ...], _Value]:
+    kept = dict(found)  # copied in one step: a call on the index before may still add to it
+    if not paths:
+        return kept
+    return {key: value for key, value in kept.items() if key[0] not in paths}
+
+
+@dataclass(slots=True)
+class _Lineage:
+    """What an index may carry over from those before it, shared by the copies a warm call
+    gets: per key, a value derived from an earlier index and the edit since (``pending``);
+    and the keys this index derived with a carry (``carried``), which the next index may
+    carry in turn. Emptied when the next index is built, so that a value derived from an
+    old index is kept only while it is still to be carried over."""
+
+    pending: dict[str, tuple[object, Edit]] = field(default_factory=dict)
+    carried: set[str] = field(default_factory=set)
+
+    def after(self, derived: dict[str, object], step: Edit) -> _Lineage:
+        """The lineage of the index ``step`` leads to from the one this lineage and
+        ``derived`` belong to; this one is emptied."""
+        pending = {key: (derived[key], step) for key in self.carried if key in derived}
+        for key, (value, edit) in self.pending.items():
+            pending.setdefault(key, (value, edit.then(step)))
+        self.clear()
+        return _Lineage(pending)
+
+    def clear(self) -> None:
+        """Nothing is carried over from here any more (a new index was built)."""
+        self.pending, self.carried = {}, set()
+
+
 @dataclass(slots=True)
 class ProjectIndex:
     """A walked and parsed project: listing, per-file facts and the resolved graph."""
@@ -98,19 +186,31 @@ class ProjectIndex:
     # what answers derive from this index (lookup tables, reverse edges, the tree), kept
     # with it and shared by the copies a warm call gets: computed once per index
     _derived: dict[str, object] = field(default_factory=dict)
+    _lineage: _Lineage = field(default_factory=_Lineage)
 
     def entry(self, relative: str) -> FileEntry | None:
         """The listed file at ``relative``, if any."""
         return self.listing.entry(relative)
 
-    def derived(self, key: str, compute: Callable[[], _T]) -> _T:
+    def derived(self, key: str, compute: Callable[[], _T], carry: Carry[_T] | None = None) -> _T:
         """What ``compute`` derives from this index, computed on the first call for
-        ``key`` and kept as long as the index is current."""
+        ``key`` and kept as long as the index is current. With ``carry``, an index built
+        after edits makes it from the value an index before it had (see :class:`Edit`):
+        an answer after a one-file edit costs what the edit changed, not what the project
+        holds. Either way the value is the one ``compute`` gives."""
         found = self._derived.get(key, _MISSING)
         if found is _MISSING:
             # tables of many small acyclic objects: no collector passes while they are made
             with collector_paused():
-                found = self._derived[key] = compute()
+                lineage = self._lineage
+                before = lineage.pending.pop(key, None)
+                if carry is not None and before is not None:
+                    found = carry(cast(_T, before[0]), before[1])
+                if found is None or found is _MISSING:
+                    found = compute()
+                self._derived[key] = found
+                if carry is not None:
+                    lineage.carried.add(key)
         return cast(_T, found)
 
 
@@ -146,6 +246,16 @@ and each config's stat (see ``IndexCache._index``)."""
 
 
 @dataclass(slots=True)
+class _Selection:
+    """The source files of a listing for one language selection: the listing's file names
+    in order, the position and dialect of each source among them, and their module names."""
+
+    names: list[str]
+    positions: list[tuple[int, SourceLanguage]]
+    modules: dict[str, str]
+
+
+@dataclass(slots=True)
 class _RootCache:
     files: dict[str, FileRecord] = field(default_factory=dict)
     graphs: dict[tuple[str, ...], tuple[_Signature, Resolver]] = field(default_factory=dict)
@@ -168,6 +278,8 @@ class _RootCache:
     tree: _Tree | None = None
     # the last index per language selection, with the listing it was built from
     indexes: dict[tuple[str, ...], ProjectIndex] = field(default_factory=dict)
+    # the sources of the last listing indexed, per language selection
+    selections: dict[tuple[str, ...], _Selection] = field(default_factory=dict)
     # reasons already logged for this root (each is logged once)
     logged: set[str] = field(default_factory=set)
     # the listing's problems (path, reason) already logged (each is logged once)
@@ -449,12 +561,24 @@ class IndexCache:
             known = dict(cache.files)
             from_disk = set(cache.from_disk)
         disk = cache.disk
-        selected = [
-            (item, language)
-            for item in listing.files
-            if (language := language_of(item.name, languages)) is not None
-        ]
-        modules = module_names([(item.relative, language) for item, language in selected])
+        names = [item.relative for item in listing.files]
+        key = tuple(language.name for language in languages)
+        chosen = cache.selections.get(key)
+        if chosen is not None and chosen.names == names:
+            # the same files as the build before (an edit of their content): their languages
+            # and module names are what they were
+            positions, modules = chosen.positions, chosen.modules
+        else:
+            positions = [
+                (number, language)
+                for number, item in enumerate(listing.files)
+                if (language := language_of(item.name, languages)) is not None
+            ]
+            modules = module_names(
+                [(listing.files[number].relative, language) for number, language in positions]
+            )
+            cache.selections[key] = _Selection(names, positions, modules)
+        selected = [(listing.files[number], language) for number, language in positions]
         stats = IndexStatistics()
         fresh: dict[str, FileRecord] = {}
         changed: dict[str, FileRecord] = {}
@@ -521,8 +645,7 @@ class IndexCache:
             tuple((item.relative, fresh[item.relative].digest) for item, _ in selected),
             configs_stat,
         )
-        key = tuple(language.name for language in languages)
-        listed = {item.relative for item in listing.files}
+        listed = set(names)
         with cache.lock:
             cache.files.update(fresh)
             gone = [path for path in cache.files if path not in listed]
@@ -536,9 +659,12 @@ class IndexCache:
             previous = cache.graphs.get(key)
         if disk is not None:
             disk.save(changed, gone)
+        # the files edited and linked again when the graph was made from the one before
+        lineage: tuple[list[str], frozenset[str]] | None = None
         if previous is not None and previous[0] == signature:
             resolver = previous[1]
             stats.graph_reused = True
+            lineage = [], frozenset()
         else:
             configs = _read_configs(config_files, allowed)
             direct = None
@@ -554,7 +680,10 @@ class IndexCache:
                 else None
             )
             if relinked is not None:
-                resolver, stats.relinked = relinked
+                assert edited is not None
+                resolver, linked = relinked
+                stats.relinked = len(linked)
+                lineage = edited, linked
             else:
                 with collector_paused():
                     resolver = Resolver(sources, configs, direct)
@@ -563,7 +692,21 @@ class IndexCache:
             with cache.lock:
                 cache.graphs[key] = (signature, resolver)
         repair.built()
-        return ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
+        index = ProjectIndex(root, languages, listing, sources, resolver, problems, stats)
+        before = cache.indexes.get(key)
+        if before is not None:
+            if lineage is not None and previous is not None and before.resolver is previous[1]:
+                step = Edit(
+                    frozenset(lineage[0]),
+                    lineage[1],
+                    before.sources,
+                    before.resolver.graph,
+                    before.listing,
+                )
+                index._lineage = before._lineage.after(before._derived, step)
+            else:
+                before._lineage.clear()
+        return index
 
 
 class _Repair:

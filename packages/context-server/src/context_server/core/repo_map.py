@@ -6,6 +6,7 @@ ties in rank are broken by path, and nothing depends on hash order.
 
 from __future__ import annotations
 
+import operator
 import re
 import threading
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from mcp_common import AllowedPaths, ErrorCode, ToolError, code_block
 
 from context_server.core.facts import Declaration
 from context_server.core.graph import PackedGraph
-from context_server.core.index import ProjectIndex, read_source
+from context_server.core.index import Edit, ProjectIndex, read_source
 from context_server.core.languages import dialect, unsupported_language
 from context_server.core.outline import render_signatures
 from context_server.core.resolution import Resolver
@@ -516,7 +517,18 @@ def other_languages(index: ProjectIndex) -> tuple[OtherLanguage, ...]:
             OtherLanguage(language, len(paths), tuple(paths[:3])) for language, paths in ordered
         )
 
-    return index.derived("other languages", build)
+    def carry(found: tuple[OtherLanguage, ...], edit: Edit) -> tuple[OtherLanguage, ...] | None:
+        # the same files listed (an edit of their content): the same languages
+        before, now = edit.listing.files, index.listing.files
+        same = len(before) == len(now) and all(
+            map(operator.eq, map(_RELATIVE, before), map(_RELATIVE, now))
+        )
+        return found if same else None
+
+    return index.derived("other languages", build, carry)
+
+
+_RELATIVE = operator.attrgetter("relative")
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,10 +52,12 @@ class Resolver:
             internal,
         )
 
-    def relinked(self, sources: PackedFacts, changed: Sequence[str]) -> tuple[Resolver, int] | None:
+    def relinked(
+        self, sources: PackedFacts, changed: Sequence[str]
+    ) -> tuple[Resolver, frozenset[str]] | None:
         """The resolver of ``sources``, the same files as this one's in the same order
-        with the same configs, where only the files ``changed`` were edited, and how many
-        files were linked again: only what the edit can change. An edited file is linked
+        with the same configs, where only the files ``changed`` were edited, and the files
+        linked again: only what the edit can change. An edited file is linked
         again; where its edit changed what other files are linked against (a declaration,
         an import, its package or module), its family's linker is built again and the
         family's files reading the name of a table entry the edit added or removed (see
@@ -75,6 +77,9 @@ class Resolver:
         for name in families:
             kept.pop(name, None)
         resolver = Resolver(sources, self._configs, self._graph)
+        if not families and self._plugins is not None:
+            # every linker kept, and the same files by family: nothing to group again
+            resolver._plugins = self._plugins
         resolver._kept = kept
         linked = set(changed)
         internal = self._graph.internal
@@ -89,7 +94,7 @@ class Resolver:
             )
         rows = {path: resolver.resolve(path, sources[path]) for path in linked}
         resolver._graph = self._graph.replaced(rows, internal)
-        return resolver, len(rows)
+        return resolver, frozenset(rows)
 
     def _readers(self, before: PackedFacts, moved: Sequence[str]) -> set[str]:
         """The files of the families of ``moved`` (files whose facts were ``before``'s)

@@ -18,7 +18,14 @@ from pathlib import Path
 from mcp_common import AllowedPaths, ErrorCode, ToolError
 
 from context_server.core.facts import Alternative, Ambiguity, Declaration, Edge, Linked
-from context_server.core.index import IndexCache, ProjectIndex, read_source
+from context_server.core.index import (
+    Edit,
+    IndexCache,
+    ProjectIndex,
+    carry_edited,
+    carry_relinked,
+    read_source,
+)
 from context_server.core.languages import LANGUAGES, dialect, family_of, select_languages
 from context_server.core.outline import outline, render_signatures
 from context_server.core.repo_map import RepoMap, RepoMapper
@@ -319,8 +326,10 @@ class ContextService:
             )
         # Token counts and a declaration's own dependencies are kept with the index: a warm
         # question reads and counts only what it returns as source.
-        costs = index.derived("token counts", dict[tuple[object, ...], int])
-        parts = index.derived("declaration dependencies", dict[tuple[str, str], Linked])
+        costs = index.derived("token counts", dict[tuple[str, ...], int], carry_edited)
+        parts = index.derived(
+            "declaration dependencies", dict[tuple[str, ...], Linked], carry_relinked
+        )
         span = symbol.span if narrowed and symbol is not None else None
         linked = parts.get((target, str(span)))
         if linked is None:
@@ -369,7 +378,7 @@ class ContextService:
         omitted: list[SelectedFile] = []
         if token_budget is not None:
             chosen, omitted = budget_fill([(item, item.tokens) for item in chosen], token_budget)
-        key = ("target", target, str(span), detail, tokenizer)
+        key = (target, "target", str(span), detail, tokenizer)
         tokens = costs.get(key)
         if tokens is None:
             whole = self.text(index, target)
@@ -437,11 +446,43 @@ def _names(index: ProjectIndex) -> _Names:
             for d in facts.declarations:
                 if d.kind == "type":
                     names.types.setdefault(d.simple_name, []).append((rel, d))
-                    last = d.qualified_name.rsplit(".", 1)[-1]
-                    names.types_by_last.setdefault(last, []).append((rel, d))
+                    names.types_by_last.setdefault(_last(d), []).append((rel, d))
         return names
 
-    return index.derived("target names", build)
+    def carry(names: _Names, edit: Edit) -> _Names:
+        # the same files (an edit adds, removes or renames none): only the types the edited
+        # files declared before and declare now move, each list kept in index order
+        if not edit.edited:
+            return names
+        position = index.resolver.graph.position
+        types, by_last = dict(names.types), dict(names.types_by_last)
+        for table, key in ((types, _simple), (by_last, _last)):
+            now: dict[str, list[tuple[str, Declaration]]] = {}
+            moved: set[str] = set()
+            for rel in edit.edited:
+                moved.update(key(d) for d in edit.sources[rel].declarations if d.kind == "type")
+                for d in index.sources[rel].declarations:
+                    if d.kind == "type":
+                        now.setdefault(key(d), []).append((rel, d))
+            for name in moved | now.keys():
+                kept = [pair for pair in table.get(name, ()) if pair[0] not in edit.edited]
+                kept += now.get(name, [])
+                kept.sort(key=lambda pair: position(pair[0]))  # stable: a file's in order
+                if kept:
+                    table[name] = kept
+                else:
+                    table.pop(name, None)
+        return _Names(names.by_file, names.by_stem, types, by_last)
+
+    return index.derived("target names", build, carry)
+
+
+def _simple(declaration: Declaration) -> str:
+    return declaration.simple_name
+
+
+def _last(declaration: Declaration) -> str:
+    return declaration.qualified_name.rsplit(".", 1)[-1]
 
 
 def _matches(index: ProjectIndex, wanted: str) -> list[tuple[str, Declaration | None]]:

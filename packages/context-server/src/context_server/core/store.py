@@ -345,10 +345,12 @@ class RootStore:
         """The stored direct dependencies of ``paths`` for the language selection
         ``languages``, if they were resolved from sources with this ``signature``."""
         limit = GRAPH_BYTES + GRAPH_BYTES_PER_FILE * len(paths)
+        # matched by the signature first: after an edit the stored graph (megabytes on a
+        # large project) is another's, and is not read at all
         rows = self._read(
             "SELECT signature, CASE WHEN length(direct) <= ? THEN direct END FROM graphs"
-            " WHERE languages = ?",
-            (limit, languages),
+            " WHERE languages = ? AND signature = ?",
+            (limit, languages, signature),
         )
         if not rows or rows[0][0] != signature:
             return None

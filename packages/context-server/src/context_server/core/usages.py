@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from context_server.core.facts import Declaration, Edge
-from context_server.core.index import ProjectIndex
+from context_server.core.index import Edit, ProjectIndex, carry_edited, carry_relinked
 from context_server.core.languages import dialect, family_of
 from context_server.core.walk import sort_key
 
@@ -67,10 +67,12 @@ def used_symbols(index: ProjectIndex, path: str) -> Mapping[str, Mapping[str, in
     """Per dependency of ``path``, the declarations (qualified names) its code uses and how
     often: the file linked once more (the stored graph keeps only the edges), then kept with
     the index."""
-    found = index.derived("used symbols", dict[str, Mapping[str, Mapping[str, int]]])
-    used = found.get(path)
+    found = index.derived(
+        "used symbols", dict[tuple[str, ...], Mapping[str, Mapping[str, int]]], carry_relinked
+    )
+    used = found.get((path,))
     if used is None:
-        used = found[path] = index.resolver.details(path).symbols
+        used = found[(path,)] = index.resolver.details(path).symbols
     return used
 
 
@@ -79,9 +81,9 @@ def reverse_edges(index: ProjectIndex) -> dict[str, list[tuple[str, Edge]]]:
     dependency graph reversed once per index, so that a question about users reads only
     the answer's own edges."""
 
-    def build() -> dict[str, list[tuple[str, Edge]]]:
+    def users_of(paths: Iterable[str]) -> dict[str, list[tuple[str, Edge]]]:
         reverse: dict[str, list[tuple[str, Edge]]] = {}
-        for path in sorted(index.sources, key=sort_key):
+        for path in paths:
             seen: set[str] = set()
             for edge in index.resolver.direct(path).edges:
                 if edge.target != path and edge.target not in seen:
@@ -89,7 +91,30 @@ def reverse_edges(index: ProjectIndex) -> dict[str, list[tuple[str, Edge]]]:
                     reverse.setdefault(edge.target, []).append((path, edge))
         return reverse
 
-    return index.derived("reverse edges", build)
+    def build() -> dict[str, list[tuple[str, Edge]]]:
+        return users_of(sorted(index.sources, key=sort_key))
+
+    def carry(
+        reverse: dict[str, list[tuple[str, Edge]]], edit: Edit
+    ) -> dict[str, list[tuple[str, Edge]]]:
+        # only the users of what the files linked again depended on before or do now move
+        relinked = edit.relinked
+        carried = dict(reverse)
+        now = users_of(relinked)
+        moved = set(now)
+        for path in relinked:
+            moved.update(edit.graph.files(path))
+        for target in moved:
+            kept = [pair for pair in carried.get(target, ()) if pair[0] not in relinked]
+            kept += now.get(target, [])
+            kept.sort(key=lambda pair: sort_key(pair[0]))
+            if kept:
+                carried[target] = kept
+            else:
+                carried.pop(target, None)
+        return carried
+
+    return index.derived("reverse edges", build, carry)
 
 
 def target_names(
@@ -112,8 +137,8 @@ def occurrences(
     one entry per identifier (``read`` gives a file's text). Kept with the index: a warm
     question about the same names parses nothing again."""
     wanted = tuple(sorted(set(names)))
-    found = index.derived("occurrences", dict[tuple[str, tuple[str, ...]], list[int]])
-    key = (path, wanted)
+    found = index.derived("occurrences", dict[tuple[str, ...], list[int]], carry_edited)
+    key = (path, *wanted)
     lines = found.get(key)
     if lines is None:
         lines = found[key] = _occurrences(index, path, wanted, read(path))
