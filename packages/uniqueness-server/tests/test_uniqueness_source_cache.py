@@ -11,9 +11,12 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uniqueness_server.engine.backends.embedded as embedded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_common import McpTool, ToolError
@@ -255,3 +258,37 @@ def test_a_kept_source_answers_every_check_as_a_source_read_afresh(
                     assert warm.text == cold.text
             assert len(cache_of(fresh_root)) == 0
             assert [e.codes is not None for e in cache_of(kept_root)._entries.values()] == [True]
+
+
+@pytest.mark.usefixtures("no_racy_window")
+def test_a_warm_find_keys_judges_its_columns_from_samples_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the values a key's columns are judged by are kept with the source (their query cost
+    # a warm call on a small wide file a third of its CPU): a warm call reads none, and a
+    # file rewritten since is judged by its new values
+    read: list[int] = []
+    real = embedded.sample_values
+
+    def counted(table: Any, positions: Sequence[int], rows: int) -> dict[int, list[Any]]:
+        read.extend(positions)
+        return real(table, positions, rows)
+
+    monkeypatch.setattr(embedded, "sample_values", counted)
+    root = tmp_path / "data"
+    data = write(root / "people.csv", "id,name\n1,Ann\n2,Bob\n3,Cid\n")
+    tools = tools_for(root)
+    first = call(tools["find_keys"], {"path": "people.csv", "maxColumns": 1})
+    assert sorted(read) == [0, 1]
+    read.clear()
+    again = call(tools["find_keys"], {"path": "people.csv", "maxColumns": 1})
+    assert again.structured == first.structured
+    assert read == []
+    data.write_text("id,name\n2020-01-01,Ann\n2020-01-02,Bob\n2020-01-03,Cid\n", encoding="utf-8")
+    changed = call(tools["find_keys"], {"path": "people.csv", "maxColumns": 1})
+    assert sorted(read) == [0, 1]
+    assert changed.structured is not None
+    assert first.structured is not None
+    reasons = {k["columns"][0]: k["reasons"] for k in changed.structured["keys"]}
+    assert reasons["id"] == ["id holds dates"]
+    assert first.structured["keys"][0]["reasons"] == ["id is an integer named like an identifier"]

@@ -348,6 +348,13 @@ class Backend(Protocol):
         """Every column's type, missing and distinct counts and sample values."""
         ...
 
+    def sample_values(
+        self, table: Table, positions: Sequence[int], rows: int
+    ) -> dict[int, list[Any]]:
+        """Values of the first ``rows`` rows the source gives of each of ``positions``
+        (see :func:`uniqueness_server.engine.sql.sample_values`)."""
+        ...
+
     def codes(
         self, table: Table, positions: Sequence[int], source: str, max_cells: int
     ) -> CodeMatrix:

@@ -35,7 +35,6 @@ from uniqueness_server.engine.metadata import (
 from uniqueness_server.engine.model import MAX_KEY_COLUMNS, KeySearch, Nulls, TableMetadata
 from uniqueness_server.engine.plausibility import ColumnJudgement, column_kind, judge_column
 from uniqueness_server.engine.ranking import RankedKeys
-from uniqueness_server.engine.sql import sample_values
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS, ColumnStats, column_stats
 from uniqueness_server.engine.table import Table
 
@@ -169,7 +168,7 @@ class _Judge:
 
 def _judged(table: Table, stats: ColumnStats, positions: list[int]) -> dict[int, ColumnJudgement]:
     """Each column of ``positions`` judged, its kind from a sample of rows."""
-    values = sample_values(table, positions, _KIND_SAMPLE)
+    values = table.backend.sample_values(table, positions, _KIND_SAMPLE)
     return {
         p: judge_column(
             table.names[p],

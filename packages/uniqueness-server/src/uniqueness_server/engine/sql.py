@@ -11,6 +11,7 @@ values never do.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from mcp_common import ToolContext
 
@@ -35,11 +36,11 @@ def column_passes(positions: Sequence[int]) -> list[Sequence[int]]:
     return [positions[i : i + PASS_COLUMNS] for i in range(0, max(1, len(positions)), PASS_COLUMNS)]
 
 
-def sample_values(table: Table, positions: Sequence[int], rows: int) -> dict[int, list[object]]:
+def sample_values(table: Table, positions: Sequence[int], rows: int) -> dict[int, list[Any]]:
     """Values of the first ``rows`` rows the source gives of each of ``positions`` (cut as
     :func:`sampled_list` cuts them), one query per :func:`column_passes` run: each column's
     values are its own sample (queries of different runs may see different rows)."""
-    found: dict[int, list[object]] = {}
+    found: dict[int, list[Any]] = {}
     for run in column_passes(positions):
         if not run:
             continue

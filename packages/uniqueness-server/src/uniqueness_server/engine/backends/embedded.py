@@ -53,6 +53,7 @@ from uniqueness_server.engine.sql import (
     column_list,
     duplicated_each,
     not_missing,
+    sample_values,
     shown_list,
 )
 from uniqueness_server.engine.stats import (
@@ -153,6 +154,8 @@ class CachedSource:
     evicted: bool = False
     profile: Profile | None = None  # its column profile, once a call computed it
     codes: CodeMatrix | None = None  # every column coded, with its facts, once a call needed it
+    # sample values by (rows, position), once a call read them (plausibility judgements)
+    samples: dict[tuple[int, int], list[Any]] = dataclasses.field(default_factory=dict)
     uncodable: bool = False  # its distinct values are too large to code (TooManyCellsError)
 
 
@@ -603,6 +606,21 @@ class DuckDbBackend:
         if cached.profile is None:
             cached.profile = text_profile(table, self.registered)
         return dataclasses.replace(cached.profile, source=table.label)
+
+    def sample_values(
+        self, table: Table, positions: Sequence[int], rows: int
+    ) -> dict[int, list[Any]]:
+        """The first rows' values (:func:`.sql.sample_values`); a kept source's are read
+        once per column (they depend only on the rows kept): the query cost a warm call on a
+        small wide file 5-7 ms of CPU, a third of the call."""
+        cached = self.cached
+        if cached is None:
+            return sample_values(table, positions, rows)
+        unread = [p for p in positions if (rows, p) not in cached.samples]
+        if unread:
+            read = sample_values(table, unread, rows)
+            cached.samples.update({(rows, p): values for p, values in read.items()})
+        return {p: cached.samples[(rows, p)] for p in positions}
 
     def codes(
         self, table: Table, positions: Sequence[int], source: str, max_cells: int

@@ -49,7 +49,7 @@ from uniqueness_server.engine.codes import CodeMatrix, TooManyCellsError, ValueC
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
 from uniqueness_server.engine.profile import typed_profile
-from uniqueness_server.engine.sql import column_list, has_duplicates_query
+from uniqueness_server.engine.sql import column_list, has_duplicates_query, sample_values
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
 from uniqueness_server.read_limits import ReadLimits
@@ -397,6 +397,13 @@ class SparkBackend:
         source = searched_columns(table, positions)
         counted = distinct_counts(table, positions, source)
         return aggregate_stats(table, positions, source, estimate=True, counted=counted)
+
+    def sample_values(
+        self, table: Table, positions: Sequence[int], rows: int
+    ) -> dict[int, list[Any]]:
+        """The first rows' values, read by a query each time (see
+        :func:`.sql.sample_values`)."""
+        return sample_values(table, positions, rows)
 
     def profile(self, table: Table) -> Profile:
         """Spark's value types, exact distinct counts."""

@@ -61,7 +61,13 @@ from uniqueness_server.engine.columns import addressable
 from uniqueness_server.engine.metadata import Catalog
 from uniqueness_server.engine.model import DuplicateGroup, Nulls, Profile
 from uniqueness_server.engine.profile import typed_profile
-from uniqueness_server.engine.sql import any_missing, column_list, duplicated_each, not_missing
+from uniqueness_server.engine.sql import (
+    any_missing,
+    column_list,
+    duplicated_each,
+    not_missing,
+    sample_values,
+)
 from uniqueness_server.engine.stats import ColumnStats, aggregate_stats
 from uniqueness_server.engine.table import Table
 from uniqueness_server.read_limits import MIB, ReadLimits
@@ -435,6 +441,13 @@ class SqlBackend:
         """One aggregate query with an exact ``COUNT(DISTINCT …)`` per column (the rows stay
         in the database: ``code`` is not followed)."""
         return aggregate_stats(table, positions, table.relation, estimate=False)
+
+    def sample_values(
+        self, table: Table, positions: Sequence[int], rows: int
+    ) -> dict[int, list[Any]]:
+        """The first rows' values, read by a query each time (see
+        :func:`.sql.sample_values`)."""
+        return sample_values(table, positions, rows)
 
     def profile(self, table: Table) -> Profile:
         """The driver's types, exact distinct counts."""
