@@ -70,7 +70,8 @@ def isolated_env(
     root: Path, monkeypatch: pytest.MonkeyPatch, templates: dict[str, Path]
 ) -> AdoptEnv:
     """An :class:`AdoptEnv` under ``root``: HOME and git configuration of its own, fakes first
-    on the PATH, log and state files, every variable a fake or GitHub reads cleared."""
+    on the PATH, log and state files, every variable a fake or GitHub reads cleared
+    (``CLAUDE_CONFIG_DIR`` too: the trust step would write to the person's own)."""
     home = root / "home"
     remotes = root / "remotes"
     workspace = root / "ws"
@@ -86,7 +87,9 @@ def isolated_env(
     monkeypatch.setenv("FAKE_LOG", str(log))
     monkeypatch.setenv("FAKE_STATE", str(state))
     for name in list(os.environ):
-        if name.startswith(("FAKE_CLAUDE", "FAKE_GH", "FAKE_GIT", "GH_", "GITHUB_TOKEN")):
+        if name.startswith(
+            ("FAKE_CLAUDE", "FAKE_GH", "FAKE_GIT", "GH_", "GITHUB_TOKEN", "CLAUDE_CONFIG_DIR")
+        ):
             monkeypatch.delenv(name)
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text(

@@ -477,6 +477,31 @@ def test_unreadable_claude_json_is_refused_not_clobbered(adopt_env: AdoptEnv) ->
     assert config.read_text() == "{not json"
 
 
+def test_trust_goes_to_the_claude_json_of_claude_config_dir_when_that_is_set(
+    adopt_env: AdoptEnv,
+) -> None:
+    """claude reads ``$CLAUDE_CONFIG_DIR/.claude.json`` when the variable is set (it reaches
+    claude through the allow-list): the trust must be granted there, not in ``~``."""
+    config_dir = adopt_env.root / "claude-config"
+    config_dir.mkdir()
+    saw = adopt_env.root / "claude-saw.json"
+    settings = json.loads((adopt_env.home / ".claude" / "settings.json").read_text())
+    settings["env"]["FAKE_CLAUDE_SNAPSHOT"] = str(saw)
+    (config_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    config = config_dir / ".claude.json"
+    original = b'{"theme": "dark"}'
+    config.write_bytes(original)
+    adopt_env.monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    report = adopt_one(adopt_env, adopt_env.remote("plain"), dry_run=True)
+    assert report.succeeded, report.failure
+    trusted = json.loads(saw.read_text(encoding="utf-8"))["projects"]
+    assert [p for p, e in trusted.items() if e["hasTrustDialogAccepted"]] == [
+        str(adopt_env.workspace / "plain")
+    ], "claude ran with its checkout trusted in the file it reads"
+    assert config.read_bytes() == original, "the trust is taken back"
+    assert not (adopt_env.home / ".claude.json").exists(), "the home directory's file untouched"
+
+
 def test_trust_keeps_unrelated_fields(adopt_env: AdoptEnv) -> None:
     config = adopt_env.home / ".claude.json"
     config.write_text(json.dumps({"theme": "dark", "projects": {"/x": {"a": 1}}}))

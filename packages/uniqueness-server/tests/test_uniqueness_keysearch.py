@@ -20,14 +20,15 @@ import numpy as np
 import pytest
 import uniqueness_server.engine.keys as key_search
 import uniqueness_server.engine.keysearch.records as records_module
+import uniqueness_server.engine.keysearch.triples as triples
 import uniqueness_server.engine.ranking as ranking
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from mcp_common import ErrorCode, ToolCancelledError, ToolContext, ToolError
 from test_uniqueness_keys_oracle import Row, brute_force_keys, csv_text, search_rows
 from uniqueness_server.engine import Nulls, find_keys, open_file
 from uniqueness_server.engine.keysearch import CodeBlock, Records, minimal_keys
-from uniqueness_server.read_limits import ReadLimits
+from uniqueness_server.engine.keysearch.triples import walk_to_three
 from uniqueness_testkit import call, tools_for
 
 
@@ -225,6 +226,123 @@ def test_a_last_level_too_large_to_hold_is_walked_exactly(
         assert set(found.keys) == expected
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    random_tables(),
+    st.sampled_from(list(Nulls)),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+)
+# under nulls=distinct, (a, t, m) is a key only through m's missing values: the counting
+# bound must count them (a's group of 5 rows has 2 rows complete on t and m); in the first
+# table m is searched after t, in the second before it
+@example(
+    rows=[
+        *(("x", t, m) for t, m in [("0", "7"), ("1", "7"), ("0", None), ("1", None), ("0", None)]),
+        *(("p", "0", "7"), ("q", "1", "7"), ("r", "1", "7"), ("s", "2", "7")),
+    ],
+    nulls=Nulls.DISTINCT,
+    limit=3,
+    by_indexes=False,
+    split=False,
+)
+@example(
+    rows=[
+        *(("x", t, m) for t, m in [("0", "7"), ("1", "7"), ("0", None), ("1", None), ("0", None)]),
+        *(("p", "0", "7"), ("q", "1", "7"), ("r", "1", "7"), ("s", "0", "7")),
+    ],
+    nulls=Nulls.DISTINCT,
+    limit=3,
+    by_indexes=False,
+    split=False,
+)
+def test_keys_decided_one_first_column_at_a_time_match_brute_force(
+    rows: list[Row], nulls: Nulls, limit: int, by_indexes: bool, split: bool
+) -> None:
+    # the walk that holds no candidate of any size (the cover of even the pairs too large),
+    # with bit sets of row pairs or, as on tall tables, position-list indexes
+    columns = list(zip(*rows, strict=True))
+    records = records_of(columns, nulls, split=split)
+    found: list[tuple[int, ...]] = []
+    with pytest.MonkeyPatch.context() as patch:
+        if by_indexes:
+            patch.setattr(triples, "_ROW_PAIRS", 0)
+        walk_to_three(
+            records,
+            limit,
+            lambda keys: found.extend(tuple(k) for k in keys.tolist()),
+            lambda: None,
+            lambda _fraction, _message: None,
+        )
+    expected = brute_force_keys(rows, range(len(columns)), limit, nulls)
+    got = [tuple(sorted(records.positions[c] for c in key)) for key in found]
+    assert len(got) == len(set(got))
+    assert set(got) == {tuple(sorted(k)) for k in expected}
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_tables(), st.sampled_from(list(Nulls)))
+def test_a_search_holding_no_candidate_of_three_columns_stays_exact(
+    rows: list[Row], nulls: Nulls
+) -> None:
+    # no room for a single candidate: a search of keys up to 3 columns goes to the walk
+    columns = list(zip(*rows, strict=True))
+    assume(len(columns) >= 3)
+    found = minimal_keys(records_of(columns, nulls), 3, lambda: None, capacity=0)
+    expected = brute_force_keys(rows, range(len(columns)), 3, nulls)
+    assert set(found.keys) == {tuple(sorted(k)) for k in expected}
+    assert [len(k) for k in found.keys] == sorted(len(k) for k in found.keys)
+
+
+def test_ten_thousand_columns_up_to_three_are_searched_whole(tmp_path: Path) -> None:
+    # 10,000 columns over 40 rows, keys known by construction: k0 is unique; 30 columns
+    # of 4 values hold planted keys of 3 columns (the digits of a permutation of 0..39 in
+    # base 4) and whatever triples of them tell the 40 rows apart (counted below); the
+    # other 9,969 are two-valued, so a set holding one and at most two others of at most
+    # 4 values has at most 2 x 4 x 4 = 32 < 40 combinations: never a key. A cover of the
+    # pairs of these columns passes millions of candidates
+    width, count, designed = 10_000, 40, 30
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 2, size=(width, count))
+    codes[0] = np.arange(count)
+    codes[1 : designed + 1] = rng.integers(0, 4, size=(designed, count))
+    for first in range(1, designed + 1, 6):  # 5 planted triples
+        order = rng.permutation(count)
+        codes[first], codes[first + 1], codes[first + 2] = order % 4, order // 4 % 4, order // 16
+    rows: list[Row] = [tuple(str(v) for v in codes[:, r]) for r in range(count)]
+    path = tmp_path / "ten-thousand.csv"
+    path.write_text(csv_text(width, rows), encoding="utf-8")
+    expected = {frozenset({0})}
+    small = range(1, designed + 1)
+    for size in (2, 3):
+        for combo in itertools.combinations(small, size):
+            if any(k <= set(combo) for k in expected):
+                continue
+            key = np.zeros(count, dtype=np.int64)
+            for p in combo:
+                key = key * 4 + codes[p]
+            if len(np.unique(key)) == count:
+                expected.add(frozenset(combo))
+    assert {frozenset({f, f + 1, f + 2}) for f in range(1, designed + 1, 6)} <= expected
+    walked: list[str] = []
+    context = ToolContext(lambda _p, _t, message: walked.append(message or ""))
+    table = open_file(path, label=path.name, context=context)
+    try:
+        whole = find_keys(table, max_columns=3, context=context)
+        page = find_keys(table, max_columns=3, offset=5, limit=5)
+    finally:
+        table.close()
+    assert any("one first column at a time" in m for m in walked), "no walk: the cover held"
+    got = {frozenset(int(c[1:]) for c in key.columns) for key in whole.keys}
+    assert got == expected, (
+        sorted(map(sorted, got - expected)),
+        sorted(map(sorted, expected - got)),
+    )
+    assert page.keys_found == whole.keys_found == len(expected)
+    assert list(page.keys) == list(whole.keys[5:10])
+
+
 def _hundreds_of_keys(tmp_path: Path, width: int) -> np.ndarray:
     # 30 rows, columns of 6 values: a few hundred unique pairs, thousands of minimal triples
     rng = np.random.default_rng(4)
@@ -254,7 +372,7 @@ def test_an_answer_too_large_to_hold_is_paged_whole(
         whole = find_keys(table, max_columns=3, context=context)
     finally:
         table.close()
-    assert any("one prefix at a time" in m for m in walked), "the last level was not walked"
+    assert any("one first column at a time" in m for m in walked), "the keys were not walked"
     assert whole.keys_found == len(whole.keys) == len(expected)
     tool = tools_for(tmp_path)["find_keys"]
     paged: list[list[str]] = []
@@ -279,7 +397,7 @@ def test_cancelling_the_walked_last_level_stops_it(
     context: ToolContext
 
     def sink(progress: float, total: float | None, message: str | None) -> None:
-        if message is not None and "one prefix at a time" in message:
+        if message is not None and "one first column at a time" in message:
             context.cancel()
 
     context = ToolContext(sink)
@@ -316,26 +434,45 @@ def test_a_page_past_the_ranked_keys_is_refused_with_the_count(
 def test_an_answer_whose_smaller_keys_do_not_fit_is_refused_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 200 columns of 25 values over 30 rows: the candidates of 2 columns alone outnumber
-    # what this test lets the search hold, so the last level cannot be walked
+    # 200 columns of 25 values over 30 rows: the candidates of 2 and 3 columns alone
+    # outnumber what this test lets the search hold, so the last level of 4 cannot be walked
+    # (keys of up to 3 columns would be walked without a cover)
     monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
     width = 200
     rng = random.Random(4)
     rows: list[Row] = [tuple(str(rng.randrange(25)) for _ in range(width)) for _ in range(30)]
     (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
     with pytest.raises(ToolError) as refused:
+        call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 4})
+    assert refused.value.code is ErrorCode.INVALID_ARGUMENT
+    assert "more than 1,000 candidate keys of fewer than 4 columns" in str(refused.value)
+    assert "name fewer columns or lower maxColumns" in str(refused.value)
+    assert "keys of up to 3 columns over every row are searched without" in str(refused.value)
+
+
+def test_a_walk_wider_than_its_matrix_of_pairs_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the walk records which pairs are keys in width x width bits (256 MiB: 46,341
+    # columns); past that it refuses, saying so, rather than take the memory
+    monkeypatch.setattr(key_search, "MOST_CANDIDATES", 1_000)
+    monkeypatch.setattr(triples, "MOST_PAIR_BITS", 100 * 100)
+    width = 101
+    rng = random.Random(4)
+    rows: list[Row] = [tuple(str(rng.randrange(25)) for _ in range(width)) for _ in range(30)]
+    (tmp_path / "many.csv").write_text(csv_text(width, rows), encoding="utf-8")
+    with pytest.raises(ToolError) as refused:
         call(tools_for(tmp_path)["find_keys"], {"path": "many.csv", "maxColumns": 3})
     assert refused.value.code is ErrorCode.INVALID_ARGUMENT
-    assert "more than 1,000 candidate keys of fewer than 3 columns" in str(refused.value)
+    assert "101 columns make more pairs than the 10,000 bits" in str(refused.value)
     assert "name fewer columns or lower maxColumns" in str(refused.value)
 
 
 def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
     # 10,000 columns over 40 rows: two-valued columns (no key among them: 2 x 2 and 2 x 8
     # value pairs are fewer than 40 rows), one unique column and 20 pairs of columns of 5
-    # and 8 values, each pair a key (other pairs of them may be keys by chance). DuckDB's
-    # CSV reader needs more than the default 512 MiB for a record this wide, hence the
-    # engine memory.
+    # and 8 values, each pair a key (other pairs of them may be keys by chance). Read at
+    # the default engine memory (DuckDB reads it 2,000 columns a query).
     width, count = 10_000, 40
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 2, size=(width, count))
@@ -352,8 +489,7 @@ def test_ten_thousand_columns_are_searched_and_paged(tmp_path: Path) -> None:
         if len(set(zip(codes[a].tolist(), codes[b].tolist(), strict=True))) == count:
             expected.add(frozenset({a, b}))
     assert len(expected) > 20
-    limits = ReadLimits(max_engine_memory=1024)
-    table = open_file(path, label=path.name, limits=limits)
+    table = open_file(path, label=path.name)
     try:
         whole = find_keys(table, max_columns=2)
         page = find_keys(table, max_columns=2, offset=7, limit=7)

@@ -13,7 +13,7 @@ import io
 from pathlib import Path
 
 import pytest
-from uniqueness_server.engine import codes, open_file, profile_columns
+from uniqueness_server.engine import codes, find_keys, open_file, profile_columns, sql
 from uniqueness_server.engine.profile import _SAMPLE_ROWS
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 
@@ -152,3 +152,40 @@ def test_coded_and_profiled_passes_count_the_same_exact_facts(tmp_path: Path) ->
         assert matrix.distinct[p] == len(facts.values[p]) == len(set(present))
         assert matrix.lengths[p] == facts.lengths[p] == sum(len(v) for v in present)
     assert matrix.rows == facts.rows == rows
+
+
+def test_eight_thousand_columns_are_read_at_the_default_engine_memory(tmp_path: Path) -> None:
+    # one query of 8,000 columns took DuckDB's CSV reader past the default 512 MiB of engine
+    # memory (--max-engine-memory); the columns are read in runs of PASS_COLUMNS instead, and
+    # the facts on either side of each run's edge are exact
+    width, count = 8_000, 40
+    unique = set(range(0, width, 7))
+
+    def value(p: int, r: int) -> str:
+        if p in unique:
+            return f"{p}-{r}"
+        if p % 10 == 9 and r % 4 == 0:
+            return ""  # missing
+        return str(r % (p % 11 + 2))
+
+    header = [f"k{p}" for p in range(width)]
+    lines = [header] + [[value(p, r) for p in range(width)] for r in range(count)]
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(lines)
+    path = tmp_path / "eight-thousand.csv"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    assert width > sql.PASS_COLUMNS
+    table = open_file(path, label=path.name)
+    try:
+        profile = profile_columns(table)
+        search = find_keys(table, max_columns=1)
+    finally:
+        table.close()
+    assert profile.rows == count
+    assert [c.name for c in profile.columns] == header
+    for p in (0, 1, sql.PASS_COLUMNS - 1, sql.PASS_COLUMNS, 3 * sql.PASS_COLUMNS, width - 1):
+        present = [value(p, r) for r in range(count) if value(p, r)]
+        column = profile.columns[p]
+        assert (column.distinct, column.missing) == (len(set(present)), count - len(present))
+        assert column.samples[0] == present[0]
+    assert {key.columns for key in search.keys} == {(f"k{p}",) for p in unique}

@@ -26,6 +26,12 @@ def command_line_parser() -> argparse.ArgumentParser:
 def main() -> None:
     """Console entry point of ``claude-adopt``."""
     answer_help_or_version("claude-adopt", "adopt_server", DISTRIBUTION)
+    from mcp_common.hardening import harden_process
+
     from adopt_server.command import run
+
+    # the repositories' builds and claude run as this user: keep this process's
+    # environment (the tokens) out of their reach in /proc/<pid>/environ
+    harden_process()
 
     sys.exit(run())

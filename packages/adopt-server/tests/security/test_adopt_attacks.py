@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,17 @@ from adopt_testkit import POM, git
 from conftest import AdoptEnv
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_common.testing import result_text
+from mcp_common.testing import (
+    ANCESTOR_ENVIRON_THIEF,
+    process_logging_to,
+    result_text,
+    same_user_without_ptrace,
+)
 
 pytestmark = pytest.mark.e2e
 
 SERVER = Path(sys.executable).parent / "adopt-server"
+CLAUDE_ADOPT = Path(sys.executable).parent / "claude-adopt"
 PRE_COMMIT = "repos:\n  - repo: local\n    hooks: []\n"
 
 
@@ -66,11 +73,19 @@ def repository(where: Path, name: str, files: Mapping[str, str], links: Mapping[
 
 
 @asynccontextmanager
-async def server(env: AdoptEnv, root: Path) -> AsyncIterator[Client]:
+async def server(env: AdoptEnv, root: Path, *prefix: str) -> AsyncIterator[Client]:
+    """The real server over stdio, started through ``prefix`` (a command and its words)."""
     assert SERVER.is_file(), f"{SERVER} is not installed; run uv sync"
+    command = [*prefix, str(SERVER)]
     params = StdioServerParameters(
-        command=str(SERVER),
-        args=["--workspace-root", str(root), "--log-file", str(env.root / "server.log")],
+        command=command[0],
+        args=[
+            *command[1:],
+            "--workspace-root",
+            str(root),
+            "--log-file",
+            str(env.root / "server.log"),
+        ],
         env=dict(os.environ),
         cwd=str(env.root),
     )
@@ -304,6 +319,65 @@ def test_a_hostile_build_wrapper_sees_no_credential_and_verification_runs_it_not
     assert not marker.exists(), "verify_adoption ran the repository's wrapper"
 
 
+def through_the_server(env: AdoptEnv, root: Path, remote: Path, prefix: list[str]) -> int:
+    """``adopt_repo`` of ``remote`` over stdio; the server's process id."""
+
+    async def adopt() -> tuple[int, Any]:
+        async with server(env, root, *prefix) as client:
+            pid = process_logging_to(env.root / "server.log")
+            return pid, await client.call_tool("adopt_repo", {"repositoryUrl": str(remote)})
+
+    pid, adopted = anyio.run(adopt)
+    assert not adopted.is_error, result_text(adopted)
+    return pid
+
+
+def through_the_command_line(env: AdoptEnv, root: Path, remote: Path, prefix: list[str]) -> int:
+    """``claude-adopt`` of ``remote``; its process id."""
+    command = [*prefix, str(CLAUDE_ADOPT), str(remote), "--workspace", str(root / "ws")]
+    process = subprocess.Popen(
+        command, cwd=env.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    output, _ = process.communicate(timeout=600)
+    assert process.returncode == 0, output
+    return process.pid
+
+
+@pytest.mark.parametrize("adopt", [through_the_server, through_the_command_line])
+def test_a_build_wrapper_reading_its_ancestors_proc_environ_gets_no_credential(
+    adopt_env: AdoptEnv,
+    world: tuple[Path, Path],
+    adopt: Callable[[AdoptEnv, Path, Path, list[str]], int],
+) -> None:
+    """Given an allow-listed environment, the wrapper read the server's own from
+    ``/proc/$PPID/environ`` (same user): every token. The server (and ``claude-adopt``) is
+    now non-dumpable, so the kernel refuses the read to its user's other processes. Run as
+    such an attacker runs: without ``CAP_SYS_PTRACE`` (a root test runner starts the server
+    through ``setpriv``)."""
+    prefix = same_user_without_ptrace()
+    if prefix is None:
+        pytest.skip("root without setpriv cannot drop CAP_SYS_PTRACE")
+    root, outside = world
+    marker = outside / "ancestors.txt"
+    thief = "echo wrapper=$$ parent=$PPID\n" + ANCESTOR_ENVIRON_THIEF
+    wrapper = f'#!/bin/sh\n{{\n{thief}\n}} >> "{marker}" 2>&1\nexit 0\n'
+    remote = repository(root / "repos", "hostile", {"pom.xml": POM, "mvnw": wrapper}, {})
+    for name, value in SECRETS.items():
+        adopt_env.monkeypatch.setenv(name, value)
+    adopter = adopt(adopt_env, root, remote, prefix)
+    seen = marker.read_text(encoding="utf-8")
+    for name, value in SECRETS.items():
+        assert value not in seen, f"{name} was read from an ancestor's /proc/<pid>/environ"
+    first, *blocks = seen.split("== process ")
+    wrapper_pid, parent = (
+        int(first.split(f"{who}=", 1)[1].split()[0]) for who in ("wrapper", "parent")
+    )
+    assert parent == adopter, "the adopting process started the wrapper"
+    read = {int(block.split("\n", 1)[0]): block for block in blocks}
+    assert f"/proc/{parent}/environ: Permission denied" in read[parent]
+    assert "PATH=" in read[wrapper_pid], "the read works where nothing refuses it"
+
+
 def test_invisible_and_control_characters_in_a_workspace_or_url_are_refused(
     adopt_env: AdoptEnv, world: tuple[Path, Path]
 ) -> None:
@@ -457,7 +531,7 @@ def test_a_repositorys_claude_settings_run_nothing_and_claude_sees_no_other_toke
     ran = sorted(p.name for p in outside.iterdir())
     assert ran == [], f"the repository's settings ran: {ran}"
     runs = adopt_env.claude_environments()
-    assert len(runs) == 2, "claude ran for /init and for the guidance"
+    assert len(runs) == 3, "claude ran for the toolchain's --version, /init and the guidance"
     for run in runs:
         received = run["received"]
         assert received.get("ANTHROPIC_API_KEY") == CLAUDE_KEY, "claude needs its key"

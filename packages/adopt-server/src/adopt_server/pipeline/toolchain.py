@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from adopt_server.pipeline.claude_command import claude_environment
 from adopt_server.pipeline.context import RepoContext
 from adopt_server.pipeline.errors import StepError
 from adopt_server.pipeline.options import AdoptionOptions
-from adopt_server.pipeline.runner import CommandError
+from adopt_server.pipeline.runner import CommandError, EnvironmentFilter
+
+PROBE_ENVIRONMENTS: Mapping[str, EnvironmentFilter] = {"claude": claude_environment}
+"""A tool probed with the environment it later runs with, when that is not the server's:
+``claude --version`` sees no more than ``claude -p`` will."""
 
 
 def required_tools(options: AdoptionOptions) -> tuple[str, ...]:
@@ -23,7 +30,10 @@ def toolchain(ctx: RepoContext) -> None:
     missing: list[str] = []
     for tool in tools:
         try:
-            if not ctx.runner.run(ctx.workspace, [tool, "--version"]).ok:
+            allowed = PROBE_ENVIRONMENTS.get(tool)
+            if not ctx.runner.run(
+                ctx.workspace, [tool, "--version"], allowed_environment=allowed
+            ).ok:
                 missing.append(tool)
         except CommandError:
             missing.append(tool)

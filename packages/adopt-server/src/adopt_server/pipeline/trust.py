@@ -1,4 +1,4 @@
-"""Marks a checkout trusted in ``~/.claude.json`` for one adoption, and takes it back after.
+"""Marks a checkout trusted in the ``.claude.json`` claude reads, for one adoption only.
 
 ``claude`` itself rewrites that file, so every update re-reads it just before the atomic
 rename and starts over if it changed; a lock on the file's directory and an in-process mutex
@@ -27,8 +27,11 @@ _ATTEMPTS = 3
 
 
 def claude_config_path() -> Path:
-    """``$HOME/.claude.json``."""
-    return Path.home() / ".claude.json"
+    """The ``.claude.json`` claude reads: in ``$CLAUDE_CONFIG_DIR`` when that is set (as it
+    reaches claude, :func:`~adopt_server.pipeline.claude_command.claude_environment`), else
+    in the home directory."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(configured) if configured else Path.home()) / ".claude.json"
 
 
 def _read(path: Path) -> tuple[str | None, dict[str, Any]]:

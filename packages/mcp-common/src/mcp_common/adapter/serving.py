@@ -37,6 +37,7 @@ from mcp_common.adapter.server import RUNNING_CALLS, build_server
 from mcp_common.adapter.stdio import claim_stdout, run_stdio
 from mcp_common.adapter.telemetry import configure_telemetry, shutdown_telemetry
 from mcp_common.adapter.watchdog import STOP_DEADLINE, start_watchdog
+from mcp_common.hardening import harden_process
 from mcp_common.isolation import stop_isolated_work
 from mcp_common.masking import mask_credentials
 from mcp_common.result import ToolError
@@ -219,6 +220,9 @@ def run(app: ServerApp[Any], settings: ServerSettings) -> None:
         configure_logging(settings.log_level.value, settings.log_file)
     except OSError as error:
         _stop(app, f"cannot open --log-file: {error}")
+    # before any tool runs: what the server starts (a repository's build, a parse child)
+    # must not read the server's environment from /proc/<pid>/environ
+    harden_process()
 
     def make_server() -> Server[Any]:
         # once per serving process: a worker sets up its own exporters after the fork

@@ -5,7 +5,12 @@ until it goes idle.
 This package (with :mod:`mcp_common.adapter`) may import the ``mcp`` SDK; server code may not.
 """
 
-from mcp_common.testing.attacks import HARD_LINK_RULE, plant_hard_link
+from mcp_common.testing.attacks import (
+    ANCESTOR_ENVIRON_THIEF,
+    HARD_LINK_RULE,
+    plant_hard_link,
+    same_user_without_ptrace,
+)
 from mcp_common.testing.client import (
     call_tool_raw,
     everything_in,
@@ -43,6 +48,7 @@ from mcp_common.testing.golden import (
 from mcp_common.testing.processes import cpu_seconds, process_logging_to, until_idle
 
 __all__ = [
+    "ANCESTOR_ENVIRON_THIEF",
     "CANARY_SECRET",
     "HARD_LINK_RULE",
     "STATIC_CHECKS",
@@ -76,6 +82,7 @@ __all__ = [
     "process_logging_to",
     "result_text",
     "run_contract_checks",
+    "same_user_without_ptrace",
     "stdio_client",
     "until_idle",
     "wire_tools_list",

@@ -35,10 +35,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
+from mcp_common import ErrorCode, ToolError
 
 from uniqueness_server.engine.backend import GroupCounts
 from uniqueness_server.engine.keysearch import CodeBlock, Records
 from uniqueness_server.engine.model import Nulls
+from uniqueness_server.engine.sql import column_passes
 from uniqueness_server.engine.table import Table
 
 MAX_CELLS = 120_000_000  # codes take 2 bytes a cell (4 for columns of >65,535 values)
@@ -106,7 +108,7 @@ class CodeMatrix:
         self,
         rows: int,
         distinct: dict[int, int],
-        blocks: tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint32]],
+        blocks: tuple[Codes, ...],
         where: dict[int, tuple[int, int]],
         value_lengths: dict[int, npt.NDArray[np.int32]] | None = None,
     ) -> None:
@@ -163,72 +165,39 @@ class CodeMatrix:
         measure: bool = False,
         max_cells: int | None = None,
     ) -> CodeMatrix:
-        """Stream ``positions`` of ``source`` once and code them exactly by value.
+        """Stream ``positions`` of ``source`` and code them exactly by value: in one pass, or
+        one per run of :data:`~.sql.PASS_COLUMNS` columns for a wider source (the engine's
+        memory bounds how many columns one query returns).
 
         With ``measure``, :attr:`lengths` holds each text column's total value length in
         characters. Raises :class:`TooManyCellsError` once more than ``max_cells`` (default
-        :data:`MAX_CELLS`) codes would be held, each row counting :data:`ROW_CELLS` more, or
-        more than :data:`MAX_HELD_BYTES` of distinct values.
+        :data:`MAX_CELLS`) codes would be held, each row of a pass counting
+        :data:`ROW_CELLS` more, or a pass holds more than :data:`MAX_HELD_BYTES` of distinct
+        values.
         """
-        ordered = list(positions)
-        # per group of rows, every column's indices into that group's own dictionaries (one
-        # large array per group, so memory goes back to the system as each is consumed)
-        local: list[npt.NDArray[np.uint16]] = []
-        columns = _DistinctValues(len(ordered))
-        rows = 0
-        for indices, group_dictionaries in _each_group(
-            table, source, ordered, _code_group, max_cells, ROW_CELLS
-        ):
-            local.append(indices)
-            rows += indices.shape[1]
-            columns.add(group_dictionaries)
-
-        # each group dictionary's entries as codes of the whole column; then every group's
-        # indices as those codes. Columns are independent and the kernels release the GIL,
-        # so both steps run on the pool too.
-        def unify(i: int) -> tuple[list[Codes], int, npt.NDArray[np.int32] | None]:
-            by_group, values = columns.codes(i)
-            measured = None
-            if measure and pa.types.is_string(values.type):
-                # a length per distinct value (32 bits: held for every column at once),
-                # weighted by its rows once codes are counted
-                measured = pc.utf8_length(values).to_numpy()
-            return by_group, len(values), measured
-
-        with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
-            unified = list(pool.map(unify, range(len(ordered))))
-            distinct = {p: u[1] for p, u in zip(ordered, unified, strict=True)}
-            value_lengths = {
-                p: u[2] for p, u in zip(ordered, unified, strict=True) if u[2] is not None
-            }
-            narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
-            wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
-            blocks = (
-                np.empty((len(narrow), rows), dtype=np.uint16),
-                np.empty((len(wide), rows), dtype=np.uint32),
-            )
-            where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
-            where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
-            mappings = [u[0] for u in unified]
-            del unified
-            parts = np.array_split(np.arange(len(ordered)), WORKERS)
-            start = 0
-            for g in range(len(local)):
-                indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
-                end = start + indices.shape[1]
-
-                def write(
-                    part: Ints, g: int = g, indices: Any = indices, start: int = start
-                ) -> None:
-                    for i in part:
-                        block, k = where[ordered[i]]
-                        out = blocks[block][k, start : start + indices.shape[1]]
-                        mappings[i][g].take(indices[i], out=out)
-
-                list(pool.map(write, parts))
-                start = end
-                del indices  # this group's indices are written: let their memory go
-        return cls(rows, distinct, blocks, where, value_lengths if measure else None)
+        limit = MAX_CELLS if max_cells is None else max_cells
+        rows: int | None = None
+        spent = 0
+        distinct: dict[int, int] = {}
+        blocks: list[Codes] = []
+        where: dict[int, tuple[int, int]] = {}
+        value_lengths: dict[int, npt.NDArray[np.int32]] = {}
+        for run in column_passes(list(positions)):
+            if spent >= limit:
+                raise TooManyCellsError
+            coded = _coded_pass(table, source, run, measure, limit - spent)
+            if rows is not None and coded.rows != rows:
+                raise ToolError(
+                    f"{table.label} changed while it was read ({rows} rows, then {coded.rows})",
+                    ErrorCode.FAILED,
+                )
+            rows = coded.rows
+            spent += rows * (len(run) + ROW_CELLS)
+            where.update({p: (len(blocks) + b, i) for p, (b, i) in coded.where.items()})
+            blocks += coded.blocks
+            distinct.update(coded.distinct)
+            value_lengths.update(coded.value_lengths)
+        return cls(rows or 0, distinct, tuple(blocks), where, value_lengths if measure else None)
 
     def freeze(self) -> None:
         """Make the codes read-only: a matrix shared by calls can then never be changed by
@@ -452,6 +421,77 @@ class CodeMatrix:
         if all(self._where[int(p)][0] == 0 for p in columns):
             return np.uint16
         return np.uint32
+
+
+@dataclass(frozen=True, slots=True)
+class _Pass:
+    """The codes of one streamed pass (see :meth:`CodeMatrix.encode`)."""
+
+    rows: int
+    distinct: dict[int, int]
+    blocks: tuple[Codes, Codes]  # 16-bit, then 32-bit codes
+    where: dict[int, tuple[int, int]]
+    value_lengths: dict[int, npt.NDArray[np.int32]]
+
+
+def _coded_pass(
+    table: Table, source: str, ordered: Sequence[int], measure: bool, max_cells: int
+) -> _Pass:
+    """``ordered`` of ``source`` streamed once and coded (see :meth:`CodeMatrix.encode`)."""
+    # per group of rows, every column's indices into that group's own dictionaries (one
+    # large array per group, so memory goes back to the system as each is consumed)
+    local: list[npt.NDArray[np.uint16]] = []
+    columns = _DistinctValues(len(ordered))
+    rows = 0
+    for indices, group_dictionaries in _each_group(
+        table, source, ordered, _code_group, max_cells, ROW_CELLS
+    ):
+        local.append(indices)
+        rows += indices.shape[1]
+        columns.add(group_dictionaries)
+
+    # each group dictionary's entries as codes of the whole column; then every group's
+    # indices as those codes. Columns are independent and the kernels release the GIL,
+    # so both steps run on the pool too.
+    def unify(i: int) -> tuple[list[Codes], int, npt.NDArray[np.int32] | None]:
+        by_group, values = columns.codes(i)
+        measured = None
+        if measure and pa.types.is_string(values.type):
+            # a length per distinct value (32 bits: held for every column at once),
+            # weighted by its rows once codes are counted
+            measured = pc.utf8_length(values).to_numpy()
+        return by_group, len(values), measured
+
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="uniqueness-codes") as pool:
+        unified = list(pool.map(unify, range(len(ordered))))
+        distinct = {p: u[1] for p, u in zip(ordered, unified, strict=True)}
+        value_lengths = {p: u[2] for p, u in zip(ordered, unified, strict=True) if u[2] is not None}
+        narrow = [i for i, p in enumerate(ordered) if distinct[p] < 2**16]
+        wide = [i for i, p in enumerate(ordered) if distinct[p] >= 2**16]
+        blocks = (
+            np.empty((len(narrow), rows), dtype=np.uint16),
+            np.empty((len(wide), rows), dtype=np.uint32),
+        )
+        where = {ordered[i]: (0, k) for k, i in enumerate(narrow)}
+        where.update({ordered[i]: (1, k) for k, i in enumerate(wide)})
+        mappings = [u[0] for u in unified]
+        del unified
+        parts = np.array_split(np.arange(len(ordered)), WORKERS)
+        start = 0
+        for g in range(len(local)):
+            indices, local[g] = local[g], np.empty((0, 0), dtype=np.uint16)
+            end = start + indices.shape[1]
+
+            def write(part: Ints, g: int = g, indices: Any = indices, start: int = start) -> None:
+                for i in part:
+                    block, k = where[ordered[i]]
+                    out = blocks[block][k, start : start + indices.shape[1]]
+                    mappings[i][g].take(indices[i], out=out)
+
+            list(pool.map(write, parts))
+            start = end
+            del indices  # this group's indices are written: let their memory go
+    return _Pass(rows, distinct, blocks, where, value_lengths)
 
 
 def _colliding(
@@ -755,29 +795,41 @@ class ColumnValues:
 def distinct_values(
     table: Table, source: str, positions: Sequence[int], *, max_cells: int | None = None
 ) -> ColumnValues:
-    """Stream ``positions`` of ``source`` once (as :meth:`CodeMatrix.encode` does) keeping
-    only each column's distinct values, missing count and value lengths. Raises
+    """Stream ``positions`` of ``source`` (in passes as :meth:`CodeMatrix.encode` does)
+    keeping only each column's distinct values, missing count and value lengths. Raises
     :class:`TooManyCellsError` past ``max_cells`` cells (default :data:`MAX_CELLS`) or
-    :data:`MAX_HELD_BYTES` of distinct values."""
-    ordered = list(positions)
-    held = _DistinctValues(len(ordered))
-    missing, lengths = [0] * len(ordered), [0] * len(ordered)
-    rows = 0
-    for size, group_uniques, group_missing, group_lengths in _each_group(
-        table, source, ordered, _group_values, max_cells
-    ):
-        rows += size
-        held.add(group_uniques)
-        for i in range(len(ordered)):
-            missing[i] += group_missing[i]
-            lengths[i] += group_lengths[i]
-    values = {p: held.values(i) for i, p in enumerate(ordered)}
-    return ColumnValues(
-        rows,
-        dict(zip(ordered, missing, strict=True)),
-        dict(zip(ordered, lengths, strict=True)),
-        values,
-    )
+    :data:`MAX_HELD_BYTES` of distinct values in a pass."""
+    limit = MAX_CELLS if max_cells is None else max_cells
+    rows: int | None = None
+    spent = 0
+    missing: dict[int, int] = {}
+    lengths: dict[int, int] = {}
+    values: dict[int, Any] = {}
+    for run in column_passes(list(positions)):
+        if spent >= limit:
+            raise TooManyCellsError
+        counted = 0
+        held = _DistinctValues(len(run))
+        run_missing, run_lengths = [0] * len(run), [0] * len(run)
+        for size, group_uniques, group_missing, group_lengths in _each_group(
+            table, source, run, _group_values, limit - spent
+        ):
+            counted += size
+            held.add(group_uniques)
+            for i in range(len(run)):
+                run_missing[i] += group_missing[i]
+                run_lengths[i] += group_lengths[i]
+        if rows is not None and counted != rows:
+            raise ToolError(
+                f"{table.label} changed while it was read ({rows} rows, then {counted})",
+                ErrorCode.FAILED,
+            )
+        rows = counted
+        spent += rows * len(run)
+        missing.update(zip(run, run_missing, strict=True))
+        lengths.update(zip(run, run_lengths, strict=True))
+        values.update({p: held.values(i) for i, p in enumerate(run)})
+    return ColumnValues(rows or 0, missing, lengths, values)
 
 
 def _group_values(group: Sequence[Any]) -> tuple[int, list[Any], list[int], list[int]]:

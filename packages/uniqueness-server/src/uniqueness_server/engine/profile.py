@@ -23,7 +23,7 @@ fails run the full cascade of tests, in a second, narrower query.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from decimal import Decimal
 from typing import Any
@@ -33,7 +33,7 @@ import pyarrow as pa
 from uniqueness_server.engine.check import shorten
 from uniqueness_server.engine.codes import TooManyCellsError, distinct_values
 from uniqueness_server.engine.model import ColumnProfile, Profile
-from uniqueness_server.engine.sql import sampled_list
+from uniqueness_server.engine.sql import sample_values, sampled_list
 from uniqueness_server.engine.stats import EXACT_DISTINCT_COLUMNS
 from uniqueness_server.engine.table import Table
 
@@ -157,10 +157,10 @@ def _embedded_types(
     return kinds
 
 
-def _samples(sample: Sequence[Sequence[Any]], position: int) -> tuple[str, ...]:
-    """Up to :data:`SAMPLES` distinct values of a column, in row order, shortened."""
+def _samples(values: Iterable[Any]) -> tuple[str, ...]:
+    """Up to :data:`SAMPLES` distinct values of a column (``values`` in row order), shortened."""
     samples: list[str] = []
-    for value in (r[position] for r in sample):
+    for value in values:
         text = shorten(value)
         if text is not None and text not in samples:
             samples.append(text)
@@ -177,7 +177,9 @@ def _coded_profile(table: Table, register: Register) -> Profile | None:
     except TooManyCellsError:
         return None
     kinds = _dictionary_types(table, facts.values, register)
-    sample = table.query(f"SELECT {_sampled(table)} FROM {table.relation} LIMIT {_SAMPLE_ROWS}")
+    # a query per run of columns: one of every column of a wide file would pass the
+    # engine's memory
+    sample = sample_values(table, range(len(table.names)), _SAMPLE_ROWS)
     columns: list[ColumnProfile] = []
     for p, name in enumerate(table.names):
         present = facts.rows - facts.missing[p]
@@ -189,7 +191,7 @@ def _coded_profile(table: Table, register: Register) -> Profile | None:
                 distinct=len(facts.values[p]),
                 distinct_exact=True,
                 average_length=round(facts.lengths[p] / present, 2) if present else 0.0,
-                samples=_samples(sample, p),
+                samples=_samples(sample[p]),
             )
         )
     return Profile(source=table.label, rows=facts.rows, columns=tuple(columns))
@@ -271,7 +273,7 @@ def _whole_sample_profile(
                 distinct=len(values[p]),
                 distinct_exact=True,
                 average_length=round(sum(map(len, present)) / len(present), 2) if present else 0.0,
-                samples=_samples(sample, p),
+                samples=_samples(r[p] for r in sample),
             )
         )
     return Profile(source=table.label, rows=len(sample), columns=tuple(columns))
@@ -322,7 +324,7 @@ def _profile(
                 distinct=min(int(row[base + 1]), present[p]),
                 distinct_exact=exact,
                 average_length=round(total_length / present[p], 2) if present[p] else 0.0,
-                samples=_samples(sample, p),
+                samples=_samples(r[p] for r in sample),
             )
         )
     return Profile(source=table.label, rows=rows, columns=tuple(columns))

@@ -23,7 +23,7 @@ Floats = npt.NDArray[np.float64]
 Flags = npt.NDArray[np.bool_]
 
 Judge = Callable[[list[int]], dict[int, ColumnJudgement]]
-"""Judges columns (source positions) never judged before."""
+"""Judges columns (source positions) never judged before; it may judge more than asked."""
 
 _PRUNE = 1_000_000  # keys held past the kept ones before they are ranked and cut
 
@@ -159,12 +159,13 @@ class RankedKeys:
         new = np.flatnonzero(held & ~self._seen).tolist()
         if not new:
             return
+        # the judge may judge more than asked (columns of keys still to come)
         judged = self._judge(new)
-        for p in new:
-            self._judged[p] = judged[p]
-            self._score[p] = judged[p].score
-            self._near[p] = judged[p].near_unique is not None
-        self._seen[new] = True
+        for p, judgement in judged.items():
+            self._judged[p] = judgement
+            self._score[p] = judgement.score
+            self._near[p] = judgement.near_unique is not None
+        self._seen[list(judged)] = True
 
     def _cut(self, keep: int | None) -> None:
         """Rank the waiting keys with the kept ones as one sorted part, the first ``keep``
@@ -209,5 +210,8 @@ def _rounded(values: Floats, digits: int) -> Floats:
     rounded = np.round(values, digits)
     near = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
     if near.any():
-        rounded[near] = [round(float(v), digits) for v in values[near]]
+        # scores are products of a few column scores: millions of keys share a few values
+        distinct, inverse = np.unique(values[near], return_inverse=True)
+        exact = np.array([round(float(v), digits) for v in distinct], dtype=np.float64)
+        rounded[near] = exact[inverse.reshape(-1)]
     return rounded

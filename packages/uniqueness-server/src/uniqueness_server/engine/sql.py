@@ -23,6 +23,34 @@ def column_list(table: Table, positions: Sequence[int]) -> str:
     return ", ".join(table.column(p) for p in positions)
 
 
+PASS_COLUMNS = 2_000
+"""Columns one query reads, at most: DuckDB's CSV reader holds a vector of 2,048 values (32
+KiB) per column it returns, several at once, so one query of 8,000 columns took more than
+the default 512 MiB of engine memory (``--max-engine-memory``); 4,000 took 170 MB. Wider
+reads are made in several queries of at most this many columns."""
+
+
+def column_passes(positions: Sequence[int]) -> list[Sequence[int]]:
+    """``positions`` cut into runs of at most :data:`PASS_COLUMNS` (one run when empty)."""
+    return [positions[i : i + PASS_COLUMNS] for i in range(0, max(1, len(positions)), PASS_COLUMNS)]
+
+
+def sample_values(table: Table, positions: Sequence[int], rows: int) -> dict[int, list[object]]:
+    """Values of the first ``rows`` rows the source gives of each of ``positions`` (cut as
+    :func:`sampled_list` cuts them), one query per :func:`column_passes` run: each column's
+    values are its own sample (queries of different runs may see different rows)."""
+    found: dict[int, list[object]] = {}
+    for run in column_passes(positions):
+        if not run:
+            continue
+        values = table.query(
+            f"SELECT {sampled_list(table, run)} FROM {table.relation} LIMIT {rows}"
+        )
+        for i, p in enumerate(run):
+            found[p] = [row[i] for row in values]
+    return found
+
+
 def sampled_list(table: Table, positions: Sequence[int]) -> str:
     """The columns at ``positions`` as sample rows fetch them (see ``Backend.sampled``)."""
     return ", ".join(

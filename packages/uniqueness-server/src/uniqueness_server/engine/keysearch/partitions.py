@@ -44,13 +44,14 @@ class Partitions:
         found = self._kept.get(columns)
         if found is not None:
             return found
+        # keep only the chain of prefixes of the set asked for: candidates come in sorted
+        # order, so the next ones share most of it (and a walk over thousands of first
+        # columns holds one index of a single column, not one for each)
+        self._kept = {k: v for k, v in self._kept.items() if columns[: len(k)] == k}
         if len(columns) == 1:
             rows, codes = self._records.clustered(columns[0])
             found = (rows, _dense(codes))
         else:
-            # keep only the chain of prefixes of the set asked for: candidates come in
-            # sorted order, so the next ones share most of it
-            self._kept = {k: v for k, v in self._kept.items() if columns[: len(k)] == k}
             rows, labels = self.index(columns[:-1])
             self._check_cancelled()
             found = self._refine(rows, labels, columns[-1])

@@ -36,6 +36,7 @@ from uniqueness_server.engine.keysearch.partitions import Partitions, group_by_p
 from uniqueness_server.engine.keysearch.records import Records, unique_rows
 from uniqueness_server.engine.keysearch.sampling import Sampler, pairs_agree
 from uniqueness_server.engine.keysearch.stream import Emit, KnownKeys, walk_last_level
+from uniqueness_server.engine.keysearch.triples import walk_to_three
 
 Ints = npt.NDArray[np.int64]
 
@@ -47,6 +48,8 @@ REPORT_SECONDS = 0.5
 PAIRS_PER_ROUND = 50_000  # row pairs a sampling round compares, at most
 PAIRS_PER_ROUND_CELLS = 20_000_000  # and cells
 FAILURE_RATIO = 0.01  # more failed checks than this per passed one: sample again
+WALK_WIDTH = 2_000  # keys of up to 2 of at least this many columns over at most
+WALK_ROWS = 1_000  # this many rows are decided by the walk of :mod:`.triples`
 _PAIRS_AT_ONCE = 2_000_000  # column pairs decided in bulk at once, at most about this many
 
 
@@ -97,8 +100,10 @@ def minimal_keys(
 
     When the agree sets leave more than ``capacity`` candidates at once, the levels below
     ``limit`` are searched again with a cover of their own and the last level is walked
-    depth first (:mod:`.stream`), holding none of its candidates; only when the levels below
-    leave too many does it raise :class:`TooManyCandidatesError`."""
+    depth first (:mod:`.stream`), holding none of its candidates; keys of up to 3 columns
+    over every row (no ``verify``) are instead all decided one first column at a time
+    (:mod:`.triples`), holding no candidate of any size. Only when the levels below leave
+    too many otherwise does it raise :class:`TooManyCandidatesError`."""
     report = _Reporter(progress)
     width = records.width
     limit = min(limit, width)
@@ -118,6 +123,13 @@ def minimal_keys(
 
     index = {p: c for c, p in enumerate(records.positions)}
     held = [[index[p] for p in k] for k in known if set(k) <= index.keys()]
+    if verify is None and limit <= 2 and width >= WALK_WIDTH and records.count <= WALK_ROWS:
+        # many pairs over few rows: bit sets of row pairs decide a first column's pairs in
+        # one array operation (64 x 6,832: 5 s, against 44 s for the bulk check's pivots)
+        report(0.0, "checking the candidate keys one first column at a time", force=True)
+        checked = walk_to_three(records, limit, emit, check_cancelled, report)
+        report(1.0, "search done", force=True)
+        return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checked, checked)
     if pairs is not None and verify is None and limit <= 2:
         checked = _pairs_in_bulk(records, pairs, check_cancelled, report, limit, held, emit)
         return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checked, checked)
@@ -129,6 +141,13 @@ def minimal_keys(
     except TooManyCandidatesError:
         if limit < 2:
             raise
+        if limit == 3 and verify is None:
+            # the keys of 1 and 2 columns may be too many to hold as well: every size is
+            # decided one first column at a time (:mod:`.triples`)
+            report(0.0, "checking the candidate keys one first column at a time", force=True)
+            checks = walk_to_three(records, limit, emit, check_cancelled, report)
+            report(1.0, "search done", force=True)
+            return KeysFound(sorted(collected, key=lambda k: (len(k), k)), checks, checks)
         keys, checks, full = _levels(
             records, limit - 1, limit, check_cancelled, report, capacity, verify, held
         )
