@@ -75,9 +75,9 @@ def walk_to_three(
     walk = _Walk(records, partitions, limit, sink, check_cancelled)
     for i in range(len(roots) - 1, -1, -1):
         done = len(roots) - 1 - i
-        # the later first columns have fewer partners: about done**3 of the work is done
+        # the later first columns have fewer partners: about done**limit of the work is done
         report(
-            (done / len(roots)) ** 3,
+            (done / len(roots)) ** limit,
             f"checking candidate keys of up to {limit} columns from column {done + 1} of "
             f"{len(roots)}",
         )
