@@ -10,7 +10,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -21,8 +21,7 @@ import msgspec
 from mcp_common import AllowedPaths, ToolError
 from mcp_common.paths import PathRefusedError
 
-from context_server.core.facts import SourceFacts
-from context_server.core.graph import PackedGraph
+from context_server.core.facts import Declaration, SourceFacts
 from context_server.core.languages import (
     FAMILIES,
     SourceLanguage,
@@ -91,28 +90,29 @@ class Edit:
     removed or renamed and no module config changed in between: only the content of some
     sources (or of files that are no source). What was derived from the index before may
     be carried over (see :meth:`ProjectIndex.derived`) rather than derived again from every
-    file."""
+    file. It keeps of the index before only what the carries read (no index is kept alive
+    by it)."""
 
     edited: frozenset[str]
     """The source files whose content changed."""
     relinked: frozenset[str]
     """The source files linked again (the edited ones, and those reading a name whose
     declaration an edit added or removed): every other file links as it did before."""
-    sources: PackedFacts
-    """The facts of the index before."""
-    graph: PackedGraph
-    """The dependency graph of the index before."""
-    listing: Listing
-    """The listing of the index before."""
+    declarations: Mapping[str, tuple[Declaration, ...]]
+    """The declarations each edited file had in the index before."""
+    dependencies: Mapping[str, tuple[str, ...]]
+    """The dependency files each relinked file had in the index before."""
+    files: list[str]
+    """The listing's files (root-relative, of any kind, in order) in the index before."""
 
     def then(self, later: Edit) -> Edit:
         """This edit followed by ``later`` (which starts where this one ends)."""
         return Edit(
             self.edited | later.edited,
             self.relinked | later.relinked,
-            self.sources,
-            self.graph,
-            self.listing,
+            {**later.declarations, **self.declarations},
+            {**later.dependencies, **self.dependencies},
+            self.files,
         )
 
 
@@ -564,6 +564,7 @@ class IndexCache:
         names = [item.relative for item in listing.files]
         key = tuple(language.name for language in languages)
         chosen = cache.selections.get(key)
+        before_files = chosen.names if chosen is not None else []
         if chosen is not None and chosen.names == names:
             # the same files as the build before (an edit of their content): their languages
             # and module names are what they were
@@ -696,12 +697,13 @@ class IndexCache:
         before = cache.indexes.get(key)
         if before is not None:
             if lineage is not None and previous is not None and before.resolver is previous[1]:
+                changed_files, relinked_files = frozenset(lineage[0]), lineage[1]
                 step = Edit(
-                    frozenset(lineage[0]),
-                    lineage[1],
-                    before.sources,
-                    before.resolver.graph,
-                    before.listing,
+                    changed_files,
+                    relinked_files,
+                    {path: before.sources[path].declarations for path in changed_files},
+                    {path: before.resolver.graph.files(path) for path in relinked_files},
+                    before_files,
                 )
                 index._lineage = before._lineage.after(before._derived, step)
             else:

@@ -519,10 +519,8 @@ def other_languages(index: ProjectIndex) -> tuple[OtherLanguage, ...]:
 
     def carry(found: tuple[OtherLanguage, ...], edit: Edit) -> tuple[OtherLanguage, ...] | None:
         # the same files listed (an edit of their content): the same languages
-        before, now = edit.listing.files, index.listing.files
-        same = len(before) == len(now) and all(
-            map(operator.eq, map(_RELATIVE, before), map(_RELATIVE, now))
-        )
+        before, now = edit.files, index.listing.files
+        same = len(before) == len(now) and all(map(operator.eq, before, map(_RELATIVE, now)))
         return found if same else None
 
     return index.derived("other languages", build, carry)

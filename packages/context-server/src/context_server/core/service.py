@@ -460,7 +460,7 @@ def _names(index: ProjectIndex) -> _Names:
             now: dict[str, list[tuple[str, Declaration]]] = {}
             moved: set[str] = set()
             for rel in edit.edited:
-                moved.update(key(d) for d in edit.sources[rel].declarations if d.kind == "type")
+                moved.update(key(d) for d in edit.declarations[rel] if d.kind == "type")
                 for d in index.sources[rel].declarations:
                     if d.kind == "type":
                         now.setdefault(key(d), []).append((rel, d))

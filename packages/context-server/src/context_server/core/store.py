@@ -50,8 +50,10 @@ MAX_FACTS_BYTES = 16 * 1024 * 1024
 GRAPH_BYTES = 16 * 1024 * 1024
 GRAPH_BYTES_PER_FILE = 4096
 """A stored graph longer than ``GRAPH_BYTES`` plus this per source file is not read."""
-LISTING_BYTES = 64 * 1024 * 1024
-"""A stored listing longer than this is not read (114,000 files take about 4 MB)."""
+LISTING_BYTES = 16 * 1024 * 1024
+"""A stored listing longer than this is not read, the tree is walked instead (114,000 files
+take about 4 MB). Decoded, a listing costs about 20 times its size at worst (a million
+empty directories a forged one names: 400 MB and 2.3 s of a restart's CPU at this limit)."""
 ROWS_PER_FILE = 4
 """Rows examined per listed file at most: a store holding more is no store of this project."""
 STORE_SUFFIX = ".sqlite3"
@@ -374,11 +376,19 @@ class RootStore:
         """The stored listing of the root walked with the ``.gitignore`` files from
         ``boundary`` down (see :mod:`context_server.core.stored_listing`), if any."""
         rows = self._read(
-            "SELECT CASE WHEN length(listing) <= ? THEN listing END FROM listings"
-            " WHERE boundary = ?",
+            "SELECT length(listing), CASE WHEN length(listing) <= ? THEN listing END"
+            " FROM listings WHERE boundary = ?",
             (LISTING_BYTES, boundary),
         )
-        found = rows[0][0] if rows else None
+        if rows and type(rows[0][0]) is int and rows[0][0] > LISTING_BYTES:
+            _log.warning(
+                "index store %s: the stored listing takes %.0f MB, over the %d MB a listing"
+                " may take; the project is walked",
+                self.path,
+                rows[0][0] / (1024 * 1024),
+                LISTING_BYTES // (1024 * 1024),
+            )
+        found = rows[0][1] if rows else None
         return found if type(found) is bytes else None
 
     def save_listing(self, boundary: str, listing: bytes) -> None:

@@ -15,13 +15,17 @@ means the whole tree is walked. A file modified within :data:`RACY_NS` of its di
 listing has its content checked again (the index compares its hash).
 
 What a store holds is untrusted input: the stored listing only names entries. Every name is
-checked (one path segment, no control character, sorted and unique as a walk lists them),
-every directory and file it names is stat-ed where a walk would find it, without following
-a symlink, and checked against what a walk leaves out (ignore patterns as the
-``.gitignore`` files say now, skipped folders, build output): a directory naming an entry a
-walk would not list is listed again. Nothing else of it (no problem text, no real path) is
-taken. A store can still hide an entry of a directory whose stat it knows, as a forged git
-index can: the store's directory is the user's own (see :mod:`context_server.core.store`).
+checked (one path segment, no control character, sorted and unique as a walk lists them).
+The names of a directory trusted by its stat are stat-ed where a walk would find them,
+without following a symlink, and checked against what a walk leaves out (ignore patterns as
+the ``.gitignore`` files say now, skipped folders, build output), up to the first that is
+not as stored: the directory is then listed again. Those of a directory not trusted are not
+looked at (its sub-directories are looked up in what it holds now), so checking a listing
+costs what the tree holds, whatever the listing claims (see
+:data:`~context_server.core.store.LISTING_BYTES` for its size). Nothing else of it (no
+problem text, no real path) is taken. A store can still hide an entry of a directory whose
+stat it knows, as a forged git index can: the store's directory is the user's own (see
+:mod:`context_server.core.store`).
 """
 
 from __future__ import annotations
@@ -203,35 +207,28 @@ def restore_listing(
             and ignore_stat == entry.ignore_stat
             and ignore == lines_now
         )
+        prefix = f"{node.relative}/" if node.relative else ""
+        specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
         scanned[node.relative] = ScannedDirectory(
             real, inherited, ignore, entry.stat, entry.ignore_stat, entry.listed_at, trusted
         )
-        prefix = f"{node.relative}/" if node.relative else ""
-        specs = inherited if spec is None else (*inherited, (node.relative, "", spec))
-        racy = entry.listed_at - RACY_NS
-        for name in entry.files:
-            relative = prefix + name
-            if left_out(name, relative, False, specs, manifests):
-                trusted = False
-                continue
-            path = f"{real}/{name}"
-            try:
-                info = os.lstat(path)
-            except OSError:
-                trusted = False
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                trusted = False
-                continue
-            node.files.append(
-                FileEntry(relative, name, path, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-            )
-            if info.st_mtime_ns >= racy:
-                touched.add(relative)
+        # Each name a directory trusted by its stat holds is stat-ed, up to the first that
+        # is not as stored; a directory not trusted is listed again (the names of its files
+        # are not even looked at, those of its sub-directories looked up in what it holds
+        # now). So a forged listing costs at most what the tree holds, plus a set lookup
+        # per name it adds.
+        if trusted:
+            trusted = _files_as_stored(entry, node, real, prefix, specs, manifests, touched)
+        if trusted:
+            trusted = all(_is_directory(f"{real}/{name}") for name in entry.directories)
+        present = None if trusted else _subdirectories(real)
         builds: bool | None = None
         children: list[tuple[DirectoryEntry, tuple[Spec, ...], str, str] | None] = []
         for name in entry.directories:
             relative = prefix + name
+            if present is not None and name not in present:
+                children.append(None)  # gone: its parent is listed again
+                continue
             if name in BUILD_OUTPUT_DIRECTORIES and builds is None:
                 builds = beside_build_file(real)
             if left_out(name, relative, True, specs, manifests) or (
@@ -255,23 +252,89 @@ def restore_listing(
     listing = refresh(
         listing, changed, allowed, check_cancelled, on_directory, on_forget, manifests
     )
-    news = any(not _as_stored(listing, relative, stored_of.get(relative)) for relative in changed)
+    nodes = _nodes(listing)
+    for relative in changed:
+        # the files of a directory listed again: those changed close to the stored listing
+        # may hold other content under the stat their row has
+        listed, entry = nodes.get(relative), stored_of.get(relative)
+        if listed is not None and entry is not None:
+            racy = entry.listed_at - RACY_NS
+            touched.update(item.relative for item in listed.files if item.mtime_ns >= racy)
+    news = any(
+        not _as_stored(listing, nodes.get(relative), stored_of.get(relative))
+        for relative in changed
+    )
     return listing, touched, len(changed), news
 
 
-def _as_stored(listing: Listing, relative: str, entry: _Directory | None) -> bool:
-    """Whether the directory ``relative`` of ``listing`` would be stored as ``entry`` is
-    (but for when it was listed): untrusted by its stat, with the same names and
-    ``.gitignore``."""
-    info = listing.directories.get(relative)
-    if entry is None or info is None or info.plain or entry.stat is not None:
-        return False
-    node = listing.root
-    for name in relative.split("/") if relative else ():
-        found = next((sub for sub in node.directories if sub.name == name), None)
-        if found is None:
+def _files_as_stored(
+    entry: _Directory,
+    node: DirectoryEntry,
+    real: str,
+    prefix: str,
+    specs: tuple[Spec, ...],
+    manifests: frozenset[str],
+    touched: set[str],
+) -> bool:
+    """Whether the files ``entry`` names are there, plain files a walk lists, each added
+    to ``node`` with its stat as it is now (those changed close to the stored listing to
+    ``touched``); False at the first that is not."""
+    racy = entry.listed_at - RACY_NS
+    for name in entry.files:
+        relative = prefix + name
+        if left_out(name, relative, False, specs, manifests):
             return False
-        node = found
+        path = f"{real}/{name}"
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        node.files.append(
+            FileEntry(relative, name, path, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        )
+        if info.st_mtime_ns >= racy:
+            touched.add(relative)
+    return True
+
+
+def _is_directory(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _subdirectories(real: str) -> set[str]:
+    """The names of the directories (not symlinks) in ``real`` as it is now."""
+    try:
+        with os.scandir(real) as entries:
+            return {item.name for item in entries if item.is_dir(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _nodes(listing: Listing) -> dict[str, DirectoryEntry]:
+    """Every directory node of ``listing`` by its relative path."""
+    found: dict[str, DirectoryEntry] = {}
+    stack = [listing.root]
+    while stack:
+        node = stack.pop()
+        found[node.relative] = node
+        stack.extend(node.directories)
+    return found
+
+
+def _as_stored(listing: Listing, node: DirectoryEntry | None, entry: _Directory | None) -> bool:
+    """Whether the directory ``node`` of ``listing`` would be stored as ``entry`` is (but
+    for when it was listed): untrusted by its stat, with the same names and
+    ``.gitignore``."""
+    if node is None or entry is None:
+        return False
+    info = listing.directories.get(node.relative)
+    if info is None or info.plain or entry.stat is not None:
+        return False
     files = [item.name for item in node.files if item.real == f"{info.real}/{item.name}"]
     directories = [
         sub.name

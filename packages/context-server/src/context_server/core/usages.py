@@ -103,7 +103,7 @@ def reverse_edges(index: ProjectIndex) -> dict[str, list[tuple[str, Edge]]]:
         now = users_of(relinked)
         moved = set(now)
         for path in relinked:
-            moved.update(edit.graph.files(path))
+            moved.update(edit.dependencies[path])
         for target in moved:
             kept = [pair for pair in carried.get(target, ()) if pair[0] not in relinked]
             kept += now.get(target, [])

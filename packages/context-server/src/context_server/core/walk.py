@@ -222,15 +222,13 @@ def refresh(
         while relative not in known and relative:
             relative, whole = relative.rpartition("/")[0], False
         targets[relative] = targets.get(relative, False) or whole
-    # nothing below a directory listed whole again needs listing on its own
+    # nothing below a directory listed whole again needs listing on its own (compared with
+    # those only: a restart may list thousands of directories again, none of them whole)
+    wholes = [other for other, other_whole in targets.items() if other_whole]
     targets = {
         relative: whole
         for relative, whole in targets.items()
-        if not any(
-            other_whole and _below(relative, other)
-            for other, other_whole in targets.items()
-            if other != relative
-        )
+        if not any(other != relative and _below(relative, other) for other in wholes)
     }
     touched = {""}
     for relative in targets:
